@@ -1,0 +1,362 @@
+"""Board topology: cells with stable names, named-direction neighbours, rays, regions and zones.
+
+Everything is computed once when a game is loaded, so rules code only does table lookups:
+``board.step[d][cell]`` is the neighbour in direction ``d`` (or ``NO_CELL``) and
+``board.rays[d][cell]`` the cells met walking that way to the edge.
+
+Three kinds of board are built from config:
+- ``square``: files x ranks, names ``a1`` .. (file letter, rank number), rank 1 at the south;
+  directions N E S W NE NW SE SW; ``adjacency`` is ``orthogonal`` (default) or ``all``.
+- ``hex``: pointy-topped hexes in a rectangle of ``rows`` x ``columns``, odd rows shifted half
+  a hex east; names ``a1`` .. (index within the row, row number from the south). Directions
+  come from ``engine.hexgrid``: six adjacent, six diagonal.
+- ``custom``: cells listed with drawing positions and explicit links, for irregular boards.
+Any kind may add ``zones``: extra cells outside the main grid with their own links (a burrow
+ring), or pools with no cells (a player's reserve of unplaced pieces, kept beside the board).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from engine import hexgrid
+from engine.config import Node
+from engine.moves import NO_CELL, Cell
+from engine.player import Player
+
+SQUARE_DIRECTIONS: dict[str, tuple[int, int]] = {
+    "N": (0, 1),
+    "E": (1, 0),
+    "S": (0, -1),
+    "W": (-1, 0),
+    "NE": (1, 1),
+    "SE": (1, -1),
+    "SW": (-1, -1),
+    "NW": (-1, 1),
+}
+ORTHOGONAL = ("N", "E", "S", "W")
+
+OPPOSITE: dict[str, str] = {
+    "N": "S",
+    "S": "N",
+    "E": "W",
+    "W": "E",
+    "NE": "SW",
+    "SW": "NE",
+    "NW": "SE",
+    "SE": "NW",
+    "NNE": "SSW",
+    "SSW": "NNE",
+    "NNW": "SSE",
+    "SSE": "NNW",
+    "ENE": "WSW",
+    "WSW": "ENE",
+    "ESE": "WNW",
+    "WNW": "ESE",
+}
+
+_NAME = re.compile(r"^[A-Za-wyz0-9][A-Za-wyz0-9]*$")
+_FILES = "abcdefghijklmnopqrstuvw"  # no 'x': it is the capture sign in move notation
+
+
+@dataclass(frozen=True, slots=True)
+class Zone:
+    """Cells outside the main grid, or a pool with no cells (a reserve beside the board)."""
+
+    name: str
+    owner: Player | None
+    cells: tuple[Cell, ...]
+
+    @property
+    def is_pool(self) -> bool:
+        return not self.cells
+
+
+class Board:
+    """Immutable topology. Cells are ints ``0 .. size-1``; ``names`` maps them to text."""
+
+    __slots__ = (
+        "adjacency",
+        "adjacent",
+        "blocked",
+        "coords",
+        "directions",
+        "glyphs",
+        "index",
+        "kind",
+        "names",
+        "rays",
+        "regions",
+        "size",
+        "step",
+        "zone_of",
+        "zones",
+    )
+
+    def __init__(
+        self,
+        *,
+        kind: str,
+        names: list[str],
+        coords: list[tuple[float, float]],
+        links: dict[str, list[Cell]],
+        adjacency: tuple[str, ...],
+        blocked: frozenset[Cell],
+        regions: dict[str, frozenset[Cell]],
+        zones: dict[str, Zone],
+        glyphs: dict[str, str],
+    ) -> None:
+        self.kind = kind
+        self.names: tuple[str, ...] = tuple(names)
+        self.size = len(names)
+        self.index: Mapping[str, Cell] = MappingProxyType({n: i for i, n in enumerate(names)})
+        self.coords: tuple[tuple[float, float], ...] = tuple(coords)
+        self.directions: tuple[str, ...] = tuple(links)
+        self.adjacency = adjacency
+        self.step: Mapping[str, tuple[Cell, ...]] = MappingProxyType(
+            {d: tuple(table) for d, table in links.items()}
+        )
+        self.rays: Mapping[str, tuple[tuple[Cell, ...], ...]] = MappingProxyType(
+            {d: tuple(_ray(table, c) for c in range(self.size)) for d, table in links.items()}
+        )
+        self.adjacent: tuple[tuple[Cell, ...], ...] = tuple(
+            tuple(self.step[d][c] for d in adjacency if self.step[d][c] != NO_CELL)
+            for c in range(self.size)
+        )
+        self.blocked = blocked
+        self.regions: Mapping[str, frozenset[Cell]] = MappingProxyType(dict(regions))
+        self.zones: Mapping[str, Zone] = MappingProxyType(dict(zones))
+        zone_of: dict[Cell, str] = {}
+        for zone in zones.values():
+            for cell in zone.cells:
+                zone_of[cell] = zone.name
+        self.zone_of: Mapping[Cell, str] = MappingProxyType(zone_of)
+        self.glyphs: Mapping[str, str] = MappingProxyType(dict(glyphs))
+
+    def __repr__(self) -> str:
+        return f"Board({self.kind}, {self.size} cells)"
+
+    def cell(self, name: str) -> Cell:
+        """The cell called ``name``; KeyError if there is none."""
+        return self.index[name]
+
+    def name(self, cell: Cell) -> str:
+        return self.names[cell]
+
+    def region(self, name: str) -> frozenset[Cell]:
+        return self.regions.get(name, frozenset())
+
+    def playable(self) -> list[Cell]:
+        return [c for c in range(self.size) if c not in self.blocked]
+
+    def reserve_zone(self, player: Player) -> Zone | None:
+        for zone in self.zones.values():
+            if zone.is_pool and zone.owner is player:
+                return zone
+        return None
+
+
+def _ray(table: list[Cell] | tuple[Cell, ...], start: Cell) -> tuple[Cell, ...]:
+    ray: list[Cell] = []
+    seen = {start}
+    cell = table[start]
+    while cell != NO_CELL and cell not in seen:
+        ray.append(cell)
+        seen.add(cell)
+        cell = table[cell]
+    return tuple(ray)
+
+
+# -- building from config ----------------------------------------------------------------------
+
+
+class _Builder:
+    """Accumulates cells and links before freezing them into a Board."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.coords: list[tuple[float, float]] = []
+        self.links: dict[str, dict[Cell, Cell]] = {}
+
+    def add_cell(self, node: Node, name: str, at: tuple[float, float]) -> Cell:
+        if not _NAME.match(name):
+            node.fail(
+                f"cell name {name!r} must be letters and digits only (no lower-case 'x', "
+                "which is the capture sign)"
+            )
+        if name in self.names:
+            node.fail(f"duplicate cell name {name!r}")
+        self.names.append(name)
+        self.coords.append(at)
+        return len(self.names) - 1
+
+    def link(self, a: Cell, direction: str, b: Cell) -> None:
+        self.links.setdefault(direction, {})[a] = b
+
+    def lookup(self, node: Node) -> Cell:
+        name = node.text()
+        if name not in self.names:
+            node.fail(f"unknown cell {name!r}")
+        return self.names.index(name)
+
+    def tables(self) -> dict[str, list[Cell]]:
+        size = len(self.names)
+        tables: dict[str, list[Cell]] = {}
+        for direction, mapping in self.links.items():
+            table = [NO_CELL] * size
+            for a, b in mapping.items():
+                table[a] = b
+            tables[direction] = table
+        return tables
+
+
+def build_board(node: Node) -> Board:
+    """Build a Board from the ``board`` section of a game description."""
+    kind = node.get("kind").choice(("square", "hex", "custom"))
+    builder = _Builder()
+    if kind == "square":
+        node.only_keys("kind", "files", "ranks", "adjacency", *_COMMON)
+        adjacency = _build_square(node, builder)
+    elif kind == "hex":
+        node.only_keys("kind", "shape", "rows", "columns", *_COMMON)
+        adjacency = _build_hex(node, builder)
+    else:
+        node.only_keys("kind", "cells", "links", "adjacency", *_COMMON)
+        adjacency = _build_custom(node, builder)
+
+    zones = _build_zones(node.get("zones", {}), builder)
+    blocked = frozenset(builder.lookup(n) for n in node.get("blocked", []).elements())
+    regions: dict[str, frozenset[Cell]] = {}
+    for region_name, region_node in node.get("regions", {}).items():
+        regions[region_name] = frozenset(builder.lookup(n) for n in region_node.elements())
+    glyphs: dict[str, str] = {}
+    for region_name, glyph_node in node.get("glyphs", {}).items():
+        if region_name not in regions and region_name != "blocked":
+            glyph_node.fail(f"no region called {region_name!r}")
+        glyph = glyph_node.text()
+        if len(glyph) > 2:
+            glyph_node.fail("a glyph is one or two characters")
+        glyphs[region_name] = glyph
+    return Board(
+        kind=kind,
+        names=builder.names,
+        coords=builder.coords,
+        links=builder.tables(),
+        adjacency=adjacency,
+        blocked=blocked,
+        regions=regions,
+        zones=zones,
+        glyphs=glyphs,
+    )
+
+
+_COMMON = ("blocked", "regions", "glyphs", "zones")
+
+
+def _build_square(node: Node, builder: _Builder) -> tuple[str, ...]:
+    files = node.get("files").integer(1, len(_FILES))
+    ranks = node.get("ranks").integer(1, 99)
+    adjacency_kind = node.get("adjacency", "orthogonal").choice(("orthogonal", "all"))
+    cell_at: dict[tuple[int, int], Cell] = {}
+    for rank in range(ranks):
+        for file in range(files):
+            name = f"{_FILES[file]}{rank + 1}"
+            cell_at[file, rank] = builder.add_cell(node, name, (float(file), float(rank)))
+    for (file, rank), cell in cell_at.items():
+        for direction, (df, dr) in SQUARE_DIRECTIONS.items():
+            builder.links.setdefault(direction, {})
+            target = cell_at.get((file + df, rank + dr))
+            if target is not None:
+                builder.link(cell, direction, target)
+    return ORTHOGONAL if adjacency_kind == "orthogonal" else tuple(SQUARE_DIRECTIONS)
+
+
+def _build_hex(node: Node, builder: _Builder) -> tuple[str, ...]:
+    node.get("shape", "rectangle").choice(("rectangle",))
+    rows = node.get("rows").integer(1, 99)
+    columns = node.get("columns").integer(1, len(_FILES))
+    cell_at: dict[hexgrid.Hex, Cell] = {}
+    for row in range(rows):
+        for index in range(columns):
+            h = hexgrid.from_offset(row, index)
+            name = f"{_FILES[index]}{row + 1}"
+            cell_at[h] = builder.add_cell(node, name, hexgrid.centre(h))
+    for h, cell in cell_at.items():
+        for direction in hexgrid.ALL_DIRECTIONS:
+            builder.links.setdefault(direction, {})
+            target = cell_at.get(h.neighbour(direction))
+            if target is not None:
+                builder.link(cell, direction, target)
+    return tuple(hexgrid.ADJACENT)
+
+
+def _position(node: Node) -> tuple[float, float]:
+    parts = node.elements()
+    if len(parts) != 2:
+        node.fail("expected a position [x, y]")
+    values: list[float] = []
+    for part in parts:
+        if isinstance(part.value, bool) or not isinstance(part.value, int | float):
+            part.fail(f"expected a number, got {part.value!r}")
+        values.append(float(part.value))
+    return values[0], values[1]
+
+
+def _add_listed_cells(node: Node, builder: _Builder) -> None:
+    for cell_node in node.elements():
+        cell_node.only_keys("name", "at")
+        builder.add_cell(cell_node, cell_node.get("name").text(), _position(cell_node.get("at")))
+
+
+def _add_links(node: Node, builder: _Builder) -> None:
+    """``{cell: {direction: other}}``; the reverse link is added for compass directions."""
+    explicit: set[tuple[Cell, str]] = set()
+    pending: list[tuple[Cell, str, Cell]] = []
+    for name, targets in node.items():
+        source = builder.lookup(Node(name, node.source, f"{node.path}.{name}"))
+        for direction, target_node in targets.items():
+            if not re.match(r"^[A-Z]{1,3}$", direction):
+                target_node.fail("a direction is one to three capital letters, like N or NNE")
+            target = builder.lookup(target_node)
+            builder.link(source, direction, target)
+            explicit.add((source, direction))
+            pending.append((source, direction, target))
+    for source, direction, target in pending:
+        back = OPPOSITE.get(direction)
+        if back is not None and (target, back) not in explicit:
+            builder.link(target, back, source)
+
+
+def _build_custom(node: Node, builder: _Builder) -> tuple[str, ...]:
+    _add_listed_cells(node.get("cells"), builder)
+    _add_links(node.get("links", {}), builder)
+    adjacency = tuple(node.get("adjacency", list(builder.links)).text_list())
+    for direction in adjacency:
+        builder.links.setdefault(direction, {})
+    return adjacency
+
+
+def _build_zones(node: Node, builder: _Builder) -> dict[str, Zone]:
+    zones: dict[str, Zone] = {}
+    pending_links: list[Node] = []
+    for zone_name, zone_node in node.items():
+        zone_node.only_keys("owner", "cells", "links")
+        owner: Player | None = None
+        if zone_node.has("owner"):
+            owner_node = zone_node.get("owner")
+            try:
+                owner = Player.parse(owner_node.value)
+            except ValueError as exc:
+                owner_node.fail(str(exc))
+        first = len(builder.names)
+        if zone_node.has("cells"):
+            _add_listed_cells(zone_node.get("cells"), builder)
+        zones[zone_name] = Zone(zone_name, owner, tuple(range(first, len(builder.names))))
+        if zone_node.has("links"):
+            pending_links.append(zone_node.get("links"))
+    for links in pending_links:  # after all zones exist, so links may cross zones
+        _add_links(links, builder)
+    return zones

@@ -1,0 +1,564 @@
+"""``Game`` (immutable, built from config) and ``State`` (mutable position), OpenSpiel-style.
+
+A game module subclasses both. The base classes own everything that is the same for every game:
+the cell array, whose turn it is, the phase, the undo stack, move notation, draw rules (no
+capture for N moves, repeated positions), the JSON position form, and the bookkeeping that turns
+every apply into a physical ``Effect``: which cells the player's hand changed, and which cells
+automatic consequences changed after that. Rules code only calls ``_set`` / ``_capture`` /
+``_end_turn`` / ``_decide`` / ``_win``; the footprint of a move falls out of that log.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, ClassVar, Self
+
+from engine.board import Board, build_board
+from engine.config import Node
+from engine.effects import Change, Effect, Event, EventKind, Footprint
+from engine.errors import IllegalMoveError, InvalidMoveError, PositionError
+from engine.moves import PASS, Cell, Move, MoveKind
+from engine.options import OptionSpec, OptionValue, parse_option_specs, resolve_options
+from engine.outcome import Outcome
+from engine.pieces import Piece, PieceKind
+from engine.player import Player
+
+JSON = dict[str, Any]
+
+
+class Game(ABC):
+    """Static description of one game with its options applied. Never changes after load."""
+
+    rules: ClassVar[str]  # the registry id named by ``rules:`` in the config
+    phases: ClassVar[tuple[str, ...]]  # every phase name; the first is where play starts
+    decision_phases: ClassVar[frozenset[str]] = frozenset()
+    state_class: ClassVar[type[State]]
+
+    def __init__(self, node: Node, given_options: Mapping[str, object]) -> None:
+        node.only_keys(*self.config_keys())
+        self.source = node.source
+        self.id = node.get("id").text()
+        self.title = node.get("title", self.id).text()
+        self.player_names: tuple[str, str] = _parse_players(node.get("players", {}))
+        self.board: Board = build_board(node.get("board"))
+        self.pieces: Mapping[str, PieceKind] = MappingProxyType(_parse_pieces(node.get("pieces")))
+        self.kind_by_symbol: Mapping[str, str] = MappingProxyType(
+            {kind.symbol: kind.name for kind in self.pieces.values()}
+        )
+        self.option_specs: Mapping[str, OptionSpec] = MappingProxyType(
+            parse_option_specs(node.get("options", {}))
+        )
+        self.options: Mapping[str, OptionValue] = MappingProxyType(
+            resolve_options(self.option_specs, given_options, f"options for {self.id}")
+        )
+        self.draw_after = int(self.options.get("draw_after", 0))
+        self.repetitions = int(self.options.get("repetitions", 0))
+        self._configure(node)
+
+    @classmethod
+    def config_keys(cls) -> tuple[str, ...]:
+        """Top-level keys a config for this game may have."""
+        return ("rules", "id", "title", "doc", "players", "board", "pieces", "options")
+
+    @abstractmethod
+    def _configure(self, node: Node) -> None:
+        """Read and check the game-specific parts of the config."""
+
+    def __repr__(self) -> str:
+        options = ", ".join(f"{k}={v}" for k, v in self.options.items())
+        return f"<{type(self).__name__} {self.id} ({options})>"
+
+    # -- states -----------------------------------------------------------------------------
+    def new_state(self) -> State:
+        state = self.state_class(self)
+        state._setup()
+        state._remember()
+        return state
+
+    def state_from_json(self, data: object) -> State:
+        """A position in the JSON form that ``State.to_json`` writes (see docs/moves-command.md)."""
+        node = Node(data, "position", error=PositionError)
+        state = self.state_class(self)
+        state._load_json(node)
+        state._remember()
+        return state
+
+    # -- notation ---------------------------------------------------------------------------
+    def move_text(self, move: Move) -> str:
+        names = self.board.names
+        kind = move.kind
+        if kind is MoveKind.MOVE:
+            return f"{names[move.frm]}-{names[move.to]}"
+        if kind is MoveKind.PLACE:
+            return f"{self.pieces[move.piece].symbol}@{names[move.to]}"
+        if kind is MoveKind.CAPTURE:
+            return f"{names[move.frm]}x{names[move.to]}"
+        if kind is MoveKind.REMOVE:
+            return "x" + "+".join(names[c] for c in move.cells)
+        return "pass"
+
+    def parse_move(self, text: str) -> Move:
+        """Inverse of ``move_text``. Raises InvalidMoveError for text that names no move."""
+        raw = text.strip()
+        if raw.lower() == "pass":
+            return PASS
+        if match := _PLACE.match(raw):
+            symbol = match.group(1).upper()
+            if symbol not in self.kind_by_symbol:
+                known = ", ".join(sorted(self.kind_by_symbol))
+                raise InvalidMoveError(f"{text!r}: no piece with symbol {symbol} ({known})")
+            return Move.place(self.kind_by_symbol[symbol], self._cell(match.group(2), text))
+        if match := _MOVE.match(raw):
+            return Move.step(self._cell(match.group(1), text), self._cell(match.group(2), text))
+        if match := _CAPTURE.match(raw):
+            return Move.capture(self._cell(match.group(1), text), self._cell(match.group(2), text))
+        if match := _REMOVE.match(raw):
+            cells = [self._cell(name, text) for name in match.group(1).split("+")]
+            if len(set(cells)) != len(cells):
+                raise InvalidMoveError(f"{text!r}: a cell is named twice")
+            return Move.remove(cells)
+        raise InvalidMoveError(
+            f"{text!r} is not a move (forms: a1-a4, S@c1, c2xd3, xd4, xd4+f4, pass)"
+        )
+
+    def _cell(self, name: str, text: str) -> Cell:
+        cell = self.board.index.get(name)
+        if cell is None:
+            raise InvalidMoveError(f"{text!r}: {self.id} has no cell {name!r}")
+        return cell
+
+    # -- helpers for subclasses -------------------------------------------------------------
+    def cells_of(self, node: Node) -> list[Cell]:
+        return [self.cell_of(element) for element in node.elements()]
+
+    def cell_of(self, node: Node) -> Cell:
+        name = node.text()
+        if name not in self.board.index:
+            node.fail(f"unknown cell {name!r}")
+        return self.board.index[name]
+
+    def kind_of(self, node: Node) -> str:
+        name = node.text()
+        if name not in self.pieces:
+            node.fail(f"unknown piece kind {name!r} (known: {', '.join(self.pieces)})")
+        return name
+
+
+_NAME = r"[A-Za-wyz0-9]+"
+_MOVE = re.compile(rf"^({_NAME})-({_NAME})$")
+_PLACE = re.compile(rf"^([A-Za-z])@({_NAME})$")
+_CAPTURE = re.compile(rf"^({_NAME})x({_NAME})$")
+_REMOVE = re.compile(rf"^x({_NAME}(?:\+{_NAME})*)$")
+
+
+def _parse_players(node: Node) -> tuple[str, str]:
+    names = ["Player 1", "Player 2"]
+    for key, name_node in node.items():
+        if key not in ("1", "2"):
+            name_node.fail("players are numbered 1 and 2")
+        names[int(key) - 1] = name_node.text()
+    if names[0] == names[1]:
+        node.fail("the two players need different names")
+    return names[0], names[1]
+
+
+def _parse_pieces(node: Node) -> dict[str, PieceKind]:
+    kinds: dict[str, PieceKind] = {}
+    symbols: set[str] = set()
+    for name, kind_node in node.items():
+        kind_node.only_keys("symbol", "state", "doc")
+        symbol = kind_node.get("symbol").text()
+        if len(symbol) != 1 or not symbol.isalpha() or not symbol.isupper():
+            kind_node.get("symbol").fail("a symbol is one capital letter")
+        if symbol in symbols:
+            kind_node.get("symbol").fail(f"symbol {symbol} is used twice")
+        symbols.add(symbol)
+        kinds[name] = PieceKind(name, symbol, kind_node.get("state", False).boolean())
+    if not kinds:
+        node.fail("a game needs at least one kind of piece")
+    return kinds
+
+
+@dataclass(slots=True)
+class _Record:
+    """One applied move, enough to undo it and to describe what it did."""
+
+    move: Move
+    player: Player
+    snapshot: tuple[Any, ...]
+    hand: list[Change] = field(default_factory=list)
+    auto: list[Change] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    seen_key: Hashable | None = None
+
+
+_UNKNOWN: Any = object()
+
+
+class State(ABC):
+    """A position and its history. Mutable: ``apply`` and ``undo`` change it in place."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.cells: list[Piece | None] = [None] * game.board.size
+        self.to_move = Player.ONE
+        self.phase = game.phases[0]
+        self.extra: Hashable = None  # game-specific immutable state (a frozen dataclass)
+        self.quiet = 0  # counted turns since the last capture, for the draw_after rule
+        self.turn_captured = False  # a capture happened in the turn in progress
+        self._outcome: Outcome | None = None
+        self._stack: list[_Record] = []
+        self._seen: dict[Hashable, int] = {}
+        self._record: _Record | None = None
+        self._in_hand = False
+        self._lazy: Any = _UNKNOWN  # cached outcome() for "no legal move" positions
+
+    # -- what rules code implements ---------------------------------------------------------
+    @abstractmethod
+    def _setup(self) -> None:
+        """Put the start position in place (cells, to_move, phase, extra)."""
+
+    @abstractmethod
+    def _generate(self) -> Iterator[Move]:
+        """Legal moves of the current phase, ignoring whether the game has ended."""
+
+    @abstractmethod
+    def _play(self, move: Move) -> None:
+        """Carry out a legal move through ``_set`` etc., then the forced consequences."""
+
+    def _no_moves_outcome(self) -> Outcome | None:
+        """Outcome when the player to move has no legal move. Default: that player loses."""
+        return Outcome(self.to_move.other, "opponent has no legal move")
+
+    def _extra_to_json(self) -> JSON:
+        return {}
+
+    @abstractmethod
+    def _extra_from_json(self, node: Node) -> None:
+        """Read game-specific position keys; must set ``self.extra``."""
+
+    @abstractmethod
+    def _check_position(self, node: Node) -> None:
+        """Reject a loaded position the rules cannot reach or handle."""
+
+    def _position_outcome(self) -> Outcome | None:
+        """For a loaded position: an outcome already decided by the layout."""
+        return None
+
+    def _extra_keys(self) -> tuple[str, ...]:
+        return ()
+
+    def status_lines(self) -> list[str]:
+        """Game state that is not on the board, in words (reserves, tamed caves)."""
+        return []
+
+    # -- public API -------------------------------------------------------------------------
+    @property
+    def deciding(self) -> bool:
+        """A decision is pending: the legal moves are the choosing player's options."""
+        return self.phase in self.game.decision_phases
+
+    def legal_moves(self) -> Iterator[Move]:
+        if self._outcome is not None:
+            return
+        yield from self._generate()
+
+    def is_legal(self, move: Move) -> bool:
+        return move in set(self.legal_moves())
+
+    def outcome(self) -> Outcome | None:
+        if self._outcome is not None:
+            return self._outcome
+        if self._lazy is _UNKNOWN:
+            has_move = next(iter(self._generate()), None) is not None
+            self._lazy = None if has_move else self._no_moves_outcome()
+        result: Outcome | None = self._lazy
+        return result
+
+    def layout(self) -> dict[Cell, Piece]:
+        return {cell: piece for cell, piece in enumerate(self.cells) if piece is not None}
+
+    def piece_at(self, cell: Cell) -> Piece | None:
+        return self.cells[cell]
+
+    def notation(self, move: Move) -> str:
+        return self.game.move_text(move)
+
+    def parse(self, text: str) -> Move:
+        return self.game.parse_move(text)
+
+    @property
+    def plies(self) -> int:
+        return len(self._stack)
+
+    @property
+    def history(self) -> list[Move]:
+        return [record.move for record in self._stack]
+
+    def apply(self, move: Move, *, check: bool = True) -> Effect:
+        """Play ``move`` and its forced consequences. With ``check``, reject illegal moves."""
+        if check:
+            self._check_legal(move)
+        record = _Record(move, self.to_move, self._snapshot())
+        self._record = record
+        self._in_hand = True
+        try:
+            self._play(move)
+        except BaseException:
+            self._stack.append(record)
+            self._record = None
+            self.undo()
+            raise
+        self._record = None
+        self._stack.append(record)
+        self._lazy = _UNKNOWN
+        return Effect(
+            move=move,
+            player=record.player,
+            hand=tuple(record.hand),
+            consequences=tuple(record.auto),
+            events=tuple(record.events),
+            to_move=self.to_move,
+            phase=self.phase,
+            decision=self.deciding,
+            outcome=self.outcome(),
+        )
+
+    def apply_text(self, text: str) -> Effect:
+        return self.apply(self.parse(text))
+
+    def undo(self) -> Move:
+        """Take back the last applied move (a hand move or a decision) with its consequences."""
+        if not self._stack:
+            raise IllegalMoveError("there is no move to take back")
+        record = self._stack.pop()
+        cells = self.cells
+        for change in reversed(record.auto):
+            cells[change.cell] = change.before
+        for change in reversed(record.hand):
+            cells[change.cell] = change.before
+        self._restore(record.snapshot)
+        if record.seen_key is not None:
+            count = self._seen[record.seen_key] - 1
+            if count:
+                self._seen[record.seen_key] = count
+            else:
+                del self._seen[record.seen_key]
+        self._lazy = _UNKNOWN
+        return record.move
+
+    def copy(self, *, stack: bool = True) -> Self:
+        """An independent copy; with ``stack`` it can also undo the moves played so far."""
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
+        clone.cells = list(self.cells)
+        clone._stack = list(self._stack) if stack else []
+        clone._seen = dict(self._seen)
+        clone._record = None
+        return clone
+
+    def footprint(self, move: Move) -> Footprint:
+        """Where ``move`` (checked for legality) leaves the board; the state is unchanged."""
+        effect = self.apply(move)
+        self.undo()
+        return effect.footprint()
+
+    def footprints(self) -> Iterator[Footprint]:
+        """The footprint of every legal move."""
+        for move in list(self.legal_moves()):
+            effect = self.apply(move, check=False)
+            self.undo()
+            yield effect.footprint()
+
+    def same_position(self, other: State) -> bool:
+        """Same game, layout, player, phase and game state (the history may differ)."""
+        return (
+            self.game is other.game
+            and self.cells == other.cells
+            and self._snapshot() == other._snapshot()
+        )
+
+    def to_json(self) -> JSON:
+        outcome = self.outcome()
+        data: JSON = {
+            "game": self.game.id,
+            "options": dict(self.game.options),
+            "to_move": int(self.to_move),
+            "phase": self.phase,
+            "outcome": None if outcome is None else outcome.to_json(),
+            "layout": {
+                self.game.board.names[cell]: piece.to_json()
+                for cell, piece in enumerate(self.cells)
+                if piece is not None
+            },
+            "quiet_moves": self.quiet,
+        }
+        data.update(self._extra_to_json())
+        return data
+
+    # -- helpers for rules code -------------------------------------------------------------
+    def _set(self, cell: Cell, piece: Piece | None) -> None:
+        record = self._record
+        assert record is not None, "board changes happen inside apply()"
+        change = Change(cell, self.cells[cell], piece)
+        self.cells[cell] = piece
+        (record.hand if self._in_hand else record.auto).append(change)
+
+    def _hand_done(self) -> None:
+        """Everything ``_set`` from now on is an automatic consequence, not the hand action."""
+        self._in_hand = False
+
+    def _event(self, kind: EventKind, text: str, *cells: Cell) -> None:
+        assert self._record is not None
+        self._record.events.append(Event(kind, text, cells))
+
+    def _capture(self, cell: Cell, how: str) -> Piece:
+        piece = self.cells[cell]
+        assert piece is not None, "capturing an empty cell"
+        self._set(cell, None)
+        self.turn_captured = True
+        self._event(
+            EventKind.CAPTURE,
+            f"{self._describe(piece)} on {self.game.board.names[cell]} captured {how}",
+            cell,
+        )
+        return piece
+
+    def _decide(self, chooser: Player, phase: str, text: str) -> None:
+        """Stop resolving: ``chooser`` must pick one of the options of ``phase``."""
+        assert phase in self.game.decision_phases
+        self.to_move = chooser
+        self.phase = phase
+        self._event(EventKind.DECISION, text)
+
+    def _win(self, winner: Player, reason: str) -> None:
+        self._outcome = Outcome(winner, reason)
+        self._event(EventKind.END, Outcome(winner, reason).describe(self.game.player_names))
+
+    def _draw(self, reason: str) -> None:
+        self._outcome = Outcome(None, reason)
+        self._event(EventKind.END, self._outcome.describe(self.game.player_names))
+
+    def _end_turn(self, next_player: Player, phase: str, *, counted: bool = True) -> None:
+        """The turn is over: hand over to ``next_player`` and apply the draw rules."""
+        self.to_move = next_player
+        self.phase = phase
+        if counted:
+            self.quiet = 0 if self.turn_captured else self.quiet + 1
+        self.turn_captured = False
+        if self._outcome is not None:
+            return
+        if self.game.draw_after and self.quiet >= self.game.draw_after:
+            self._outcome = Outcome(None, f"no capture in {self.game.draw_after} moves")
+        key = self._remember()
+        if self.game.repetitions and self._seen[key] >= self.game.repetitions:
+            self._outcome = Outcome(None, f"position repeated {self.game.repetitions} times")
+        if self._outcome is not None:
+            self._event(EventKind.END, self._outcome.describe(self.game.player_names))
+
+    def _remember(self) -> Hashable:
+        key = (tuple(self.cells), self.to_move, self.phase, self.extra)
+        self._seen[key] = self._seen.get(key, 0) + 1
+        if self._record is not None:
+            self._record.seen_key = key
+        return key
+
+    def _describe(self, piece: Piece) -> str:
+        name = self.game.player_names[piece.owner.index]
+        state = "" if piece.state is None else f" ({piece.state})"
+        return f"{name} {piece.kind}{state}"
+
+    def _snapshot(self) -> tuple[Any, ...]:
+        return (self.to_move, self.phase, self.extra, self.quiet, self.turn_captured, self._outcome)
+
+    def _restore(self, snapshot: tuple[Any, ...]) -> None:
+        (
+            self.to_move,
+            self.phase,
+            self.extra,
+            self.quiet,
+            self.turn_captured,
+            self._outcome,
+        ) = snapshot
+
+    def _check_legal(self, move: Move) -> None:
+        outcome = self.outcome()
+        if outcome is not None:
+            raise IllegalMoveError(f"the game is over ({outcome.describe(self.game.player_names)})")
+        if not self.is_legal(move):
+            raise IllegalMoveError(self._why_illegal(move))
+
+    def _why_illegal(self, move: Move) -> str:
+        text = self.notation(move)
+        player = self.game.player_names[self.to_move.index]
+        if self.deciding:
+            options = ", ".join(self.notation(m) for m in self.legal_moves())
+            return f"{text} is not one of {player}'s choices now ({options})"
+        if move.kind in (MoveKind.MOVE, MoveKind.CAPTURE):
+            piece = self.cells[move.frm]
+            if piece is None or piece.owner is not self.to_move:
+                where = self.game.board.names[move.frm]
+                return f"{text}: {player} has no piece on {where}"
+        reason = self._explain_illegal(move)
+        detail = f": {reason}" if reason else ""
+        return f"{text} is not legal for {player} in the {self.phase} phase{detail}"
+
+    def _explain_illegal(self, move: Move) -> str | None:
+        """Why an illegal move is illegal, in words a player understands, where the game knows."""
+        return None
+
+    # -- JSON positions ---------------------------------------------------------------------
+    def _load_json(self, node: Node) -> None:
+        game = self.game
+        allowed = (
+            "game", "options", "to_move", "phase", "outcome", "layout", "quiet_moves",
+            *self._extra_keys(),
+        )  # fmt: skip
+        node.only_keys(*allowed)
+        if node.has("game") and node.get("game").text() != game.id:
+            node.get("game").fail(f"this position is for {node.get('game').value}, not {game.id}")
+        if node.has("options"):
+            for name, value_node in node.get("options").items():
+                if (
+                    name in game.options
+                    and str(game.options[name]).lower() != str(value_node.value).lower()
+                ):
+                    value_node.fail(
+                        f"position was made with {name}={value_node.value}, "
+                        f"but the game has {name}={game.options[name]}"
+                    )
+        for name, piece_node in node.get("layout").items():
+            cell = game.board.index.get(name)
+            if cell is None:
+                piece_node.fail(f"{game.id} has no cell {name!r}")
+            if cell in game.board.blocked:
+                piece_node.fail("nothing can stand on a blocked cell")
+            self.cells[cell] = self._piece_from_json(piece_node)
+        to_move = node.get("to_move")
+        try:
+            self.to_move = Player.parse(to_move.value)
+        except ValueError as exc:
+            to_move.fail(str(exc))
+        self.phase = node.get("phase", game.phases[0]).choice(game.phases)
+        self.quiet = node.get("quiet_moves", 0).integer(0)
+        self._extra_from_json(node)
+        self._check_position(node)
+        self._outcome = self._position_outcome()
+
+    def _piece_from_json(self, node: Node) -> Piece:
+        node.only_keys("owner", "piece", "state")
+        kind = self.game.kind_of(node.get("piece"))
+        try:
+            owner = Player.parse(node.get("owner").value)
+        except ValueError as exc:
+            node.get("owner").fail(str(exc))
+        state: int | None = None
+        if self.game.pieces[kind].has_state:
+            state = node.get("state").integer()
+        elif node.has("state"):
+            node.get("state").fail(f"a {kind} has no state")
+        return Piece(kind, owner, state)

@@ -1,0 +1,56 @@
+"""Moves: small frozen values. Their text form needs the board's cell names, so it lives on
+``Game`` (``game.move_text`` / ``game.parse_move``), the way a chess move needs square names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+Cell = int
+"""A cell is an index into the board's cell table; ``Board.names`` gives its human name."""
+
+NO_CELL: Cell = -1
+
+
+class MoveKind(Enum):
+    MOVE = "move"  # a piece goes from one cell to another (step or slide)
+    PLACE = "place"  # a piece from the player's reserve is put on a cell
+    PASS = "pass"  # nothing changes on the board; physically a button press
+    CAPTURE = "capture"  # decision: the piece on ``frm`` captures the piece on ``to``
+    REMOVE = "remove"  # decision: the pieces on ``cells`` are removed
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    kind: MoveKind
+    frm: Cell = NO_CELL
+    to: Cell = NO_CELL
+    piece: str = ""  # the kind placed, for PLACE
+    cells: tuple[Cell, ...] = ()  # the cells removed, for REMOVE (sorted)
+
+    @classmethod
+    def step(cls, frm: Cell, to: Cell) -> Move:
+        return cls(MoveKind.MOVE, frm, to)
+
+    @classmethod
+    def place(cls, piece: str, to: Cell) -> Move:
+        return cls(MoveKind.PLACE, NO_CELL, to, piece)
+
+    @classmethod
+    def pass_(cls) -> Move:
+        return PASS
+
+    @classmethod
+    def capture(cls, attacker: Cell, victim: Cell) -> Move:
+        return cls(MoveKind.CAPTURE, attacker, victim)
+
+    @classmethod
+    def remove(cls, cells: tuple[Cell, ...] | list[Cell]) -> Move:
+        return cls(MoveKind.REMOVE, cells=tuple(sorted(cells)))
+
+    @property
+    def is_decision(self) -> bool:
+        return self.kind in (MoveKind.CAPTURE, MoveKind.REMOVE)
+
+
+PASS = Move(MoveKind.PASS)

@@ -1,0 +1,78 @@
+"""Named game options (variants, draw rules), declared in a game's config and checked at load."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from engine.config import Node
+
+OptionValue = str | int | bool
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    name: str
+    doc: str
+    type: str  # "choice" | "int" | "bool"
+    default: OptionValue
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def coerce(self, node: Node) -> OptionValue:
+        """Check and convert a value given in config, on the command line or in a position."""
+        if self.type == "choice":
+            return node.choice(self.choices)
+        if self.type == "int":
+            return node.integer(self.minimum, self.maximum)
+        return node.boolean()
+
+    def describe(self) -> str:
+        if self.type == "choice":
+            allowed = "|".join(self.choices)
+        elif self.type == "int":
+            low = "" if self.minimum is None else str(self.minimum)
+            high = "" if self.maximum is None else str(self.maximum)
+            allowed = f"integer {low}..{high}"
+        else:
+            allowed = "true|false"
+        return f"{self.name}={allowed} (default {self.default}): {self.doc}"
+
+
+def parse_option_specs(node: Node) -> dict[str, OptionSpec]:
+    specs: dict[str, OptionSpec] = {}
+    for name, spec_node in node.items():
+        spec_node.only_keys("doc", "type", "choices", "default", "min", "max")
+        doc = spec_node.get("doc", "").value
+        if not isinstance(doc, str):
+            spec_node.get("doc").fail("expected text")
+        if spec_node.has("choices"):
+            choices = tuple(spec_node.get("choices").text_list())
+            if not choices:
+                spec_node.get("choices").fail("expected at least one choice")
+            kind = spec_node.get("type", "choice").choice(("choice",))
+        else:
+            choices = ()
+            kind = spec_node.get("type").choice(("int", "bool"))
+        minimum = spec_node.get("min").integer() if spec_node.has("min") else None
+        maximum = spec_node.get("max").integer() if spec_node.has("max") else None
+        spec = OptionSpec(name, doc.strip(), kind, "", choices, minimum, maximum)
+        default = spec.coerce(spec_node.get("default"))
+        specs[name] = OptionSpec(name, doc.strip(), kind, default, choices, minimum, maximum)
+    return specs
+
+
+def resolve_options(
+    specs: Mapping[str, OptionSpec], given: Mapping[str, object], where: str
+) -> dict[str, OptionValue]:
+    """Defaults overlaid with ``given``; unknown names and bad values are ConfigErrors."""
+    values: dict[str, OptionValue] = {name: spec.default for name, spec in specs.items()}
+    given_node = Node(dict(given), where)
+    for name, value_node in given_node.items():
+        spec = specs.get(name)
+        if spec is None:
+            known = ", ".join(specs) or "none"
+            value_node.fail(f"unknown option (known options: {known})")
+        values[name] = spec.coerce(value_node)
+    return values

@@ -1,0 +1,172 @@
+"""One conformance suite over every registered game and variant (OpenSpiel-style).
+
+Random playouts with fixed seeds check, at every ply: generated moves are legal and unique;
+apply/undo and copy round-trip exactly; move notation round-trips; the footprint of every
+move agrees with layout() before and after; the JSON position form round-trips; games end and
+their outcomes are consistent. CI runs a bounded number of playouts; ``-m slow`` runs many.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import Game, IllegalMoveError, Move, MoveKind, State
+from engine.effects import apply_changes
+from firmware_bridge import catalog
+
+MAX_PLIES = 5000
+
+
+def _variants() -> list[tuple[str, dict[str, str]]]:
+    cases: list[tuple[str, dict[str, str]]] = []
+    for game_id in catalog.game_ids():
+        game = catalog.load_game(game_id)
+        cases.append((game_id, {}))
+        for spec in game.option_specs.values():
+            for choice in spec.choices:
+                if choice != spec.default:
+                    cases.append((game_id, {spec.name: choice}))
+    return cases
+
+
+VARIANTS = _variants()
+IDS = [f"{g}-{'-'.join(f'{k}={v}' for k, v in o.items()) or 'default'}" for g, o in VARIANTS]
+
+
+def test_every_game_config_is_covered() -> None:
+    assert {"three-dragons", "protect-the-goat"} <= {g for g, _ in VARIANTS}
+
+
+def check_position(state: State, rng: random.Random) -> list[Move]:
+    game = state.game
+    moves = list(state.legal_moves())
+    assert len(moves) == len(set(moves)), "duplicate legal moves"
+    outcome = state.outcome()
+    if outcome is not None:
+        assert moves == []
+        return moves
+    assert moves, "no legal moves but no outcome"
+    before_json = state.to_json()
+    before_layout = state.layout()
+    for move in moves:
+        text = game.move_text(move)
+        assert game.parse_move(text) == move, text
+        assert state.is_legal(move)
+        if state.deciding:
+            assert move.is_decision or move.kind is MoveKind.PASS
+    for footprint in state.footprints():
+        assert state.to_json() == before_json, "footprint changed the state"
+        hand_cells = set(footprint.hand)
+        for c, piece in footprint.hand.items():
+            assert before_layout.get(c) != piece
+        assert all(before_layout.get(c) != p for c, p in footprint.result.items())
+        assert (
+            hand_cells
+            or footprint.move.kind in (MoveKind.PASS, MoveKind.REMOVE)
+            or (footprint.result)
+        ), "a move that changes nothing physical must be a pass"
+    # JSON form round-trips, to the same position and the same legal moves.
+    reloaded = game.state_from_json(before_json)
+    assert reloaded.to_json() == before_json
+    assert set(reloaded.legal_moves()) == set(moves)
+    # A copy is equal and independent.
+    clone = state.copy()
+    assert clone.same_position(state)
+    clone.apply(rng.choice(moves))
+    assert state.to_json() == before_json
+    return moves
+
+
+def playout(game: Game, seed: int, *, deep: bool) -> State:
+    rng = random.Random(seed)
+    state = game.new_state()
+    start = state.to_json()
+    for _ in range(MAX_PLIES):
+        moves = check_position(state, rng) if deep else list(state.legal_moves())
+        if state.outcome() is not None:
+            break
+        move = rng.choice(moves)
+        before = state.layout()
+        before_json = state.to_json()
+        expected = state.footprint(move)
+        effect = state.apply(move)
+        assert effect.footprint() == expected
+        assert apply_changes(before, expected.result) == state.layout()
+        assert apply_changes(before, expected.hand) == apply_changes(
+            before, {c.cell: c.after for c in effect.hand}
+        )
+        assert state.to_move is expected.to_move and state.phase == expected.phase
+        if deep:
+            after_json = state.to_json()
+            assert state.undo() == move
+            assert state.to_json() == before_json
+            assert state.layout() == before
+            state.apply(move)
+            assert state.to_json() == after_json
+    else:
+        pytest.fail(f"{game.id} seed {seed}: no outcome after {MAX_PLIES} plies")
+    outcome = state.outcome()
+    assert outcome is not None
+    assert outcome.winner is None or outcome.winner in (1, 2)
+    with pytest.raises(IllegalMoveError):
+        state.apply(Move(MoveKind.PASS))
+    # Undo everything: back to the start position exactly.
+    while state.plies:
+        state.undo()
+    assert state.to_json() == start
+    return state
+
+
+@pytest.mark.parametrize(("game_id", "options"), VARIANTS, ids=IDS)
+def test_random_playouts_conform(game_id: str, options: dict[str, str]) -> None:
+    game = catalog.load_game(game_id, options)
+    for seed in range(3):
+        playout(game, seed, deep=True)
+
+
+@pytest.mark.parametrize(("game_id", "options"), VARIANTS, ids=IDS)
+def test_many_games_terminate(game_id: str, options: dict[str, str]) -> None:
+    game = catalog.load_game(game_id, options)
+    for seed in range(100, 130):
+        playout(game, seed, deep=False)
+
+
+@pytest.mark.parametrize(("game_id", "options"), VARIANTS, ids=IDS)
+def test_arbitrary_moves_are_rejected_cleanly(game_id: str, options: dict[str, str]) -> None:
+    """Random well-formed moves are either legal or raise IllegalMoveError, changing nothing."""
+    game = catalog.load_game(game_id, options)
+    rng = random.Random(5)
+    state = game.new_state()
+    size = game.board.size
+    kinds = list(game.pieces)
+    for _ in range(400):
+        if state.outcome() is not None:
+            state = game.new_state()
+        legal = set(state.legal_moves())
+        candidate = rng.choice(
+            [
+                Move.step(rng.randrange(size), rng.randrange(size)),
+                Move.place(rng.choice(kinds), rng.randrange(size)),
+                Move.capture(rng.randrange(size), rng.randrange(size)),
+                Move.remove([rng.randrange(size)]),
+                Move.pass_(),
+            ]
+        )
+        before = state.to_json()
+        if candidate in legal:
+            state.apply(candidate)
+        else:
+            with pytest.raises(IllegalMoveError):
+                state.apply(candidate)
+            assert state.to_json() == before
+            state.apply(rng.choice(sorted(legal, key=game.move_text)))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("game_id", "options"), VARIANTS, ids=IDS)
+def test_soak_random_playouts(game_id: str, options: dict[str, str]) -> None:
+    game = catalog.load_game(game_id, options)
+    for seed in range(1000, 1040):
+        playout(game, seed, deep=True)

@@ -1,0 +1,75 @@
+"""Engine throughput benchmark: random playouts per game and variant.
+
+Prints, for every game config and every value of its choice options, the random-playout
+throughput (plies per second, each ply = list the legal moves + apply one) and the median time
+of one ``legal_moves()`` listing over the positions met. Run: ``make bench`` or
+``python tools/bench_engine.py [--seconds S] [--game ID]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from engine import Game
+from firmware_bridge import catalog
+
+
+def variants(game_id: str) -> list[dict[str, str]]:
+    """Default options, plus each other value of every choice option."""
+    base = catalog.load_game(game_id)
+    found: list[dict[str, str]] = [{}]
+    for spec in base.option_specs.values():
+        for choice in spec.choices:
+            if choice != spec.default:
+                found.append({spec.name: choice})
+    return found
+
+
+def measure(game: Game, seconds: float, seed: int) -> tuple[int, int, float, float]:
+    """(plies, games finished, plies per second, median legal_moves() seconds)."""
+    rng = random.Random(seed)
+    listing_times: list[float] = []
+    plies = games = 0
+    clock = time.perf_counter
+    deadline = clock() + seconds
+    start = clock()
+    state = game.new_state()
+    while clock() < deadline:
+        if state.outcome() is not None:
+            games += 1
+            state = game.new_state()
+        t0 = clock()
+        moves = list(state.legal_moves())
+        listing_times.append(clock() - t0)
+        state.apply(rng.choice(moves), check=False)
+        plies += 1
+    elapsed = clock() - start
+    return plies, games, plies / elapsed, statistics.median(listing_times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0, help="per game and variant")
+    parser.add_argument("--game", action="append", help="only these game ids")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    print(
+        f"{'game':<18} {'options':<26} {'plies':>8} {'games':>6} {'plies/s':>9} "
+        f"{'median legal_moves()':>21}"
+    )
+    for game_id in args.game or catalog.game_ids():
+        for options in variants(game_id):
+            game = catalog.load_game(game_id, options)
+            plies, games, rate, median = measure(game, args.seconds, args.seed)
+            shown = ",".join(f"{k}={v}" for k, v in options.items()) or "(defaults)"
+            print(
+                f"{game_id:<18} {shown:<26} {plies:>8} {games:>6} {rate:>9.0f} "
+                f"{median * 1e6:>18.1f} us"
+            )
+
+
+if __name__ == "__main__":
+    main()
