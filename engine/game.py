@@ -55,6 +55,7 @@ class Game(ABC):
         self.options: Mapping[str, OptionValue] = MappingProxyType(
             resolve_options(self.option_specs, given_options, f"options for {self.id}")
         )
+        self._step_moves: dict[tuple[Cell, Cell], Move] = {}
         self.draw_after = int(self.options.get("draw_after", 0))
         self.repetitions = int(self.options.get("repetitions", 0))
         self._configure(node)
@@ -132,6 +133,10 @@ class Game(ABC):
         return cell
 
     # -- helpers for subclasses -------------------------------------------------------------
+    def step_move(self, frm: Cell, to: Cell) -> Move:
+        """The MOVE from ``frm`` to ``to``, built once: rules code yields these from tables."""
+        return self._step_moves.setdefault((frm, to), Move(MoveKind.MOVE, frm, to))
+
     def cells_of(self, node: Node) -> list[Cell]:
         return [self.cell_of(element) for element in node.elements()]
 

@@ -7,7 +7,7 @@ replaces the piece on the cell, so layouts can be compared with ``==``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.player import Player
 
@@ -26,6 +26,14 @@ class Piece:
     kind: str
     owner: Player
     state: int | None = None
+    # Positions are hashed for the repetition rule every turn: hash each piece once.
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.kind, self.owner, self.state)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     def to_json(self) -> dict[str, object]:
         data: dict[str, object] = {"owner": int(self.owner), "piece": self.kind}

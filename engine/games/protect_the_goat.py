@@ -90,6 +90,13 @@ class ProtectTheGoat(Game):
         self.steps = tuple(
             tuple(n for n in board.adjacent[c] if n not in board.blocked) for c in range(board.size)
         )
+        # Moves built once, so move generation only walks tables.
+        self.step_moves = tuple(
+            tuple((n, self.step_move(c, n)) for n in self.steps[c]) for c in range(board.size)
+        )
+        self.place_moves = tuple(
+            tuple(Move.place(kind, c) for kind in self.kinds) for c in range(board.size)
+        )
 
     def home(self, state_south: Player | None, player: Player) -> tuple[Cell, ...]:
         """Cells where ``player`` may place; both home rows while the seats are undecided."""
@@ -127,26 +134,26 @@ class ProtectTheGoatState(State):
 
     def _placements(self) -> Iterator[Move]:
         cells = self.cells
-        kinds = self.game.kinds
+        place_moves = self.game.place_moves
         reserve = self.extra.reserve[self.to_move.index]
         for cell in self.game.home(self.extra.south, self.to_move):
             if cells[cell] is None:
                 for index, count in enumerate(reserve):
                     if count:
-                        yield Move(MoveKind.PLACE, -1, cell, kinds[index])
+                        yield place_moves[cell][index]
 
     def _steps(self) -> Iterator[Move]:
         cells = self.cells
         player = self.to_move
-        steps = self.game.steps
+        step_moves = self.game.step_moves
         any_move = False
         for cell, piece in enumerate(cells):
             if piece is None or piece.owner is not player:
                 continue
-            for target in steps[cell]:
+            for target, move in step_moves[cell]:
                 if cells[target] is None:
                     any_move = True
-                    yield Move(MoveKind.MOVE, cell, target)
+                    yield move
         if not any_move:
             yield PASS
 

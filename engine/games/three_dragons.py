@@ -87,16 +87,17 @@ class ThreeDragons(Game):
 
         step = board.step
         self.orthogonal_steps = tuple(step[d] for d in ORTHOGONAL)
-        # Rays cut at the first mountain or cave: pieces never cross them.
-        open_rays: list[tuple[tuple[Cell, ...], ...]] = []
+        # Rays cut at the first mountain or cave (pieces never cross them), with the move that
+        # stops on each cell, so move generation only walks tables.
+        open_rays: list[tuple[tuple[tuple[Cell, Move], ...], ...]] = []
         for cell in range(board.size):
             rays = []
             for direction in ORTHOGONAL:
-                ray: list[Cell] = []
+                ray: list[tuple[Cell, Move]] = []
                 for target in board.rays[direction][cell]:
                     if target in self.obstacles:
                         break
-                    ray.append(target)
+                    ray.append((target, self.step_move(cell, target)))
                 if ray:
                     rays.append(tuple(ray))
             open_rays.append(tuple(rays))
@@ -148,10 +149,10 @@ class ThreeDragonsState(State):
             if piece is None or piece.owner is not player:
                 continue
             for ray in open_rays[cell]:
-                for target in ray:
+                for target, move in ray:
                     if cells[target] is not None:
                         break
-                    yield Move(MoveKind.MOVE, cell, target)
+                    yield move
 
     def custodial_targets(self, cell: Cell) -> list[Cell]:
         """Enemies sandwiched by the piece on ``cell`` against a friend, mountain or empty cave."""

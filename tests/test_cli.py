@@ -1,0 +1,176 @@
+"""The board-referee command: the `moves` JSON contract, `play`, `demo`, and clean errors."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware_bridge.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def moves_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    code, out, err = run(capsys, "moves", *argv)
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def test_moves_contract_at_the_start(capsys: pytest.CaptureFixture[str]) -> None:
+    data = moves_json(capsys, "--game", "three-dragons")
+    assert list(data) == [
+        "game", "options", "to_move", "phase", "outcome", "layout", "quiet_moves", "moves",
+    ]  # fmt: skip
+    assert data["to_move"] == 1 and data["phase"] == "move" and data["outcome"] is None
+    assert data["layout"]["e1"] == {"owner": 1, "piece": "stone"}
+    assert len(data["moves"]) == 37
+    entry = next(m for m in data["moves"] if m["move"] == "c1-c4")
+    assert entry["hand"] == {"c1": None, "c4": {"owner": 1, "piece": "stone"}}
+    assert "c1" not in entry["layout"] and entry["layout"]["c4"]["owner"] == 1
+    assert entry["to_move"] == 2 and entry["phase"] == "move" and entry["outcome"] is None
+
+
+def test_moves_show_states_and_consequences(capsys: pytest.CaptureFixture[str]) -> None:
+    data = moves_json(
+        capsys, "--game", "three-dragons", "--option", "variant=strength",
+        "--moves", "d2-d7",
+    )  # fmt: skip
+    # d2 (strength 5) went up next to d8 (5) and c7/e7 are empty: nothing was taken.
+    assert data["layout"]["d7"] == {"owner": 1, "piece": "die", "state": 5}
+    assert data["to_move"] == 2
+
+
+def test_moves_layout_after_battle_differs_from_hand(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    position = {
+        "layout": {
+            "a1": {"owner": 1, "piece": "goat"},
+            "i6": {"owner": 2, "piece": "goat"},
+            "c3": {"owner": 1, "piece": "sugarmouse"},
+            "c5": {"owner": 2, "piece": "phant"},
+        },
+        "to_move": 1,
+        "phase": "movement",
+        "south": 1,
+    }
+    path = tmp_path / "position.json"
+    path.write_text(json.dumps(position))
+    data = moves_json(capsys, "--game", "protect-the-goat", "--position", str(path))
+    entry = next(m for m in data["moves"] if m["move"] == "c3-c4")
+    assert entry["hand"] == {"c3": None, "c4": {"owner": 1, "piece": "sugarmouse"}}
+    assert entry["layout"]["c5"] == {"owner": 1, "piece": "sugarmouse"}
+    assert "c4" not in entry["layout"]
+
+
+def test_position_output_is_valid_position_input(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    first = moves_json(capsys, "--game", "protect-the-goat", "--moves", "G@e1 g@e6 P@c1")
+    saved = {k: v for k, v in first.items() if k != "moves"}
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(saved))
+    second = moves_json(capsys, "--game", "protect-the-goat", "--position", str(path))
+    assert second == first
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["moves", "--game", "chess"], "unknown game 'chess'"),
+        (["moves", "--game", "three-dragons", "--option", "variant"], "expected KEY=VALUE"),
+        (["moves", "--game", "three-dragons", "--option", "size=3"], "size: unknown option"),
+        (["moves", "--game", "three-dragons", "--moves", "c1-c9"], r"move 1 \(c1-c9\)"),
+        (["moves", "--game", "three-dragons", "--moves", "c1-c4 zz-a1"], "has no cell 'zz'"),
+        (["moves", "--game", "three-dragons", "--moves", "c1c4"], "is not a move"),
+        (["moves", "--game", "three-dragons", "--position", "/nonexistent.json"], "cannot read"),
+        (["play", "--game", "three-dragons"], "give the moves"),
+    ],
+)
+def test_user_errors_are_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("board-referee: error: ")
+    assert re.search(message, err), err
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "not valid JSON: line 1, column 2"),
+        ('{"layout": {"q9": {"owner": 1, "piece": "stone"}}, "to_move": 1}', "no cell 'q9'"),
+        ('{"layout": {}, "to_move": 3}', "to_move: expected player 1 or 2"),
+        ('{"layout": {"c3": {"owner": 1, "piece": "goat"}}, "to_move": 1}', "unknown piece kind"),
+        ('{"layout": [], "to_move": 1}', "layout: expected a mapping"),
+        ('{"to_move": 1}', "missing key 'layout'"),
+        ('{"layout": {}, "to_move": 1, "game": "protect-the-goat"}', "not three-dragons"),
+        ('{"layout": {}, "to_move": 1, "options": {"variant": "dragons"}}', "variant=dragons"),
+    ],
+)
+def test_malformed_positions_are_one_line_errors(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    code, _, err = run(capsys, "moves", "--game", "three-dragons", "--position", str(path))
+    assert code == 2 and err.count("\n") == 1 and message in err, err
+
+
+def test_play_adjudicates_a_move_list(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "play", "--game", "three-dragons", "--moves", "c1-c4 c9-c6 d2-d3")
+    assert code == 0
+    assert "1. White: c1-c4" in out and "3. White: d2-d3" in out
+    assert "no result yet after 3 moves" in out
+
+
+def test_play_stops_at_an_illegal_move(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "play", "--game", "three-dragons", "--moves", "c1-c4 c9-c6 c4-c7")
+    assert code == 2
+    assert "2. Black: c9-c6" in out
+    assert "move 3 (c4-c7)" in err and "blocked at c5" in err
+
+
+def test_play_moves_file_with_numbers_and_comments(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    record = tmp_path / "game.txt"
+    record.write_text("# a short game\n1. c1-c4 c9-c6\n2. d2-d3  # quiet\n")
+    code, out, _ = run(capsys, "play", "--game", "three-dragons", "--moves-file", str(record))
+    assert code == 0 and "3. White: d2-d3" in out
+
+
+def test_self_play_reaches_a_result(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "play", "--game", "protect-the-goat", "--self-play", "--seed", "3", "--quiet"
+    )
+    assert code == 0 and "result:" in out
+
+
+def test_games_lists_every_game_and_option(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "games")
+    assert code == 0
+    assert "three-dragons: Three Dragons" in out and "protect-the-goat" in out
+    assert "variant=base|strength|dragons" in out
+
+
+def test_installed_command_runs_the_demo_without_tracebacks() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "firmware_bridge.cli", "demo", "--seed", "2"],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("result:") == 2
+    assert "Traceback" not in result.stderr
