@@ -22,4 +22,11 @@ class Outcome:
     def describe(self, player_names: tuple[str, str]) -> str:
         if self.winner is None:
             return f"draw ({self.reason})"
-        return f"{player_names[self.winner.index]} (player {int(self.winner)}) wins: {self.reason}"
+        return f"{player_label(player_names, self.winner)} wins: {self.reason}"
+
+
+def player_label(player_names: tuple[str, str], player: Player) -> str:
+    """``White (player 1)``, or just ``Player 1`` where the game uses the default names."""
+    name = player_names[player.index]
+    number = f"player {int(player)}"
+    return name if name.lower() == number else f"{name} ({number})"

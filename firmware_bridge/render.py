@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine import Cell, Piece, Player, State
+from engine.outcome import player_label
 
 CELL_WIDTH = 4  # characters per unit of x
 
@@ -78,7 +79,10 @@ def render_state(state: State, marks: Mapping[Cell, str] | None = None) -> str:
     game = state.game
     lines = [render_board(state, marks)]
     names = game.player_names
-    lines.append(f"upper case: {names[0]} (player 1)   lower case: {names[1]} (player 2)")
+    lines.append(
+        f"upper case: {player_label(names, Player.ONE)}   "
+        f"lower case: {player_label(names, Player.TWO)}"
+    )
     lines.extend(state.status_lines())
     outcome = state.outcome()
     if outcome is not None:
