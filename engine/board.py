@@ -316,7 +316,7 @@ def _add_links(node: Node, builder: _Builder) -> None:
     explicit: set[tuple[Cell, str]] = set()
     pending: list[tuple[Cell, str, Cell]] = []
     for name, targets in node.items():
-        source = builder.lookup(Node(name, node.source, f"{node.path}.{name}"))
+        source = builder.lookup(node.key(name))
         for direction, target_node in targets.items():
             if not re.match(r"^[A-Z]{1,3}$", direction):
                 target_node.fail("a direction is one to three capital letters, like N or NNE")

@@ -70,6 +70,10 @@ class Node:
             self.fail(f"missing key '{key}'")
         return self._child(default, self._child_path(key))
 
+    def key(self, name: str) -> Node:
+        """A key of this mapping as a Node, so a problem with the key itself names its place."""
+        return self._child(name, self._child_path(name))
+
     def items(self) -> Iterator[tuple[str, Node]]:
         for key, value in self.mapping().items():
             yield str(key), self._child(value, self._child_path(key))

@@ -46,7 +46,7 @@ class ProtectTheGoat(Game):
         counts_node = node.get("counts")
         counts = {kind: 0 for kind in self.kinds}
         for name, count_node in counts_node.items():
-            counts[self.kind_of(_key(counts_node, name))] = count_node.integer(0, 99)
+            counts[self.kind_of(counts_node.key(name))] = count_node.integer(0, 99)
         self.counts = tuple(counts[k] for k in self.kinds)
 
         self.royal = self.kind_of(node.get("royal"))
@@ -57,7 +57,7 @@ class ProtectTheGoat(Game):
         beats: dict[str, frozenset[str]] = {}
         captures_node = node.get("captures")
         for name, victims_node in captures_node.items():
-            attacker = self.kind_of(_key(captures_node, name))
+            attacker = self.kind_of(captures_node.key(name))
             beats[attacker] = frozenset(self.kind_of(v) for v in victims_node.elements())
         for kind in self.kinds:
             beats.setdefault(kind, frozenset())
@@ -103,11 +103,6 @@ class ProtectTheGoat(Game):
         if state_south is None:
             return self.home_rows[SOUTH] + self.home_rows[NORTH]
         return self.home_rows[SOUTH if state_south is player else NORTH]
-
-
-def _key(node: Node, name: str) -> Node:
-    """A mapping key as a Node, so errors about it name the right place."""
-    return Node(name, node.source, f"{node.path}.{name}", node.error)
 
 
 class ProtectTheGoatState(State):
@@ -351,7 +346,7 @@ class ProtectTheGoatState(State):
             counts = dict.fromkeys(game.kinds, 0)
             side = reserve_node.get(str(int(player)), {})
             for name, count_node in side.items():
-                counts[game.kind_of(_key(side, name))] = count_node.integer(0, 99)
+                counts[game.kind_of(side.key(name))] = count_node.integer(0, 99)
             reserve.append(tuple(counts[k] for k in game.kinds))
         south: Player | None = None
         south_node = node.get("south", 1)
