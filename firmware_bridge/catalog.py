@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from engine import ConfigError, Game, build_game
+from firmware_bridge.profile import BoardProfile, build_profile
 
 ENV_VAR = "BOARD_REFEREE_CONFIG"
 
@@ -79,3 +80,22 @@ def _display(path: Path) -> str:
         return str(path.resolve().relative_to(Path.cwd()))
     except ValueError:
         return str(path)
+
+
+def profile_ids(directory: Path | None = None) -> list[str]:
+    folder = (directory or config_dir()) / "boards"
+    return sorted(path.stem for path in folder.glob("*.yaml"))
+
+
+def load_profile(profile_id: str | None, game: Game, directory: Path | None = None) -> BoardProfile:
+    """The hardware profile ``profile_id`` (by default the one named like the game)."""
+    folder = directory or config_dir()
+    name = profile_id or game.id
+    path = folder / "boards" / f"{name}.yaml"
+    if not path.is_file():
+        known = ", ".join(profile_ids(folder)) or "none"
+        raise ConfigError(f"unknown board profile {name!r} (known profiles: {known})")
+    profile = build_profile(read_yaml(path), game, _display(path))
+    if profile.id != name:
+        raise ConfigError(f"{_display(path)}: id: {profile.id!r} does not match the file name")
+    return profile

@@ -1,0 +1,513 @@
+"""The reconciler: keeps the rules engine and the physical board in step, for any game.
+
+It sees the board only as *tokens* per cell (what the sensors can tell: occupancy, owner or
+identity) and the game only through the engine's layouts and move footprints. It never reads
+a clock: the caller passes ``now``.
+
+How a turn goes:
+1. At the start of a turn the board matches the engine's layout (``synced``).
+2. The player's hands change cells. The reconciler enumerates the *turn paths* from the current
+   position (a legal move, then any decisions inside its consequences) with the layouts each
+   step leads to. The sensed layout is *consistent* with a path when every cell shows a value
+   that cell takes somewhere in the turn (or is empty while it changes); a path's first step is
+   *done* when every cell its hand action changes shows the new value.
+3. Once the sensed layout has been stable for the settle window, a done step that is the only
+   possible one is committed to the engine (and journaled by the caller before any LED
+   changes). Several done steps that no further action could tell apart (a placement of
+   different kinds on an occupancy board) become a choice made with the SELECT and CONFIRM
+   buttons; otherwise the reconciler waits for more evidence. A debounce timer never picks.
+4. After a step, the LEDs show what the rules require (remove a captured piece, move the
+   capturing piece on, place a dragon) until the board matches; decisions are made by doing
+   one option physically. The next turn starts only when the board matches.
+5. A stable layout consistent with no path is an illegal move or a disturbed board: the LEDs
+   guide the players back to the last legal layout, then play continues.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from engine import Cell, Effect, Move, MoveKind, Piece, State
+from firmware_bridge.leds import Signal
+from firmware_bridge.profile import UNREADABLE, BoardProfile, Token
+from firmware_bridge.protocol import Button
+
+MAX_PATHS = 5000  # a bound on turn paths examined; far above what the games produce
+CORRECTIONS = frozenset({Signal.ILLEGAL, Signal.PUT_BACK})
+
+Tokens = dict[Cell, Token]
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    """A move (or decision) the engine accepted; journal it before the LEDs change."""
+
+    move: Move
+    text: str
+    effect: Effect
+
+
+@dataclass(frozen=True, slots=True)
+class TookBack:
+    moves: tuple[str, ...]  # the moves undone, last first
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    """The board was set up for a new game after the last one ended."""
+
+
+Record = Committed | TookBack | NewGame
+
+
+@dataclass(frozen=True, slots=True)
+class Path:
+    """One way the rest of a turn can go: its steps and the layouts they lead to."""
+
+    moves: tuple[Move, ...]
+    layouts: tuple[dict[Cell, Piece], ...]  # after each step's hand action and its result
+    tokens: tuple[Tokens, ...]
+    hand_cells: frozenset[Cell]  # cells the first step's hand action visibly changes
+
+
+class Reconciler:
+    def __init__(self, state: State, profile: BoardProfile) -> None:
+        self.state = state
+        self.profile = profile
+        self.settle = profile.settle
+        self.sensed: Tokens = {}
+        self.last_change = -math.inf
+        self.synced = False
+        self.turn_layouts: list[dict[Cell, Piece]] = [state.layout()]
+        self.adjust: set[Cell] = set()
+        self.choosing: list[Move] = []
+        self.choice = 0
+        self.choice_since = 0.0
+        self.signals: dict[Cell, Signal] = {}
+        self.status = ""  # what the players should do now, for the display and the log
+        self.notice = ""  # the answer to the last button press
+        self._version = 0
+        self._paths: list[Path] | None = None
+        self._turn_cache: list[Tokens] | None = None
+        self._waiting_since: float | None = None
+
+    # -- inputs -----------------------------------------------------------------------------
+    def observe(self, sensed: Mapping[Cell, Token], now: float) -> None:
+        """The sensed layout (occupied cells only) as of ``now``."""
+        if dict(sensed) != self.sensed:
+            self.sensed = dict(sensed)
+            self.last_change = now
+            if self.choosing:
+                self.choosing = []
+
+    def restart_turn_from(self, layouts: list[dict[Cell, Piece]]) -> None:
+        """After a resume: the layouts the last turn went through, so that its consequences
+        are still prompted as consequences."""
+        self.turn_layouts = layouts or [self.state.layout()]
+        self.synced = False
+        self._changed()
+
+    def new_state(self, state: State) -> None:
+        self.state = state
+        self.turn_layouts = [state.layout()]
+        self.synced = False
+        self.adjust.clear()
+        self._changed()
+
+    def settle_deadline(self) -> float:
+        return self.last_change + self.settle
+
+    def press(self, button: Button, now: float) -> list[Record]:
+        """A button on the board was pressed."""
+        state = self.state
+        records: list[Record] = []
+        self.notice = ""
+        if button is Button.TAKEBACK:
+            records.extend(self._take_back())
+        elif button is Button.SELECT:
+            if self.choosing:
+                self.choice = (self.choice + 1) % len(self.choosing)
+            else:
+                self.notice = "nothing to select"
+        elif button is Button.CONFIRM:
+            if self.choosing:
+                move = self.choosing[self.choice]
+                self.choosing = []
+                records.append(self._commit(move))
+            elif self.adjust:
+                self.adjust.clear()
+            else:
+                invisible = self._invisible_moves()
+                if len(invisible) == 1 and self.sensed == self._tokens(state.layout()):
+                    records.append(self._commit(invisible[0]))
+                else:
+                    self.notice = "nothing to confirm"
+        elif button is Button.PASS:
+            if state.outcome() is None and any(
+                m.kind is MoveKind.PASS for m in state.legal_moves()
+            ):
+                records.append(self._commit(Move.pass_()))
+            else:
+                self.notice = "passing is not allowed now"
+        records.extend(self.evaluate(now))
+        return records
+
+    # -- the core ---------------------------------------------------------------------------
+    def evaluate(self, now: float) -> list[Record]:
+        """Act on what is sensed as of ``now``; returns what to journal, in order."""
+        settled = now - self.last_change >= self.settle
+        records: list[Record] = []
+        for _ in range(32):  # one settled layout can complete a move and its decisions
+            record = self._step(settled, now)
+            if record is None:
+                break
+            records.append(record)
+        self._update_signals(settled, now)
+        return records
+
+    def _step(self, settled: bool, now: float) -> Record | None:
+        state = self.state
+        layout = state.layout()
+        current = self._tokens(layout)
+        sensed = self.sensed
+        if sensed == current:
+            if settled and not self.synced:
+                self.synced = True
+                self.turn_layouts = [layout]
+                self._turn_cache = None
+            return None
+        if state.outcome() is not None:
+            fresh = state.game.new_state()
+            if settled and sensed == self._tokens(fresh.layout()):
+                self.new_state(fresh)
+                self.synced = True
+                return NewGame()
+            return None
+        if not settled or (not self.synced and not state.deciding) or self.choosing:
+            return None
+        done = [p for p in self._consistent_paths() if self._done(p)]
+        firsts = list(dict.fromkeys(p.moves[0] for p in done))
+        if len(firsts) == 1:
+            self._waiting_since = None
+            return self._commit(firsts[0])
+        if len(firsts) > 1:
+            finals = {tuple(sorted(p.tokens[-1].items(), key=str)) for p in done}
+            if self._waiting_since is None:
+                self._waiting_since = now
+            if len(finals) == 1 or now - self._waiting_since >= 4 * self.settle:
+                self.choosing = firsts
+                self.choice = 0
+                self.status = self._choice_status()
+        return None
+
+    def _commit(self, move: Move) -> Committed:
+        state = self.state
+        text = state.notation(move)
+        before = state.layout()
+        was_deciding = state.deciding
+        effect = state.apply(move)
+        footprint = effect.footprint()
+        hand = footprint.hand_layout(before)
+        after = state.layout()
+        if not was_deciding:
+            self.adjust.clear()
+        # Cells whose piece changed in a way the sensors cannot see (a die turned).
+        for cell, piece in footprint.result.items():
+            old = before.get(cell)
+            if (
+                piece is not None
+                and old is not None
+                and self.profile.token(piece) == (self.profile.token(old))
+            ):
+                self.adjust.add(cell)
+        self.turn_layouts.extend([hand, after])
+        self._turn_cache = None
+        if not state.deciding:
+            self.synced = False  # the consequences must be on the board before play goes on
+        self._changed()
+        return Committed(move, text, effect)
+
+    def _take_back(self) -> list[Record]:
+        state = self.state
+        if state.plies == 0:
+            self.notice = "nothing to take back"
+            return []
+        undone: list[str] = []
+        # Back to the start of the turn in progress, or else of the previous turn.
+        while state.plies:
+            move = state.undo()
+            undone.append(state.notation(move))
+            if not move.is_decision:
+                break
+        self.turn_layouts = [state.layout()]
+        self.synced = False
+        self.adjust.clear()
+        self.choosing = []
+        self._changed()
+        self.notice = f"took back {' '.join(reversed(undone))}: put the board back"
+        return [TookBack(tuple(undone))]
+
+    def _changed(self) -> None:
+        self._version += 1
+        self._paths = None
+        self._turn_cache = None
+        self._waiting_since = None
+
+    # -- paths ------------------------------------------------------------------------------
+    def paths(self) -> list[Path]:
+        """Every way the rest of the turn can go from the engine's position (cached)."""
+        if self._paths is None:
+            state = self.state
+            found: list[Path] = []
+            if state.outcome() is None:
+                self._extend(state.layout(), (), (), frozenset(), found)
+            self._paths = found
+        return self._paths
+
+    def _extend(
+        self,
+        layout: dict[Cell, Piece],
+        moves: tuple[Move, ...],
+        layouts: tuple[dict[Cell, Piece], ...],
+        first_cells: frozenset[Cell],
+        found: list[Path],
+    ) -> None:
+        state = self.state
+        for move in list(state.legal_moves()):
+            if len(found) >= MAX_PATHS:
+                return
+            effect = state.apply(move, check=False)
+            hand = effect.footprint().hand_layout(layout)
+            after = state.layout()
+            cells = first_cells
+            if not moves:
+                before, shown = self._tokens(layout), self._tokens(hand)
+                cells = frozenset(c for c in before.keys() | shown.keys()
+                                  if before.get(c) != shown.get(c))  # fmt: skip
+            steps, seen = (*moves, move), (*layouts, hand, after)
+            if state.deciding and state.outcome() is None:
+                self._extend(after, steps, seen, cells, found)
+            else:
+                tokens = tuple(self._tokens(x) for x in seen)
+                found.append(Path(steps, seen, tokens, cells))
+            state.undo()
+
+    def _turn_tokens(self) -> list[Tokens]:
+        if self._turn_cache is None:
+            self._turn_cache = [self._tokens(x) for x in self.turn_layouts]
+        return self._turn_cache
+
+    def _allowed(self, extra: tuple[Tokens, ...] = ()) -> dict[Cell, set[Token | None]]:
+        """Per cell, every value it shows somewhere in the turn so far (plus ``extra``); a cell
+        that changes may also be empty for a moment, between a lift and a placement."""
+        values: dict[Cell, set[Token | None]] = {}
+        layers = self._turn_tokens() + list(extra)
+        cells: set[Cell] = set(self.sensed)
+        for layer in layers:
+            cells.update(layer)
+        for cell in cells:
+            seen = {layer.get(cell) for layer in layers}
+            if len(seen) > 1:
+                seen.add(None)
+            values[cell] = seen
+        return values
+
+    def _consistent_paths(self) -> list[Path]:
+        sensed = self.sensed
+        return [
+            p for p in self.paths()
+            if all(sensed.get(c) in values for c, values in self._allowed(p.tokens).items())
+        ]  # fmt: skip
+
+    def _done(self, path: Path) -> bool:
+        """Every cell the first step's hand action changes shows a value from after it."""
+        if not path.hand_cells:
+            return False
+        current = self._tokens(self.state.layout())
+        for cell in path.hand_cells:
+            shown = self.sensed.get(cell)
+            if shown == current.get(cell) or shown not in {t.get(cell) for t in path.tokens}:
+                return False
+        return True
+
+    def _invisible_moves(self) -> list[Move]:
+        return [p.moves[0] for p in self.paths() if not p.hand_cells and len(p.moves) == 1]
+
+    # -- signals ----------------------------------------------------------------------------
+    def _tokens(self, layout: Mapping[Cell, Piece]) -> Tokens:
+        return self.profile.tokens(layout)
+
+    def _update_signals(self, settled: bool, now: float) -> None:
+        state = self.state
+        layout = state.layout()
+        current = self._tokens(layout)
+        sensed = self.sensed
+        signals: dict[Cell, Signal] = {}
+        names = state.game.player_names
+        player = names[state.to_move.index]
+        if self.choosing:
+            for move in self.choosing:
+                for path in self.paths():
+                    if path.moves[0] == move:
+                        signals.update(dict.fromkeys(path.hand_cells, Signal.CHOOSE))
+            self.status = self._choice_status()
+        elif sensed == current:
+            outcome = state.outcome()
+            if outcome is not None:
+                self.status = f"game over: {outcome.describe(names)}; set up to play again"
+            elif state.deciding:
+                signals = self._decision_signals()
+                self.status = f"{player}: choose by doing one of {self._options_text()}"
+            else:
+                self.status = f"{player} to move"
+        elif state.outcome() is not None or (not self.synced and not state.deciding):
+            signals = self.guide(sensed, layout)
+            self.status = self._guide_status(signals, player)
+        else:
+            consistent = self._consistent_paths()
+            if consistent:
+                signals = self._progress_signals(consistent, current)
+                self.status = (
+                    f"{player}: choose by doing one of {self._options_text()}"
+                    if state.deciding
+                    else f"{player} is moving"
+                )
+            else:
+                signals = self.guide(sensed, layout)
+                self.status = "illegal move or disturbed board: put it back as shown"
+        if not settled:  # corrections wait for a stable board, so a flicker never shows one
+            signals = {
+                c: s for c, s in signals.items()
+                if s not in CORRECTIONS or self.signals.get(c) == s
+            }  # fmt: skip
+        for cell in self.adjust:
+            signals.setdefault(cell, Signal.ADJUST)
+        self.signals = signals
+
+    def _decision_signals(self) -> dict[Cell, Signal]:
+        signals: dict[Cell, Signal] = {}
+        for path in self.paths():
+            signals.update(dict.fromkeys(path.hand_cells, Signal.CHOOSE))
+        return signals
+
+    def _progress_signals(self, consistent: list[Path], current: Tokens) -> dict[Cell, Signal]:
+        """While a step is under way: where the held piece may go, what a choice offers, and
+        what earlier consequences still need doing."""
+        signals: dict[Cell, Signal] = {}
+        sensed = self.sensed
+        involved: set[Cell] = set()
+        for path in consistent:
+            involved |= path.hand_cells
+            for cell in path.hand_cells:
+                if sensed.get(cell) == current.get(cell):
+                    signals[cell] = Signal.CHOOSE if self.state.deciding else Signal.HINT
+        if self.state.deciding:
+            pending = self.guide(
+                {c: t for c, t in sensed.items() if c not in involved},
+                {c: p for c, p in self.state.layout().items() if c not in involved},
+            )
+            for cell, signal in pending.items():
+                signals.setdefault(cell, signal)
+        return signals
+
+    def guide(self, sensed: Tokens, target: Mapping[Cell, Piece]) -> dict[Cell, Signal]:
+        """Signals that take the board from ``sensed`` to ``target``. Pieces to take away and
+        pieces to put down are paired into from->to moves where the same piece fits, nearest
+        first. A change the turn explains (a capture to carry out) is shown as a consequence;
+        anything else as a correction."""
+        profile = self.profile
+        allowed = self._allowed()
+        believed = self._believed(sensed)
+
+        def correct(cell: Cell) -> bool:
+            want = target.get(cell)
+            if cell not in sensed:
+                return want is None
+            if want is None:
+                return False
+            piece = believed.get(cell)
+            return _same(piece, want) if piece is not None else sensed[cell] == profile.token(want)
+
+        wrong = sorted(c for c in set(sensed) | set(target)
+                       if c in profile.sensor_of and not correct(c))  # fmt: skip
+        extras = [c for c in wrong if c in sensed]  # a piece to take away from here
+        missing = [c for c in wrong if c in target]  # a piece to put down here
+
+        def expected(cell: Cell) -> bool:
+            return sensed.get(cell) in allowed.get(cell, {None})
+
+        board = self.state.game.board
+        signals: dict[Cell, Signal] = {}
+        free = list(extras)
+        for cell in missing:
+            want = target[cell]
+            fits = [e for e in free
+                    if e != cell and _fits(believed.get(e), sensed[e], want, profile)]  # fmt: skip
+            if not fits:
+                signals.setdefault(cell, Signal.MOVE_TO if expected(cell) else Signal.PUT_BACK)
+                continue
+            source = min(fits, key=lambda e: _distance(board.coords[e], board.coords[cell]))
+            free.remove(source)
+            ok = expected(source) and expected(cell)
+            signals[source] = Signal.MOVE_FROM if ok else Signal.ILLEGAL
+            signals.setdefault(cell, Signal.MOVE_TO if ok else Signal.PUT_BACK)
+        for cell in free:  # an extra that is also missing keeps its removal signal first
+            signals[cell] = Signal.REMOVE if expected(cell) else Signal.ILLEGAL
+        return signals
+
+    def _believed(self, sensed: Tokens) -> dict[Cell, Piece | None]:
+        """Which piece is most likely on each occupied cell: the earliest piece of the turn
+        that looks like what is sensed there (None: nothing in the turn looks like it)."""
+        believed: dict[Cell, Piece | None] = {}
+        for cell, token in sensed.items():
+            believed[cell] = None
+            for layout in self.turn_layouts:
+                piece = layout.get(cell)
+                if piece is not None and self.profile.token(piece) == token:
+                    believed[cell] = piece
+                    break
+        return believed
+
+    def _options_text(self) -> str:
+        return ", ".join(self.state.notation(m) for m in self.state.legal_moves())
+
+    def _choice_status(self) -> str:
+        move = self.choosing[self.choice]
+        return (
+            f"the board cannot tell these apart: [{self.choice + 1}/{len(self.choosing)}] "
+            f"{self.state.notation(move)} — press SELECT for the next, CONFIRM to accept"
+        )
+
+    def _guide_status(self, signals: Mapping[Cell, Signal], player: str) -> str:
+        if not signals:
+            return f"{player}: waiting for the board"
+        names = self.state.game.board.names
+        parts = [f"{s.value.replace('_', ' ')} {names[c]}" for c, s in sorted(signals.items())]
+        return f"{player}: " + ", ".join(parts)
+
+
+def _same(a: Piece, b: Piece) -> bool:
+    """The same physical piece kind and owner (a die's pips may differ: that is ADJUST)."""
+    return a.kind == b.kind and a.owner is b.owner
+
+
+def _fits(believed: Piece | None, token: Token, want: Piece, profile: BoardProfile) -> bool:
+    if believed is not None:
+        return _same(believed, want)
+    return token != UNREADABLE and token == profile.token(want)
+
+
+def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return math.hypot(a[0] - b[0], a[1] - b[1])
+
+
+__all__ = [
+    "Committed",
+    "NewGame",
+    "Path",
+    "Reconciler",
+    "Record",
+    "TookBack",
+]

@@ -1,0 +1,314 @@
+"""The reconciler's logic with a simulated table: hands move pieces, sensors report tokens,
+the clock is explicit. End-to-end runs over a pty are in test_end_to_end.py."""
+
+from __future__ import annotations
+
+from engine import Piece, Player, State
+from firmware_bridge import catalog
+from firmware_bridge.profile import BoardProfile
+from firmware_bridge.protocol import Button
+from firmware_bridge.reconcile import Committed, NewGame, Reconciler, Record, TookBack
+from tests.helpers import load, position
+
+
+class Table:
+    """A physical board: pieces on cells, read through the profile's sensors."""
+
+    def __init__(self, state: State, profile: BoardProfile, pieces: dict[int, Piece] | None = None):
+        self.game = state.game
+        self.profile = profile
+        self.pieces: dict[int, Piece] = dict(state.layout() if pieces is None else pieces)
+        self.rec = Reconciler(state, profile)
+        self.now = 0.0
+        self.records: list[Record] = []
+        self.hand: list[Piece] = []
+        self.sense()
+        self.settle()
+
+    def cell(self, name: str) -> int:
+        return self.game.board.cell(name)
+
+    def sense(self) -> None:
+        self.now += 0.01
+        self.rec.observe(self.profile.tokens(self.pieces), self.now)
+        self.records += self.rec.evaluate(self.now)
+
+    def lift(self, *names: str) -> None:
+        for name in names:
+            self.hand.append(self.pieces.pop(self.cell(name)))
+            self.sense()
+
+    def place(self, name: str, piece: Piece | None = None) -> None:
+        self.pieces[self.cell(name)] = piece if piece is not None else self.hand.pop()
+        self.sense()
+
+    def move(self, frm: str, to: str) -> None:
+        self.lift(frm)
+        self.place(to)
+
+    def settle(self) -> list[Record]:
+        self.now += self.profile.settle + 0.01
+        new = self.rec.evaluate(self.now)
+        self.records += new
+        return new
+
+    def press(self, button: Button) -> list[Record]:
+        new = self.rec.press(button, self.now)
+        self.records += new
+        return new
+
+    def signals(self) -> dict[str, str]:
+        names = self.game.board.names
+        return {names[c]: s.value for c, s in sorted(self.rec.signals.items())}
+
+    def committed(self) -> list[str]:
+        return [r.text for r in self.records if isinstance(r, Committed)]
+
+
+TD = load("three-dragons")
+TD_OWNER = catalog.load_profile("three-dragons", TD)
+TD_REED = catalog.load_profile("three-dragons-reed", TD)
+STRENGTH = load("three-dragons", variant="strength")
+PTG = load("protect-the-goat")
+PTG_ID = catalog.load_profile("protect-the-goat", PTG)
+PTG_REED = catalog.load_profile("protect-the-goat-reed", PTG)
+SPARE = {"h2": "S", "i3": "S", "h8": "s", "i7": "s"}
+
+
+def test_a_plain_move_is_committed_once_the_board_settles() -> None:
+    table = Table(TD.new_state(), TD_OWNER)
+    assert table.rec.synced and table.signals() == {}
+    table.move("c1", "c4")
+    assert table.committed() == []  # not before the settle window
+    table.settle()
+    assert table.committed() == ["c1-c4"]
+    assert table.rec.state.to_move is Player.TWO and table.signals() == {}
+
+
+def test_lifting_a_piece_shows_where_it_may_go() -> None:
+    table = Table(TD.new_state(), TD_OWNER)
+    table.lift("c1")
+    assert table.signals() == {"c2": "hint", "c3": "hint", "c4": "hint"}
+    table.settle()  # holding a piece for a while is not an illegal move
+    assert table.committed() == [] and "illegal" not in table.signals().values()
+
+
+def test_custodial_capture_prompts_removal_and_the_next_turn_waits_for_it() -> None:
+    state = position(TD, {"c2": "S", "e4": "S", "d4": "s", **SPARE})
+    table = Table(state, TD_OWNER)
+    table.move("c2", "c4")
+    table.settle()
+    assert table.committed() == ["c2-c4"]
+    assert table.signals() == {"d4": "remove"}
+    table.move("h8", "h6")  # Black moves before removing the captured piece
+    table.settle()
+    assert table.committed() == ["c2-c4"]
+    assert table.signals() == {"d4": "remove", "h6": "illegal", "h8": "put_back"}
+    table.move("h6", "h8")
+    table.lift("d4")
+    table.settle()
+    assert table.signals() == {} and table.rec.synced
+    table.move("h8", "h6")
+    table.settle()
+    assert table.committed() == ["c2-c4", "h8-h6"]
+
+
+def test_doing_the_move_and_its_consequences_at_once() -> None:
+    state = position(TD, {"c2": "S", "e4": "S", "d4": "s", **SPARE})
+    table = Table(state, TD_OWNER)
+    table.move("c2", "c4")
+    table.lift("d4")
+    table.settle()
+    assert table.committed() == ["c2-c4"] and table.rec.synced
+
+
+def test_illegal_move_is_signalled_and_play_continues_after_correction() -> None:
+    table = Table(TD.new_state(), TD_OWNER)
+    table.move("c1", "d3")  # not a rook move
+    table.settle()
+    assert table.committed() == []
+    assert table.signals() == {"c1": "put_back", "d3": "illegal"}
+    table.move("d3", "c1")
+    table.settle()
+    assert table.signals() == {}
+    table.move("c1", "c3")
+    table.settle()
+    assert table.committed() == ["c1-c3"]
+
+
+def test_flicker_inside_the_settle_window_changes_nothing() -> None:
+    table = Table(TD.new_state(), TD_OWNER)
+    table.pieces[table.cell("e5")] = Piece("stone", Player.TWO)  # a stray reading on a cave
+    table.sense()
+    del table.pieces[table.cell("e5")]
+    table.sense()
+    table.settle()
+    assert table.committed() == [] and table.signals() == {}
+
+
+def test_knocked_piece_is_guided_back() -> None:
+    table = Table(TD.new_state(), TD_OWNER)
+    table.move("b1", "a2")  # knocked diagonally onto the next square: no legal move does that
+    table.settle()
+    assert table.signals() == {"b1": "put_back", "a2": "illegal"}
+    table.move("a2", "b1")
+    table.lift("d1")  # knocked off the board altogether
+    table.settle()
+    assert table.signals() == {"d1": "put_back"}
+    table.place("d1")
+    table.settle()
+    assert table.signals() == {} and table.committed() == []
+
+
+def test_occupancy_board_recognises_moves_from_changed_cells() -> None:
+    state = position(TD, {"c2": "S", "e4": "S", "d4": "s", **SPARE})
+    table = Table(state, TD_REED)
+    table.move("c2", "c4")
+    table.settle()
+    assert table.committed() == ["c2-c4"] and table.signals() == {"d4": "remove"}
+
+
+def test_strength_choice_is_made_by_which_piece_is_removed() -> None:
+    state = position(STRENGTH, {"e2": "D5", "d3": "d2", "f3": "d3",
+                                "h2": "D1", "i3": "D1", "h8": "d1", "i7": "d1"})  # fmt: skip
+    table = Table(state, TD_OWNER)
+    table.move("e2", "e3")
+    table.settle()
+    assert table.committed() == ["e2-e3"]
+    assert table.rec.state.deciding
+    assert table.signals() == {"d3": "choose", "f3": "choose"}
+    table.lift("f3")
+    table.settle()
+    assert table.committed() == ["e2-e3", "xf3"]
+    # The die on e3 must be turned from 5 to 4: the sensors cannot see that.
+    assert table.signals() == {"e3": "adjust"}
+    table.press(Button.CONFIRM)
+    assert table.signals() == {}
+
+
+def test_protect_the_goat_combo_prompts_every_capture_and_the_final_hex() -> None:
+    state = position(PTG, {"a1": "G", "i6": "g", "c4": "P", "c6": "l", "d6": "y",
+                           "e6": "y", "f6": "l"}, phase="movement", south=1)  # fmt: skip
+    table = Table(state, PTG_ID)
+    table.move("c4", "c5")
+    table.settle()
+    assert table.committed() == ["c4-c5"]
+    assert table.signals() == {
+        "c5": "move_from", "c6": "remove", "d6": "remove", "e6": "remove", "f6": "remove",
+    }  # fmt: skip
+    table.lift("c6", "d6", "e6", "f6")  # captured pieces off, in any order
+    assert table.signals() == {"c5": "move_from", "f6": "move_to"}
+    table.hand.clear()
+    table.move("c5", "f6")
+    table.settle()
+    assert table.signals() == {} and table.rec.synced
+
+
+def test_battle_choice_by_the_mover_and_forced_follow_up() -> None:
+    state = position(PTG, {"a1": "G", "i6": "g", "c4": "P", "b6": "y", "c6": "l"},
+                     phase="movement", south=1)  # fmt: skip
+    table = Table(state, PTG_ID)
+    table.move("c4", "c5")
+    table.settle()
+    assert table.committed() == ["c4-c5"]
+    assert table.signals() == {"b6": "choose", "c5": "choose", "c6": "choose"}
+    table.lift("b6")  # the phant takes the yafbeest first
+    table.hand.clear()
+    table.move("c5", "b6")
+    table.settle()
+    assert table.committed() == ["c4-c5", "c5xb6"]
+    # The phant then must take the lyon on c6 too.
+    assert table.signals() == {"b6": "move_from", "c6": "remove"}
+    table.lift("c6")
+    table.hand.clear()
+    table.move("b6", "c6")
+    table.settle()
+    assert table.rec.synced and table.rec.state.to_move is Player.TWO
+
+
+def test_defender_chooses_which_attacker_captures() -> None:
+    state = position(PTG, {"a1": "G", "i6": "g", "c4": "L", "b6": "p", "c6": "p"},
+                     phase="movement", south=1)  # fmt: skip
+    table = Table(state, PTG_ID)
+    table.move("c4", "c5")
+    table.settle()
+    assert table.rec.state.deciding and table.rec.state.to_move is Player.TWO
+    table.lift("c5")
+    table.hand.clear()
+    table.move("c6", "c5")
+    table.settle()
+    assert table.committed() == ["c4-c5", "c6xc5"] and table.rec.synced
+
+
+def test_occupancy_placement_is_chosen_with_select_and_confirm() -> None:
+    table = Table(PTG.new_state(), PTG_REED)
+    table.place("e1", Piece("phant", Player.ONE))
+    table.settle()
+    table.settle()
+    assert table.committed() == []
+    status = table.rec.status
+    assert "SELECT" in status and "G@e1" in status
+    assert table.signals() == {"e1": "choose"}
+    table.press(Button.SELECT)
+    assert "P@e1" in table.rec.status
+    table.press(Button.CONFIRM)
+    assert table.committed() == ["P@e1"]
+    assert table.rec.state.to_json()["layout"]["e1"] == {"owner": 1, "piece": "phant"}
+
+
+def test_identity_board_sees_which_kind_was_placed() -> None:
+    table = Table(PTG.new_state(), PTG_ID)
+    table.place("e1", Piece("lyon", Player.ONE))
+    table.settle()
+    assert table.committed() == ["L@e1"]
+
+
+def test_take_back_undoes_the_last_turn_and_guides_the_board_back() -> None:
+    state = position(TD, {"c2": "S", "e4": "S", "d4": "s", **SPARE})
+    table = Table(state, TD_OWNER)
+    table.move("c2", "c4")
+    table.lift("d4")
+    table.settle()
+    records = table.press(Button.TAKEBACK)
+    assert records == [TookBack(("c2-c4",))]
+    assert table.rec.state.plies == 0
+    assert table.signals() == {"c2": "put_back", "c4": "illegal", "d4": "put_back"}
+    table.move("c4", "c2")
+    table.place("d4")
+    table.settle()
+    assert table.signals() == {} and table.rec.synced
+
+
+def test_pass_button_when_no_move_is_possible() -> None:
+    blocked = {"a1": "G", "a2": "P", "b1": "P", "a3": "p", "c1": "p", "i6": "g"}
+    state = position(PTG, blocked, phase="movement", south=1)
+    table = Table(state, PTG_ID)
+    table.press(Button.PASS)
+    assert table.committed() == ["pass"]
+    assert table.press(Button.PASS) == []  # player 2 can move: no pass
+    assert "not allowed" in table.rec.notice
+
+
+def test_a_new_game_starts_when_the_board_is_set_up_again() -> None:
+    state = position(PTG, {"a1": "G", "c4": "P", "c6": "g", "d6": "l"},
+                     phase="movement", south=1)  # fmt: skip
+    table = Table(state, PTG_ID)
+    table.move("c4", "c5")
+    table.settle()
+    assert table.rec.state.outcome() is not None
+    assert table.signals() == {"c5": "move_from", "c6": "remove"}
+    for name in ("a1", "c5", "c6", "d6"):
+        table.lift(name)
+    table.settle()
+    assert isinstance(table.records[-1], NewGame)
+    assert table.rec.state.outcome() is None and table.rec.state.plies == 0
+
+
+def test_start_position_must_be_set_up_first() -> None:
+    table = Table(TD.new_state(), TD_OWNER, pieces={})
+    assert set(table.signals().values()) == {"put_back"}
+    assert len(table.signals()) == 22
+    table.pieces = dict(TD.new_state().layout())
+    table.sense()
+    table.settle()
+    assert table.signals() == {} and table.rec.synced
