@@ -301,6 +301,11 @@ class State(ABC):
         return len(self._stack)
 
     @property
+    def last_mover(self) -> Player | None:
+        """Who made the last applied move (or decision); None at the start."""
+        return self._stack[-1].player if self._stack else None
+
+    @property
     def history(self) -> list[Move]:
         return [record.move for record in self._stack]
 

@@ -1,10 +1,12 @@
 """The ``board-referee`` command.
 
 Subcommands:
-  games   list the games this installation can referee, with their options
-  moves   JSON for a position: its layout and every legal move with the layout after it
-  play    adjudicate a game in the terminal from a move list, or by self-play
-  demo    self-play of the two acceptance games, printing the board after every move
+  run      referee a game on a board connected over serial (the daemon)
+  emulate  the board emulator: a pty that plays the firmware side of the protocol
+  demo     the emulator and the daemon together, playing scripted games of both games
+  games    list the games this installation can referee, with their options
+  moves    JSON for a position: its layout and every legal move with the layout after it
+  play     adjudicate a game in the terminal from a move list, or by self-play
 
 Any user error (unknown game or option, bad config, malformed position, illegal move) is one
 line on stderr and exit status 2; never a traceback.
@@ -13,9 +15,16 @@ line on stderr and exit status 2; never a traceback.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import os
 import random
+import signal
+import subprocess
 import sys
+import tempfile
+import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -32,7 +41,9 @@ from engine import (
     PositionError,
     State,
 )
-from firmware_bridge import catalog
+from firmware_bridge import catalog, logs
+from firmware_bridge.daemon import Daemon, DaemonError
+from firmware_bridge.journal import Journal, JournalError
 from firmware_bridge.render import render_state
 
 EXIT_USAGE = 2
@@ -49,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result: int = args.handler(args)
         return result
-    except (UserError, *USER_ERRORS) as exc:
+    except (UserError, DaemonError, JournalError, *USER_ERRORS) as exc:
         print(f"board-referee: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # e.g. `board-referee moves ... | head`
@@ -70,6 +81,37 @@ def _parser() -> argparse.ArgumentParser:
         "project's config/)",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = sub.add_parser("run", help="referee a game on a board (the daemon)")
+    _game_arguments(run)
+    run.add_argument(
+        "--port", default=os.environ.get("BOARD_REFEREE_PORT"),
+        help="the board's serial port: a device (/dev/ttyACM0), socket://HOST:PORT, "
+        "rfc2217://HOST:PORT, spy://DEVICE, or the emulator's link path "
+        "(default: $BOARD_REFEREE_PORT)",
+    )  # fmt: skip
+    run.add_argument("--board", help="hardware profile in config/boards/ (default: the game's)")
+    run.add_argument(
+        "--journal", default=os.environ.get("BOARD_REFEREE_JOURNAL"),
+        help="game journal file (default: $BOARD_REFEREE_JOURNAL, else "
+        "$XDG_STATE_HOME/board-referee/journal.sqlite3)",
+    )  # fmt: skip
+    run.add_argument("--settle-ms", type=int, help="override the profile's settle window")
+    run.add_argument("--position", help="start the new game from this JSON position")
+    run.add_argument("--new", action="store_true", help="abandon an unfinished game")
+    run.add_argument("--verbose", action="store_true", help="log every frame")
+    run.set_defaults(handler=_cmd_run)
+
+    emulate = sub.add_parser(
+        "emulate", help="the board emulator (a pty playing the firmware side)",
+        description="Board emulator. Commands: lift, place, move, play, press, follow, expect, "
+        "wait, flicker, slide, knock, garbage, corrupt, drop, unplug, replug, fault, show, "
+        "say, quit (details: docs/emulator.md).",
+    )  # fmt: skip
+    from tools import emulator
+
+    emulator.add_arguments(emulate)
+    emulate.set_defaults(handler=_cmd_emulate)
 
     games = sub.add_parser("games", help="list the games and their options")
     games.set_defaults(handler=_cmd_games)
@@ -96,8 +138,11 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--quiet", action="store_true", help="print only the final board")
     play.set_defaults(handler=_cmd_play)
 
-    demo = sub.add_parser("demo", help="self-play of Three Dragons and Protect the Goat")
-    demo.add_argument("--seed", type=int, default=7)
+    demo = sub.add_parser(
+        "demo", help="emulator + daemon: scripted games of Three Dragons and Protect the Goat"
+    )
+    demo.add_argument("--pace", type=float, default=0.35, help="seconds between hand actions")
+    demo.add_argument("--game", action="append", help="only this game (repeatable)")
     demo.set_defaults(handler=_cmd_demo)
     return parser
 
@@ -312,24 +357,107 @@ def _strip_comments(text: str) -> list[str]:
     return [t for t in tokens if not t.rstrip(".").isdigit()]  # allow "1. b2-b5" numbering
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
+def _journal_path(given: str | None) -> Path:
+    if given:
+        return Path(given)
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "board-referee" / "journal.sqlite3"
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    if not args.port:
+        raise UserError("say which serial port the board is on: --port (or $BOARD_REFEREE_PORT)")
+    log = logs.configure(args.verbose)
+    game = _load(args)
     directory = catalog.config_dir(args.config_dir)
-    for game_id, options in (
-        ("three-dragons", {"variant": "strength"}),
-        ("protect-the-goat", {}),
-    ):
-        game = catalog.load_game(game_id, options, directory)
-        print("=" * 72)
-        adjudicate(
-            game.new_state(),
-            [],
-            self_play=True,
-            rng=random.Random(args.seed),
-            policy="greedy",
-            max_moves=400,
-            out=sys.stdout,
-        )
+    profile = catalog.load_profile(args.board, game, directory)
+    if args.settle_ms is not None:
+        if not 0 <= args.settle_ms <= 10000:
+            raise UserError("--settle-ms must be between 0 and 10000")
+        profile = dataclasses.replace(profile, settle=args.settle_ms / 1000.0)
+    start = _start(game, args.position) if args.position else None
+    journal = Journal(_journal_path(args.journal))
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    try:
+        daemon = Daemon(game, profile, journal, args.port, log=log, start=start,
+                        new_game=args.new)  # fmt: skip
+        daemon.run(stop)
+    finally:
+        journal.close()
+    log.info("stopped")
     return 0
+
+
+def _cmd_emulate(args: argparse.Namespace) -> int:
+    from tools import emulator
+
+    return emulator.run(args, parse_options(args.option))
+
+
+DEMOS = (
+    ("three-dragons", "three-dragons", "demo-three-dragons.txt"),
+    ("protect-the-goat", "protect-the-goat", "demo-protect-the-goat.txt"),
+)
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    """Each acceptance game: the emulator in its own process over a pty, the daemon here."""
+    scenarios = Path(__file__).resolve().parent.parent / "tools" / "scenarios"
+    failed = []
+    for game_id, profile_id, script in DEMOS:
+        if args.game and game_id not in args.game:
+            continue
+        if not _demo_one(args, game_id, profile_id, scenarios / script):
+            failed.append(game_id)
+    if failed:
+        print(f"demo: the scripted game of {', '.join(failed)} did not go as expected",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    return 0
+
+
+def _demo_one(args: argparse.Namespace, game_id: str, profile_id: str, script: Path) -> bool:
+    directory = catalog.config_dir(args.config_dir)
+    game = catalog.load_game(game_id, {}, directory)
+    profile = catalog.load_profile(profile_id, game, directory)
+    print("=" * 72, flush=True)
+    with tempfile.TemporaryDirectory(prefix="board-referee-demo-") as tmp:
+        link = Path(tmp) / "board"
+        command = [
+            sys.executable, "-m", "firmware_bridge.cli", "--config-dir", str(directory),
+            "emulate", "--game", game_id, "--board", profile_id, "--link", str(link),
+            "--script", str(script), "--pace", str(args.pace),
+        ]  # fmt: skip
+        emulator = subprocess.Popen(command)
+        deadline = time.monotonic() + 15
+        while not link.exists() and emulator.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not link.exists():
+            emulator.kill()
+            print("demo: the emulator did not start", file=sys.stderr)
+            return False
+        log = logs.configure(False, name=f"referee.{game_id}")
+        journal = Journal(Path(tmp) / "journal.sqlite3")
+        stop = threading.Event()
+        daemon = Daemon(game, profile, journal, str(link), log=log)
+        worker = threading.Thread(target=daemon.run, args=(stop,), daemon=True)
+        worker.start()
+        try:
+            code = emulator.wait()
+        except KeyboardInterrupt:
+            emulator.terminate()
+            code = 1
+        stop.set()
+        worker.join(5)
+        moves = journal.moves(daemon.game_id)
+        journal.close()
+        print(f"\njournal of {game.title}: {' '.join(moves)}", flush=True)
+        outcome = daemon.state.outcome()
+        if outcome is not None:
+            print(f"result: {outcome.describe(game.player_names)}", flush=True)
+        return code == 0
 
 
 if __name__ == "__main__":

@@ -80,6 +80,7 @@ class Reconciler:
         self.sensed: Tokens = {}
         self.last_change = -math.inf
         self.synced = False
+        self.restore = False  # after a take-back: the board must be put back before play
         self.turn_layouts: list[dict[Cell, Piece]] = [state.layout()]
         self.adjust: set[Cell] = set()
         self.choosing: list[Move] = []
@@ -173,7 +174,10 @@ class Reconciler:
         current = self._tokens(layout)
         sensed = self.sensed
         if sensed == current:
-            if settled and not self.synced:
+            # The whole board matching is evidence enough (a flicker does not make every
+            # pending cell right at once), so a quick player never waits for the window.
+            self.restore = False
+            if not self.synced:
                 self.synced = True
                 self.turn_layouts = [layout]
                 self._turn_cache = None
@@ -185,7 +189,7 @@ class Reconciler:
                 self.synced = True
                 return NewGame()
             return None
-        if not settled or (not self.synced and not state.deciding) or self.choosing:
+        if not settled or self.choosing or self.restore or not self._turn_finished():
             return None
         done = [p for p in self._consistent_paths() if self._done(p)]
         firsts = list(dict.fromkeys(p.moves[0] for p in done))
@@ -207,6 +211,8 @@ class Reconciler:
         text = state.notation(move)
         before = state.layout()
         was_deciding = state.deciding
+        if not was_deciding:
+            self.turn_layouts = [before]  # a new turn: the last one's layouts are history
         effect = state.apply(move)
         footprint = effect.footprint()
         hand = footprint.hand_layout(before)
@@ -243,6 +249,7 @@ class Reconciler:
                 break
         self.turn_layouts = [state.layout()]
         self.synced = False
+        self.restore = True  # the board still shows what was taken back
         self.adjust.clear()
         self.choosing = []
         self._changed()
@@ -299,11 +306,39 @@ class Reconciler:
             self._turn_cache = [self._tokens(x) for x in self.turn_layouts]
         return self._turn_cache
 
-    def _allowed(self, extra: tuple[Tokens, ...] = ()) -> dict[Cell, set[Token | None]]:
-        """Per cell, every value it shows somewhere in the turn so far (plus ``extra``); a cell
-        that changes may also be empty for a moment, between a lift and a placement."""
+    def _turn_finished(self) -> bool:
+        """Whether the last turn's consequences are on the board, so the next move may begin:
+        seen once (``synced``), or visible now on every cell the turn changed (which is how a
+        restarted daemon learns it). Until then nothing counts as the next move: a captured
+        piece still standing could otherwise pass for an opponent's move in progress."""
+        if self.synced or self.state.deciding:
+            return True
+        layers = self._turn_tokens()
+        current = self._tokens(self.state.layout())
+        touched: set[Cell] = set()
+        for layer in layers:
+            touched.update(layer)
+        touched.update(current)
+        touched = {c for c in touched if len({layer.get(c) for layer in layers}) > 1}
+        if all(self.sensed.get(c) == current.get(c) for c in touched):
+            self.synced = True
+        return self.synced
+
+    def _base_tokens(self) -> list[Tokens]:
+        """What a path's step starts from: inside a turn (a decision pending) every layout of
+        the turn so far, since its consequences may still be under way; at the start of a turn
+        only the current layout, so a move is never accepted over unfinished consequences."""
+        if self.state.deciding:
+            return self._turn_tokens()
+        return [self._tokens(self.state.layout())]
+
+    def _allowed(
+        self, extra: tuple[Tokens, ...] = (), base: list[Tokens] | None = None
+    ) -> dict[Cell, set[Token | None]]:
+        """Per cell, every value it shows in ``base`` (default: the turn so far) or ``extra``;
+        a cell that changes may also be empty for a moment, between a lift and a placement."""
         values: dict[Cell, set[Token | None]] = {}
-        layers = self._turn_tokens() + list(extra)
+        layers = (self._turn_tokens() if base is None else base) + list(extra)
         cells: set[Cell] = set(self.sensed)
         for layer in layers:
             cells.update(layer)
@@ -316,9 +351,10 @@ class Reconciler:
 
     def _consistent_paths(self) -> list[Path]:
         sensed = self.sensed
+        base = self._base_tokens()
         return [
             p for p in self.paths()
-            if all(sensed.get(c) in values for c, values in self._allowed(p.tokens).items())
+            if all(sensed.get(c) in values for c, values in self._allowed(p.tokens, base).items())
         ]  # fmt: skip
 
     def _done(self, path: Path) -> bool:
@@ -362,11 +398,10 @@ class Reconciler:
                 self.status = f"{player}: choose by doing one of {self._options_text()}"
             else:
                 self.status = f"{player} to move"
-        elif state.outcome() is not None or (not self.synced and not state.deciding):
-            signals = self.guide(sensed, layout)
-            self.status = self._guide_status(signals, player)
         else:
-            consistent = self._consistent_paths()
+            consistent = []
+            if state.outcome() is None and not self.restore and self._turn_finished():
+                consistent = self._consistent_paths()
             if consistent:
                 signals = self._progress_signals(consistent, current)
                 self.status = (
@@ -376,7 +411,13 @@ class Reconciler:
                 )
             else:
                 signals = self.guide(sensed, layout)
-                self.status = "illegal move or disturbed board: put it back as shown"
+                if any(s in CORRECTIONS for s in signals.values()):
+                    self.status = "illegal move or disturbed board: put it back as shown"
+                else:
+                    # Consequences are carried out by the player whose move caused them.
+                    last = state.last_mover if len(self.turn_layouts) > 1 else None
+                    who = names[last.index] if last else player
+                    self.status = self._guide_status(signals, who)
         if not settled:  # corrections wait for a stable board, so a flicker never shows one
             signals = {
                 c: s for c, s in signals.items()
@@ -398,11 +439,14 @@ class Reconciler:
         signals: dict[Cell, Signal] = {}
         sensed = self.sensed
         involved: set[Cell] = set()
+        deciding = self.state.deciding
         for path in consistent:
             involved |= path.hand_cells
             for cell in path.hand_cells:
                 if sensed.get(cell) == current.get(cell):
-                    signals[cell] = Signal.CHOOSE if self.state.deciding else Signal.HINT
+                    signals[cell] = Signal.CHOOSE if deciding else Signal.HINT
+                elif not deciding and sensed.get(cell) is None:
+                    signals[cell] = Signal.HINT  # where a held piece came from: back is fine
         if self.state.deciding:
             pending = self.guide(
                 {c: t for c, t in sensed.items() if c not in involved},

@@ -10,21 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engine import Cell, Piece, Player, State
+from engine import Cell, Game, Piece, Player, State
 from engine.outcome import player_label
 
 CELL_WIDTH = 4  # characters per unit of x
 
 
-def piece_token(state: State, piece: Piece) -> str:
-    symbol = state.game.pieces[piece.kind].symbol
+def piece_token(game: Game, piece: Piece) -> str:
+    symbol = game.pieces[piece.kind].symbol
     if piece.owner is Player.TWO:
         symbol = symbol.lower()
     return symbol if piece.state is None else f"{symbol}{piece.state}"
 
 
-def empty_token(state: State, cell: Cell) -> str:
-    board = state.game.board
+def empty_token(game: Game, cell: Cell) -> str:
+    board = game.board
     if cell in board.blocked:
         return board.glyphs.get("blocked", "##")
     for region, glyph in board.glyphs.items():
@@ -33,8 +33,11 @@ def empty_token(state: State, cell: Cell) -> str:
     return "."
 
 
-def render_board(state: State, marks: Mapping[Cell, str] | None = None) -> str:
-    board = state.game.board
+def render_board(
+    game: Game, pieces: Mapping[Cell, Piece], marks: Mapping[Cell, str] | None = None
+) -> str:
+    """``pieces`` on ``game``'s board; ``marks`` replace what a cell shows (LED tags)."""
+    board = game.board
     marks = marks or {}
     xs = [x for x, _ in board.coords]
     min_x = min(xs)
@@ -48,8 +51,8 @@ def render_board(state: State, marks: Mapping[Cell, str] | None = None) -> str:
         cells = rows[key]
         line = [" "] * width
         for cell in cells:
-            piece = state.cells[cell]
-            token = piece_token(state, piece) if piece else empty_token(state, cell)
+            piece = pieces.get(cell)
+            token = piece_token(game, piece) if piece else empty_token(game, cell)
             if cell in marks:
                 token = marks[cell]
             column = round((board.coords[cell][0] - min_x) * CELL_WIDTH)
@@ -77,7 +80,7 @@ def _file_label(name: str) -> str:
 
 def render_state(state: State, marks: Mapping[Cell, str] | None = None) -> str:
     game = state.game
-    lines = [render_board(state, marks)]
+    lines = [render_board(game, state.layout(), marks)]
     names = game.player_names
     lines.append(
         f"upper case: {player_label(names, Player.ONE)}   "

@@ -166,11 +166,14 @@ def test_games_lists_every_game_and_option(capsys: pytest.CaptureFixture[str]) -
     assert "variant=base|strength|dragons" in out
 
 
-def test_installed_command_runs_the_demo_without_tracebacks() -> None:
+def test_demo_runs_both_scripted_games_over_the_emulator() -> None:
+    """README's main command: the emulator in its own process, the daemon, both games."""
     result = subprocess.run(
-        [sys.executable, "-m", "firmware_bridge.cli", "demo", "--seed", "2"],
+        [sys.executable, "-m", "firmware_bridge.cli", "demo", "--pace", "0.05"],
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.count("result:") == 2
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "journal of Three Dragons: d2-d4 d8-d5 b2-b6 h8-h7 b6-d6 h7-h5" in result.stdout
+    assert "result: Player 1 wins: Player 1 captured the goat" in result.stdout
     assert "Traceback" not in result.stderr
+    assert "Black stone on d5 captured by custodial capture" in result.stderr

@@ -88,7 +88,7 @@ def test_a_plain_move_is_committed_once_the_board_settles() -> None:
 def test_lifting_a_piece_shows_where_it_may_go() -> None:
     table = Table(TD.new_state(), TD_OWNER)
     table.lift("c1")
-    assert table.signals() == {"c2": "hint", "c3": "hint", "c4": "hint"}
+    assert table.signals() == {"c1": "hint", "c2": "hint", "c3": "hint", "c4": "hint"}
     table.settle()  # holding a piece for a while is not an illegal move
     assert table.committed() == [] and "illegal" not in table.signals().values()
 

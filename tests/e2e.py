@@ -1,0 +1,227 @@
+"""End-to-end harness: the board emulator and the daemon, each in its own process, talking
+over a pty exactly as in production. The emulator is driven through its JSON-lines interface;
+the daemon is observed through its log and its journal."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from engine import Game, MoveKind, Player, State
+
+PYTHON = [sys.executable, "-m", "firmware_bridge.cli"]
+TIMEOUT = 30.0
+
+
+class EmulatorProcess:
+    def __init__(self, tmp: Path, game: str, board: str, *args: str, pace: float = 0.04):
+        self.link = tmp / "board"
+        command = [*PYTHON, "emulate", "--game", game, "--board", board, "--json",
+                   "--link", str(self.link), "--pace", str(pace), *args]  # fmt: skip
+        self.proc = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, bufsize=1,
+        )  # fmt: skip
+        self.events: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.leds: dict[str, str] = {}
+        self.lock = threading.Lock()
+        threading.Thread(target=self._read, daemon=True).start()
+        ready = self.next_event("ready")
+        self.device = ready["device"]
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if event.get("event") == "leds":
+                with self.lock:
+                    self.leds = event["signals"]
+            self.events.put(event)
+
+    def next_event(self, kind: str, timeout: float = TIMEOUT) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                event = self.events.get(timeout=deadline - time.monotonic())
+            except queue.Empty:
+                break
+            if event.get("event") == kind:
+                return event
+            if event.get("event") == "error":
+                raise AssertionError(f"emulator: {event}")
+        raise AssertionError(f"emulator: no {kind} event within {timeout} s")
+
+    def do(self, line: str, timeout: float = TIMEOUT) -> None:
+        """Send one command and wait for it to finish (raises if the emulator refused it)."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        self.next_event("ok", timeout)
+
+    def pieces(self) -> dict[str, str]:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write("pieces\n")
+        self.proc.stdin.flush()
+        layout: dict[str, str] = self.next_event("pieces")["layout"]
+        return layout
+
+    def current_leds(self) -> dict[str, str]:
+        with self.lock:
+            return dict(self.leds)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            try:
+                self.proc.stdin.write("quit\n")
+                self.proc.stdin.flush()
+                self.proc.wait(5)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+
+
+class DaemonProcess:
+    def __init__(self, tmp: Path, game: str, board: str, port: Path, *args: str,
+                 settle_ms: int = 100):  # fmt: skip
+        self.journal = tmp / "journal.sqlite3"
+        self.command = [
+            *PYTHON, "run", "--game", game, "--board", board, "--port", str(port),
+            "--journal", str(self.journal), "--settle-ms", str(settle_ms), *args,
+        ]  # fmt: skip
+        self.log: list[str] = []
+        self.lock = threading.Lock()
+        self.start()
+
+    def start(self, *extra: str) -> None:
+        self.proc = subprocess.Popen(
+            [*self.command, *extra], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, text=True, bufsize=1,
+        )  # fmt: skip
+        threading.Thread(target=self._read, args=(self.proc,), daemon=True).start()
+
+    def _read(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            with self.lock:
+                self.log.append(line.rstrip("\n"))
+
+    def wait_log(self, pattern: str, timeout: float = TIMEOUT) -> str:
+        regex = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                for line in self.log:
+                    if regex.search(line):
+                        return line
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.02)
+        raise AssertionError(f"daemon log has no {pattern!r}:\n" + "\n".join(self.log[-40:]))
+
+    def text(self) -> str:
+        with self.lock:
+            return "\n".join(self.log)
+
+    def kill(self, signum: int = signal.SIGKILL) -> None:
+        os.kill(self.proc.pid, signum)
+        self.proc.wait(10)
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+    def moves(self) -> list[str]:
+        """The current game's moves, read from the journal (take-backs applied)."""
+        if not self.journal.exists():
+            return []
+        db = sqlite3.connect(f"file:{self.journal}?mode=ro", uri=True)
+        try:
+            row = db.execute("SELECT id FROM games ORDER BY id DESC LIMIT 1").fetchone()
+            if row is None:
+                return []
+            rows = db.execute("SELECT action, text FROM entries WHERE game_id = ? "
+                              "ORDER BY number", (row[0],)).fetchall()  # fmt: skip
+        except sqlite3.OperationalError:
+            return []
+        finally:
+            db.close()
+        moves: list[str] = []
+        for action, text in rows:
+            if action == "takeback":
+                del moves[len(moves) - int(text) :]
+            else:
+                moves.append(text)
+        return moves
+
+    def outcome(self) -> dict[str, Any] | None:
+        db = sqlite3.connect(f"file:{self.journal}?mode=ro", uri=True)
+        try:
+            row = db.execute("SELECT outcome FROM games ORDER BY id DESC LIMIT 1").fetchone()
+        finally:
+            db.close()
+        return json.loads(row[0]) if row and row[0] else None
+
+    def wait_moves(self, expected: list[str], timeout: float = TIMEOUT) -> None:
+        def why() -> str:
+            return f"journal {self.moves()} != {expected}\n" + self.text()[-3000:]
+
+        wait_until(lambda: self.moves() == expected, timeout, why)
+
+
+def wait_until(check: Callable[[], bool], timeout: float, why: Callable[[], str]) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.03)
+    raise AssertionError(why())
+
+
+def hand_text(state: State, text: str) -> str:
+    """A move's notation as the emulator's ``play`` takes it (placements name the owner)."""
+    move = state.parse(text)
+    if move.kind is MoveKind.PLACE and state.to_move is Player.TWO:
+        return text[0].lower() + text[1:]
+    return text
+
+
+def play_out(emu: EmulatorProcess, daemon: DaemonProcess, game: Game, state: State,
+             moves: list[str]) -> None:  # fmt: skip
+    """Play ``moves`` physically: each hand action, then whatever the LEDs ask for, then any
+    piece a player must bring in by knowing the rules (a tamed dragon)."""
+    done = list(daemon.moves())
+    for text in moves:
+        emu.do(f"play {hand_text(state, text)}")
+        effect = state.apply(state.parse(text))
+        done.append(text)
+        daemon.wait_moves(done)
+        if effect.footprint().result != effect.footprint().hand:
+            emu.do("follow 20", timeout=60)
+            physical = emu.pieces()
+            for cell, piece in state.layout().items():
+                name = game.board.names[cell]
+                if name not in physical and not state.deciding:
+                    symbol = game.pieces[piece.kind].symbol
+                    symbol = symbol if piece.owner is Player.ONE else symbol.lower()
+                    emu.do(f"place {name} {symbol}{'' if piece.state is None else piece.state}")

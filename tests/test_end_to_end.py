@@ -1,0 +1,297 @@
+"""End to end: emulator process -> pty -> bridge -> reconciler -> engine -> LED frames back.
+
+Each test starts the board emulator and the daemon as separate processes. Games played here
+come from the engine's own self-play, carried out by the emulator's "hands"; the daemon's
+journal must end up holding exactly those moves.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import Game, State
+from firmware_bridge import catalog
+from firmware_bridge.cli import choose_move
+from tests.e2e import DaemonProcess, EmulatorProcess, play_out, wait_until
+
+
+def self_play(game: Game, seed: int, state: State | None = None) -> list[str]:
+    state = state or game.new_state()
+    rng = random.Random(seed)
+    moves = []
+    while state.outcome() is None:
+        move = choose_move(state, rng, "greedy")
+        moves.append(state.notation(move))
+        state.apply(move)
+    return moves
+
+
+class Rig:
+    def __init__(
+        self,
+        tmp: Path,
+        game_id: str,
+        board: str,
+        *,
+        options: dict[str, str] | None = None,
+        position: dict[str, object] | None = None,
+    ) -> None:
+        self.options = options or {}
+        self.game = catalog.load_game(game_id, self.options)
+        extra: list[str] = []
+        emu_extra: list[str] = []
+        for key, value in self.options.items():
+            extra += ["--option", f"{key}={value}"]
+            emu_extra += ["--option", f"{key}={value}"]
+        if position is not None:
+            path = tmp / "position.json"
+            path.write_text(json.dumps(position))
+            extra += ["--position", str(path)]
+            emu_extra += ["--position", str(path)]
+        self.emu = EmulatorProcess(tmp, game_id, board, *emu_extra)
+        self.daemon = DaemonProcess(tmp, game_id, board, self.emu.link, *extra)
+        self.daemon.wait_log("board scanned")
+
+    def start_state(self, position: dict[str, object] | None = None) -> State:
+        return self.game.state_from_json(position) if position else self.game.new_state()
+
+    def close(self) -> None:
+        self.emu.close()
+        code = self.daemon.stop()
+        assert "Traceback" not in self.daemon.text(), self.daemon.text()
+        assert code == 0, self.daemon.text()[-2000:]
+
+
+@pytest.fixture
+def rigs(tmp_path: Path) -> Iterator[list[Rig]]:
+    made: list[Rig] = []
+    yield made
+    for rig in made:
+        rig.close()
+
+
+def make(rigs: list[Rig], tmp: Path, game_id: str, board: str, **kwargs: object) -> Rig:
+    rig = Rig(tmp, game_id, board, **kwargs)  # type: ignore[arg-type]
+    rigs.append(rig)
+    return rig
+
+
+TD_POSITION = {
+    "layout": {
+        "c2": {"owner": 1, "piece": "stone"}, "e4": {"owner": 1, "piece": "stone"},
+        "h2": {"owner": 1, "piece": "stone"}, "i3": {"owner": 1, "piece": "stone"},
+        "d4": {"owner": 2, "piece": "stone"}, "h8": {"owner": 2, "piece": "stone"},
+        "i7": {"owner": 2, "piece": "stone"},
+    },
+    "to_move": 1,
+}  # fmt: skip
+
+
+# -- full games ------------------------------------------------------------------------------
+
+
+def test_full_game_of_three_dragons_with_dice(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = make(rigs, tmp_path, "three-dragons", "three-dragons",
+               options={"variant": "strength"})  # fmt: skip
+    moves = self_play(rig.game, 4)
+    play_out(rig.emu, rig.daemon, rig.game, rig.game.new_state(), moves)
+    outcome = rig.daemon.outcome()
+    expected = rig.game.new_state()
+    for text in moves:
+        expected.apply(expected.parse(text))
+    assert outcome == expected.outcome().to_json()  # type: ignore[union-attr]
+    rig.daemon.wait_log("game over")
+
+
+def test_full_game_of_protect_the_goat(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = make(rigs, tmp_path, "protect-the-goat", "protect-the-goat")
+    moves = self_play(rig.game, 1)
+    play_out(rig.emu, rig.daemon, rig.game, rig.game.new_state(), moves)
+    assert rig.daemon.outcome() is not None
+    assert "captured the goat" in rig.daemon.outcome()["reason"]  # type: ignore[index]
+
+
+def test_full_game_on_an_occupancy_only_board(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = make(rigs, tmp_path, "three-dragons", "three-dragons-reed",
+               options={"variant": "strength"})  # fmt: skip
+    moves = self_play(rig.game, 6)
+    play_out(rig.emu, rig.daemon, rig.game, rig.game.new_state(), moves)
+    assert rig.daemon.outcome() is not None
+
+
+# -- prompts, decisions, illegal moves -------------------------------------------------------
+
+
+def test_custodial_capture_prompt_and_next_turn_waits(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = make(rigs, tmp_path, "three-dragons", "three-dragons", position=TD_POSITION)
+    rig.emu.do("play c2-c4")
+    rig.emu.do("expect d4=remove")
+    rig.daemon.wait_moves(["c2-c4"])
+    rig.emu.do("move h8 h6")  # Black moves before the capture is cleared: not accepted yet
+    rig.emu.do("expect d4=remove h6=illegal h8=put_back")
+    rig.emu.do("wait 0.5")
+    assert rig.daemon.moves() == ["c2-c4"]
+    rig.emu.do("lift d4")  # once the capture is cleared, Black's move stands
+    rig.daemon.wait_moves(["c2-c4", "h8-h6"])
+    rig.emu.do("expect none")
+
+
+def test_combo_with_choices_made_by_the_hands(rigs: list[Rig], tmp_path: Path) -> None:
+    position = {
+        "layout": {
+            "a1": {"owner": 1, "piece": "goat"}, "i6": {"owner": 2, "piece": "goat"},
+            "c4": {"owner": 1, "piece": "phant"}, "b6": {"owner": 2, "piece": "yafbeest"},
+            "c6": {"owner": 2, "piece": "lyon"}, "d6": {"owner": 2, "piece": "yafbeest"},
+            "e6": {"owner": 2, "piece": "lyon"}, "g3": {"owner": 1, "piece": "lyon"},
+        },
+        "to_move": 1, "phase": "movement", "south": 1,
+    }  # fmt: skip
+    rig = make(rigs, tmp_path, "protect-the-goat", "protect-the-goat", position=position)
+    rig.emu.do("play c4-c5")
+    rig.emu.do("expect b6=choose c5=choose c6=choose")
+    rig.emu.do("play c5xc6")
+    rig.emu.do("expect b6=choose c6=choose d6=choose")
+    rig.emu.do("play c6xd6")
+    # On d6 the phant must take the lyon on e6 too: the LEDs ask the hands to do it.
+    rig.emu.do("expect d6=move_from e6=remove", timeout=40)
+    rig.emu.do("follow")
+    rig.emu.do("expect none")
+    rig.daemon.wait_moves(["c4-c5", "c5xc6", "c6xd6"])
+    assert "lyon on e6 captured" in rig.daemon.text()
+
+
+def test_strength_choice_dragon_and_adjust_prompts(rigs: list[Rig], tmp_path: Path) -> None:
+    position = {
+        "layout": {
+            "d5": {"owner": 1, "piece": "die", "state": 2},
+            "f5": {"owner": 1, "piece": "die", "state": 2},
+            "e4": {"owner": 1, "piece": "die", "state": 2},
+            "e8": {"owner": 1, "piece": "die", "state": 5},
+            "d7": {"owner": 2, "piece": "die", "state": 1},
+            "f7": {"owner": 2, "piece": "die", "state": 3},
+            "h8": {"owner": 2, "piece": "die", "state": 1},
+            "i7": {"owner": 2, "piece": "die", "state": 1},
+        },
+        "to_move": 1, "tamed": [],
+    }  # fmt: skip
+    rig = make(rigs, tmp_path, "three-dragons", "three-dragons", options={"variant": "dragons"},
+               position=position)  # fmt: skip
+    # e8-e7 lands between d7 (1) and f7 (3): two weaker dice, one strength capture: a choice.
+    rig.emu.do("play e8-e7")
+    rig.emu.do("expect d7=choose f7=choose")
+    rig.emu.do("lift f7")
+    rig.emu.do("expect e7=adjust")  # the die must be turned from 5 to 4: sensors cannot see it
+    rig.daemon.wait_moves(["e8-e7", "xf7"])
+    rig.emu.do("play h8-h7")
+    # e7-e6 completes the ring round the centre cave: its dragon must be placed.
+    rig.emu.do("play e7-e6")
+    rig.emu.do("expect e5=move_to")
+    rig.emu.do("place e5 R5")
+    rig.emu.do("expect none")
+    rig.daemon.wait_moves(["e8-e7", "xf7", "h8-h7", "e7-e6"])
+    assert "comes out of the cave e5" in rig.daemon.text()
+
+
+def test_illegal_move_is_corrected_and_play_goes_on(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = make(rigs, tmp_path, "three-dragons", "three-dragons")
+    rig.emu.do("move c1 d3")
+    rig.emu.do("expect c1=put_back d3=illegal")
+    rig.emu.do("move d3 c1")
+    rig.emu.do("expect none")
+    rig.emu.do("play c1-c3")
+    rig.daemon.wait_moves(["c1-c3"])
+
+
+def test_take_back_button(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = make(rigs, tmp_path, "three-dragons", "three-dragons")
+    rig.emu.do("play c1-c3")
+    rig.daemon.wait_moves(["c1-c3"])
+    rig.emu.do("press takeback")
+    rig.emu.do("expect c1=put_back c3=illegal")
+    rig.daemon.wait_moves([])
+    rig.emu.do("follow")
+    rig.emu.do("expect none")
+    rig.emu.do("play c1-c4")
+    rig.daemon.wait_moves(["c1-c4"])
+
+
+def test_placement_kind_chosen_with_buttons_on_an_occupancy_board(
+    rigs: list[Rig], tmp_path: Path
+) -> None:
+    rig = make(rigs, tmp_path, "protect-the-goat", "protect-the-goat-reed")
+    rig.emu.do("place e1 P")
+    rig.emu.do("expect e1=choose")
+    rig.daemon.wait_log(r"\[1/5\] G@e1")
+    rig.emu.do("press select")
+    rig.daemon.wait_log(r"\[2/5\] P@e1")
+    rig.emu.do("press confirm")
+    rig.daemon.wait_moves(["P@e1"])
+
+
+# -- faults ----------------------------------------------------------------------------------
+
+
+def test_flicker_garbage_and_damaged_frames_lose_nothing(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = make(rigs, tmp_path, "three-dragons", "three-dragons")
+    rig.emu.do("flicker e5 20")  # shorter than the firmware debounce: never reported
+    rig.emu.do("flicker d5 200")  # reported, but gone before the settle window ends
+    rig.emu.do("wait 0.4")
+    rig.emu.do("garbage 60")
+    rig.emu.do("corrupt")  # the CHANGE of the lift is damaged on the wire
+    rig.emu.do("play c1-c3")
+    rig.daemon.wait_moves(["c1-c3"])
+    rig.emu.do("drop")  # the CHANGE of this lift is lost: the next event shows a gap
+    rig.emu.do("play c9-c7")
+    rig.daemon.wait_moves(["c1-c3", "c9-c7"])
+    rig.emu.do("slide d2 d3")  # a piece slid: both squares read occupied for a moment
+    rig.daemon.wait_moves(["c1-c3", "c9-c7", "d2-d3"])
+    rig.emu.do("expect none")
+    log = rig.daemon.text()
+    assert "bad frame" in log and "full scan" in log
+    assert "d5" not in "".join(line for line in log.splitlines() if "move " in line)
+
+
+def test_unplug_and_replug_in_the_middle_of_a_move(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = make(rigs, tmp_path, "three-dragons", "three-dragons")
+    rig.emu.do("lift c1")
+    rig.emu.do("unplug")
+    rig.emu.do("place c4")  # finished while the cable was out
+    rig.daemon.wait_log("board disconnected")
+    rig.emu.do("replug")
+    rig.daemon.wait_moves(["c1-c4"])
+    rig.emu.do("play c9-c6")
+    rig.daemon.wait_moves(["c1-c4", "c9-c6"])
+
+
+def test_daemon_killed_and_restarted_resumes_from_the_journal(
+    rigs: list[Rig], tmp_path: Path
+) -> None:
+    rig = make(rigs, tmp_path, "three-dragons", "three-dragons", position=TD_POSITION)
+    rig.emu.do("play c2-c4")
+    rig.daemon.wait_moves(["c2-c4"])
+    rig.emu.do("expect d4=remove")
+    rig.daemon.kill(signal.SIGKILL)  # power cut before the capture is cleared
+    rig.emu.do("lift d4")  # the player carries on meanwhile
+    rig.emu.do("move h8 h6")
+    rig.daemon.start()
+    rig.daemon.wait_log("resuming game 1 .* after 1 moves")
+    rig.daemon.wait_moves(["c2-c4", "h8-h6"])
+    assert rig.daemon.moves() == ["c2-c4", "h8-h6"]
+
+
+def test_wrong_board_for_the_profile_is_a_clear_error(tmp_path: Path) -> None:
+    emu = EmulatorProcess(tmp_path, "three-dragons", "three-dragons-reed")
+    try:
+        daemon = DaemonProcess(tmp_path, "three-dragons", "three-dragons", emu.link)
+        wait_until(lambda: daemon.proc.poll() is not None, 20, daemon.text)
+        assert daemon.proc.returncode == 2
+        assert "does not fit profile 'three-dragons'" in daemon.text()
+        assert "Traceback" not in daemon.text()
+    finally:
+        emu.close()
