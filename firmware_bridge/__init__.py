@@ -1,1 +1,2 @@
-"""Board Referee host side: game catalogue, CLI, and (next) the serial bridge and daemon."""
+"""Board Referee host side: protocol, serial link, hardware profiles, reconciler, journal,
+daemon and the ``board-referee`` command."""

@@ -96,7 +96,7 @@ class EmulatorProcess:
 
 
 class DaemonProcess:
-    def __init__(self, tmp: Path, game: str, board: str, port: Path, *args: str,
+    def __init__(self, tmp: Path, game: str, board: str, port: Path | str, *args: str,
                  settle_ms: int = 100):  # fmt: skip
         self.journal = tmp / "journal.sqlite3"
         self.command = [

@@ -295,3 +295,19 @@ def test_wrong_board_for_the_profile_is_a_clear_error(tmp_path: Path) -> None:
         assert "Traceback" not in daemon.text()
     finally:
         emu.close()
+
+
+def test_any_pyserial_url_works_spy_traces_the_traffic(tmp_path: Path) -> None:
+    emu = EmulatorProcess(tmp_path, "three-dragons", "three-dragons")
+    trace = tmp_path / "trace.txt"
+    daemon = DaemonProcess(tmp_path, "three-dragons", "three-dragons",
+                           f"spy://{emu.link}?file={trace}")  # fmt: skip
+    try:
+        daemon.wait_log("board scanned")
+        emu.do("play c1-c3")
+        daemon.wait_moves(["c1-c3"])
+        text = trace.read_text(errors="replace")
+        assert "TX" in text and "RX" in text
+    finally:
+        emu.close()
+        assert daemon.stop() == 0

@@ -1,0 +1,262 @@
+"""Link (framing over real pyserial URLs and the virtual link), hardware profiles, journal."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import queue
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import ConfigError, Piece, Player
+from firmware_bridge import catalog
+from firmware_bridge.daemon import Daemon
+from firmware_bridge.journal import Journal, last_turn_layouts, replay
+from firmware_bridge.link import (
+    BadFrame,
+    Connected,
+    FrameProtocol,
+    Received,
+    SerialLink,
+    VirtualLink,
+)
+from firmware_bridge.profile import BoardProfile, build_profile
+from firmware_bridge.protocol import (
+    Ack,
+    Button,
+    Hello,
+    HostHello,
+    LedKind,
+    Leds,
+    Ping,
+    Reading,
+    Scan,
+    ScanRequest,
+    Sensing,
+    encode_frame,
+)
+from tests.helpers import load
+
+TD = load("three-dragons")
+
+
+def events_of(q: queue.Queue[Any], count: int, timeout: float = 5.0) -> list[Any]:
+    out: list[Any] = []
+    deadline = time.monotonic() + timeout
+    while len(out) < count and time.monotonic() < deadline:
+        with contextlib.suppress(queue.Empty):
+            out.append(q.get(timeout=0.05))
+    return out
+
+
+def test_serial_link_over_pyserial_loop_url_round_trips_frames() -> None:
+    link = SerialLink("loop://")
+    link.open()
+    try:
+        link.send(Ping(7))
+        link.send(ScanRequest())
+        events = events_of(link.events, 3)
+        assert isinstance(events[0], Connected)
+        assert [e.message for e in events[1:]] == [Ping(7), ScanRequest()]
+        assert [e.seq for e in events[1:]] == [0, 1]
+    finally:
+        link.close()
+
+
+def test_unopenable_port_is_a_readable_link_error() -> None:
+    link = SerialLink("/dev/does-not-exist")
+    with pytest.raises(Exception, match="cannot open /dev/does-not-exist"):
+        link.open()
+
+
+def test_framing_survives_split_reads_noise_and_empty_frames() -> None:
+    q: queue.Queue[Any] = queue.Queue()
+    protocol = FrameProtocol(q)
+    wire = encode_frame(Ping(1), 3) + encode_frame(Ack(9), 4)
+    protocol.data_received(b"\x13\x37noise\x00\x00")  # noise, then an empty frame
+    for byte in wire:  # one byte at a time
+        protocol.data_received(bytes([byte]))
+    events = events_of(q, 3)
+    assert isinstance(events[0], BadFrame)
+    assert [(e.seq, e.message) for e in events[1:]] == [(3, Ping(1)), (4, Ack(9))]
+
+
+def test_endless_noise_without_a_delimiter_is_dropped() -> None:
+    q: queue.Queue[Any] = queue.Queue()
+    protocol = FrameProtocol(q)
+    protocol.data_received(b"\x01" * 20000)
+    (event,) = events_of(q, 1)
+    assert isinstance(event, BadFrame) and "without a frame delimiter" in event.reason
+    protocol.data_received(encode_frame(Ping(2), 0))
+    assert isinstance(events_of(q, 1)[0], Received)
+
+
+# -- profiles --------------------------------------------------------------------------------
+
+
+def profile(**data: Any) -> BoardProfile:
+    base: dict[str, Any] = {"id": "p", "game": "three-dragons", "sensing": "owner",
+                            "sensors": {"order": "rows"}}  # fmt: skip
+    base.update(data)
+    return build_profile(base, TD, "boards/p.yaml")
+
+
+def names(cells: tuple[int | None, ...]) -> list[str | None]:
+    return [None if c is None else TD.board.names[c] for c in cells]
+
+
+def test_wiring_orders_corners_serpentine_and_skips() -> None:
+    rows = profile(sensors={"order": "rows", "start": "south-west", "skip": ["mountains"]})
+    assert names(rows.sensor_cells)[:3] == ["b1", "c1", "d1"] and len(rows.sensor_cells) == 77
+    snake = profile(sensors={"order": "rows", "start": "north-east", "serpentine": True})
+    assert names(snake.sensor_cells)[8:11] == ["a9", "a8", "b8"]
+    columns = profile(sensors={"order": "columns", "start": "south-east"})
+    assert names(columns.sensor_cells)[:3] == ["i1", "i2", "i3"]
+    listed = profile(sensors={"cells": ["e5", None, "a1"]})
+    assert names(listed.sensor_cells) == ["e5", None, "a1"]
+    assert listed.led_cells == listed.sensor_cells
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"game": "protect-the-goat"}, "game: this profile is for protect-the-goat"),
+        ({"sensing": "x-ray"}, "sensing: expected one of occupancy, owner, identity"),
+        ({"sensors": {"cells": ["a1", "a1"]}}, "a cell is wired twice"),
+        ({"sensors": {"order": "diagonal"}}, "sensors.order: expected one of rows, columns"),
+        ({"sensors": {"order": "rows", "skip": ["z9"]}}, "unknown cell 'z9'"),
+        ({"sensing": "identity"}, "identity sensing needs a code for every kind"),
+        ({"identity": {"stone": 1, "die": 1}}, "identity code 1 is used twice"),
+        ({"buttons": ["panic"]}, "buttons"),
+        ({"settle_ms": -1}, "settle_ms: expected a whole number >= 0"),
+        ({"colour": "red"}, "unknown key 'colour'"),
+    ],
+)
+def test_bad_profiles_name_the_key(data: dict[str, Any], message: str) -> None:
+    with pytest.raises(ConfigError, match=f"^boards/p.yaml: .*{message}"):
+        profile(**data)
+
+
+def test_tokens_follow_the_sensing_kind() -> None:
+    piece = Piece("stone", Player.TWO)
+    owner = profile()
+    assert owner.token(piece) is Player.TWO
+    assert owner.reading_token(owner.reading(piece)) is Player.TWO
+    assert owner.reading_token(Reading(1, 0)) == "?"  # occupied, owner unknown: matches nothing
+    occupancy = profile(sensing="occupancy")
+    assert occupancy.reading_token(occupancy.reading(piece)) is True
+    identity = profile(sensing="identity", identity={"stone": 1, "die": 2, "dragon": 3})
+    assert identity.reading(piece) == Reading(3, 1)
+    assert identity.reading_token(Reading(3, 1)) == (Player.TWO, "stone")
+    assert identity.reading_token(Reading(3, 9)) == "?"
+
+
+def test_unknown_profile_lists_the_known_ones() -> None:
+    with pytest.raises(ConfigError, match="unknown board profile 'x' .*three-dragons-reed"):
+        catalog.load_profile("x", TD)
+
+
+# -- journal ---------------------------------------------------------------------------------
+
+
+def test_journal_records_replays_and_resumes(tmp_path: Path) -> None:
+    journal = Journal(tmp_path / "j.sqlite3")
+    game_id = journal.start_game(TD, "three-dragons", None)
+    for text in ("c1-c4", "c9-c6", "d2-d3"):
+        journal.record_move(game_id, text)
+    journal.record_takeback(game_id, 1)
+    journal.close()
+    again = Journal(tmp_path / "j.sqlite3")
+    row = again.unfinished()
+    assert row is not None and row.id == game_id and row.game == "three-dragons"
+    assert again.moves(game_id) == ["c1-c4", "c9-c6"]
+    state = replay(TD.new_state(), row.entries)
+    assert [state.notation(m) for m in state.history] == ["c1-c4", "c9-c6"]
+    again.abandon(game_id)
+    assert again.unfinished() is None
+
+
+def test_last_turn_layouts_cover_the_whole_turn() -> None:
+    state = load("protect-the-goat").state_from_json({
+        "layout": {"a1": {"owner": 1, "piece": "goat"}, "i6": {"owner": 2, "piece": "goat"},
+                   "c4": {"owner": 1, "piece": "phant"}, "b6": {"owner": 2, "piece": "yafbeest"},
+                   "c6": {"owner": 2, "piece": "lyon"}},
+        "to_move": 1, "phase": "movement", "south": 1,
+    })  # fmt: skip
+    start = state.layout()
+    state.apply(state.parse("c4-c5"))
+    state.apply(state.parse("c5xb6"))
+    layouts = last_turn_layouts(state)
+    assert layouts[0] == start and layouts[-1] == state.layout()
+    assert len(layouts) == 1 + 2 * 2
+
+
+def test_unwritable_journal_is_a_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(Exception, match="cannot open the journal"):
+        Journal(blocker / "journal.sqlite3")
+
+
+# -- the daemon over the virtual link --------------------------------------------------------
+
+
+class SilentBoard:
+    """A board that answers HELLO and SCAN but never acknowledges LED frames."""
+
+    def __init__(self, link: VirtualLink, profile_sensors: int, leds: int) -> None:
+        self.link = link
+        self.sensors = profile_sensors
+        self.leds = leds
+        self.led_frames: list[float] = []
+
+    def pump(self, stop: threading.Event) -> None:
+        while not stop.is_set():
+            try:
+                event = self.link.events.get(timeout=0.02)
+            except queue.Empty:
+                continue
+            if not isinstance(event, Received):
+                continue
+            message = event.message
+            if isinstance(message, HostHello):
+                self.link.send(Hello(1, self.sensors, self.leds, Sensing.OWNER, LedKind.RGB,
+                                     frozenset(Button), "test", "silent"))  # fmt: skip
+            elif isinstance(message, ScanRequest):
+                self.link.send(Scan(0, tuple(Reading(0, 0) for _ in range(self.sensors))))
+            elif isinstance(message, Leds):
+                self.led_frames.append(time.monotonic())
+
+
+def test_daemon_resends_unacknowledged_led_frames(tmp_path: Path) -> None:
+    profile = catalog.load_profile("three-dragons", TD)
+    host, board_end = VirtualLink.pair()
+    board_end.open()
+    board = SilentBoard(board_end, len(profile.sensor_cells), len(profile.led_cells))
+    journal = Journal(tmp_path / "j.sqlite3")
+
+    def factory(events: queue.Queue[Any]) -> VirtualLink:
+        host.events = events
+        host._protocol.events = events
+        return host
+
+    daemon = Daemon(TD, profile, journal, "virtual", log=logging.getLogger("test"),
+                    link_factory=factory)  # fmt: skip
+    stop = threading.Event()
+    threads = [threading.Thread(target=daemon.run, args=(stop,)),
+               threading.Thread(target=board.pump, args=(stop,))]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    time.sleep(1.2)
+    stop.set()
+    for thread in threads:
+        thread.join(5)
+    journal.close()
+    # The empty board wants every start square "put back": that frame is re-sent every 250 ms.
+    assert len(board.led_frames) >= 4
+    gaps = [b - a for a, b in zip(board.led_frames, board.led_frames[1:], strict=False)]
+    assert all(gap >= 0.2 for gap in gaps[1:])

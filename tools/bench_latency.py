@@ -1,0 +1,115 @@
+"""Latency benchmark: from the board's last sensor frame of an action to the daemon's LED frame.
+
+The emulator runs in this process (so one clock times both frames); the daemon runs as its own
+process, over a real pty, exactly as ``board-referee run``. Random legal games are played by the
+emulator's hands. For each LED frame that answers a sensor frame, the time from writing that
+CHANGE frame to reading the LED frame is recorded. Printed beside the figures: the wire time of
+those two frames at the profile's baud rate (a pty has no baud rate, so that is computed: 10 bits
+a byte for 8N1). Run: ``python tools/bench_latency.py [--game G] [--moves N] [--settle-ms MS]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from engine import MoveKind, Player, State
+from firmware_bridge import catalog
+from tools.emulator import Emulator
+
+
+def drive(emulator: Emulator, state: State, moves: int, rng: random.Random) -> int:
+    """Play random legal moves physically; returns how many were played."""
+    played = 0
+    while played < moves and state.outcome() is None:
+        move = rng.choice(list(state.legal_moves()))
+        text = state.notation(move)
+        if move.kind is MoveKind.PASS:
+            break
+        if move.kind is MoveKind.PLACE and state.to_move is Player.TWO:
+            text = text[0].lower() + text[1:]
+        effect = state.apply(move)
+        emulator.play(text)
+        time.sleep(emulator.profile.settle + 0.05)
+        footprint = effect.footprint()
+        if footprint.result != footprint.hand:
+            emulator.follow(10.0)
+        played += 1
+    return played
+
+
+def measure(game_id: str, board: str | None, moves: int, settle_ms: int, seed: int) -> None:
+    game = catalog.load_game(game_id)
+    profile = catalog.load_profile(board, game)
+    with tempfile.TemporaryDirectory(prefix="board-referee-bench-") as tmp:
+        link = Path(tmp) / "board"
+        emulator = Emulator(game, profile, game.new_state().layout(), link_path=link,
+                            out=io.StringIO(), pace=0.02, draw=False)  # fmt: skip
+        emulator.plug()
+        threading.Thread(target=emulator.serve, daemon=True).start()
+        daemon = subprocess.Popen(
+            [sys.executable, "-m", "firmware_bridge.cli", "run", "--game", game_id,
+             "--board", profile.id, "--port", str(link), "--journal", f"{tmp}/journal.sqlite3",
+             "--settle-ms", str(settle_ms)],
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            if not emulator.host_seen.wait(20):
+                raise SystemExit("the daemon did not connect")
+            time.sleep(0.3)
+            emulator.latencies.clear()
+            played = drive(emulator, game.new_state(), moves, random.Random(seed))
+            time.sleep(0.5)
+        finally:
+            daemon.terminate()
+            daemon.wait(10)
+            emulator.close()
+    samples = sorted(emulator.latencies)
+    if not samples:
+        print(f"{game_id}: no samples")
+        return
+    seconds = [s for s, _, _ in samples]
+    change_bytes = statistics.median(c for _, c, _ in samples)
+    led_bytes = statistics.median(b for _, _, b in samples)
+    bits = 10  # 8N1: start bit, 8 data bits, stop bit
+    change_wire = change_bytes * bits / profile.baudrate
+    led_wire = led_bytes * bits / profile.baudrate
+    p99 = seconds[min(len(seconds) - 1, round(0.99 * (len(seconds) - 1)))]
+    print(
+        f"{game_id:<17} {profile.id:<20} settle {settle_ms:>4} ms  moves {played:>3}  "
+        f"samples {len(seconds):>4}  median {statistics.median(seconds) * 1000:7.2f} ms  "
+        f"p99 {p99 * 1000:7.2f} ms  | wire at {profile.baudrate} baud: CHANGE "
+        f"{change_bytes:.0f} B = {change_wire * 1000:.2f} ms, LEDS {led_bytes:.0f} B = "
+        f"{led_wire * 1000:.2f} ms"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", action="append", help="game id (default: both acceptance games)")
+    parser.add_argument("--board", help="hardware profile (default: the game's own)")
+    parser.add_argument("--moves", type=int, default=40, help="moves per run")
+    parser.add_argument(
+        "--settle-ms", type=int, action="append",
+        help="settle windows to run with (default: 0, which times the daemon's own work, and "
+        "the profile's)",
+    )  # fmt: skip
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    for game_id in args.game or ["three-dragons", "protect-the-goat"]:
+        game = catalog.load_game(game_id)
+        default = round(catalog.load_profile(args.board, game).settle * 1000)
+        for settle in args.settle_ms or [0, default]:
+            measure(game_id, args.board, args.moves, settle, args.seed)
+
+
+if __name__ == "__main__":
+    main()
