@@ -131,13 +131,18 @@ class Journal:
         rows = self.db.execute(
             "SELECT action, text FROM entries WHERE game_id = ? ORDER BY number", (game_id,)
         ).fetchall()
-        moves: list[str] = []
-        for action, text in rows:
-            if action == "takeback":
-                del moves[len(moves) - int(text) :]
-            else:
-                moves.append(text)
-        return moves
+        return fold(rows)
+
+
+def fold(entries: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> list[str]:
+    """Journal entries as the moves that stand: each take-back removes the moves it undid."""
+    moves: list[str] = []
+    for action, text in entries:
+        if action == "takeback":
+            del moves[len(moves) - int(text) :]
+        else:
+            moves.append(text)
+    return moves
 
 
 def replay(state: State, entries: tuple[tuple[str, str], ...]) -> State:

@@ -86,6 +86,16 @@ def _pack_text(text: str) -> bytes:
     return bytes([len(raw)]) + raw
 
 
+def _byte_and_text(data: bytes, name: str) -> tuple[int, str]:
+    """A payload of one byte then one text field, and nothing else."""
+    if not data:
+        raise FrameError(f"{name} is empty")
+    text, end = _text(data, 1)
+    if end != len(data):
+        raise FrameError(f"{name} has trailing bytes")
+    return data[0], text
+
+
 def _unpack(fmt: str, data: bytes, offset: int = 0) -> tuple[int, ...]:
     try:
         return struct.unpack_from(fmt, data, offset)
@@ -281,12 +291,7 @@ class Fault(Message):
 
     @classmethod
     def from_payload(cls, data: bytes) -> Self:
-        if not data:
-            raise FrameError("FAULT is empty")
-        text, end = _text(data, 1)
-        if end != len(data):
-            raise FrameError("FAULT has trailing bytes")
-        return cls(data[0], text)
+        return cls(*_byte_and_text(data, cls.NAME))
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,12 +325,7 @@ class HostHello(Message):
 
     @classmethod
     def from_payload(cls, data: bytes) -> Self:
-        if not data:
-            raise FrameError("HOST_HELLO is empty")
-        host, end = _text(data, 1)
-        if end != len(data):
-            raise FrameError("HOST_HELLO has trailing bytes")
-        return cls(data[0], host)
+        return cls(*_byte_and_text(data, cls.NAME))
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import Game, MoveKind, Player, State
+from firmware_bridge.journal import fold
 
 PYTHON = [sys.executable, "-m", "firmware_bridge.cli"]
 TIMEOUT = 30.0
@@ -166,13 +167,7 @@ class DaemonProcess:
             return []
         finally:
             db.close()
-        moves: list[str] = []
-        for action, text in rows:
-            if action == "takeback":
-                del moves[len(moves) - int(text) :]
-            else:
-                moves.append(text)
-        return moves
+        return fold(rows)
 
     def outcome(self) -> dict[str, Any] | None:
         db = sqlite3.connect(f"file:{self.journal}?mode=ro", uri=True)
