@@ -218,10 +218,10 @@ def build_board(node: Node) -> Board:
     kind = node.get("kind").choice(("square", "hex", "custom"))
     builder = _Builder()
     if kind == "square":
-        node.only_keys("kind", "files", "ranks", "adjacency", *_COMMON)
+        node.only_keys("kind", "files", "ranks", "adjacency", "naming", "rotate", *_COMMON)
         adjacency = _build_square(node, builder)
     elif kind == "hex":
-        node.only_keys("kind", "shape", "rows", "columns", *_COMMON)
+        node.only_keys("kind", "shape", "rows", "columns", "size", "sides", "naming", *_COMMON)
         adjacency = _build_hex(node, builder)
     else:
         node.only_keys("kind", "cells", "links", "adjacency", *_COMMON)
@@ -256,34 +256,77 @@ def build_board(node: Node) -> Board:
 _COMMON = ("blocked", "regions", "glyphs", "zones")
 
 
+# Square directions on a board turned 45 degrees anticlockwise (Ludii's "(rotate 45 (square n))"):
+# (rank step, file step) of each compass name after the turn.
+DIAMOND_DIRECTIONS: dict[str, tuple[int, int]] = {
+    "N": (1, 1),
+    "NE": (0, 1),
+    "E": (-1, 1),
+    "SE": (-1, 0),
+    "S": (-1, -1),
+    "SW": (0, -1),
+    "W": (1, -1),
+    "NW": (1, 0),
+}
+
+
+def _file_letters(naming: str) -> str:
+    return _FILES.upper() if naming == "ludii" else _FILES
+
+
 def _build_square(node: Node, builder: _Builder) -> tuple[str, ...]:
     files = node.get("files").integer(1, len(_FILES))
     ranks = node.get("ranks").integer(1, 99)
     adjacency_kind = node.get("adjacency", "orthogonal").choice(("orthogonal", "all"))
+    letters = _file_letters(node.get("naming", "offset").choice(("offset", "ludii")))
+    rotate = node.get("rotate", 0).integer()
+    if rotate not in (0, 45):
+        node.get("rotate").fail("a square board is drawn straight (0) or as a diamond (45)")
+    directions = DIAMOND_DIRECTIONS if rotate == 45 else {
+        name: (dr, df) for name, (df, dr) in SQUARE_DIRECTIONS.items()
+    }  # fmt: skip
     cell_at: dict[tuple[int, int], Cell] = {}
     for rank in range(ranks):
         for file in range(files):
-            name = f"{_FILES[file]}{rank + 1}"
-            cell_at[file, rank] = builder.add_cell(node, name, (float(file), float(rank)))
-    for (file, rank), cell in cell_at.items():
-        for direction, (df, dr) in SQUARE_DIRECTIONS.items():
+            at = (float(file), float(rank))
+            if rotate == 45:
+                at = ((file - rank) * 0.7071067811865476, (file + rank) * 0.7071067811865476)
+            cell_at[rank, file] = builder.add_cell(node, f"{letters[file]}{rank + 1}", at)
+    for (rank, file), cell in cell_at.items():
+        for direction, (dr, df) in directions.items():
             builder.links.setdefault(direction, {})
-            target = cell_at.get((file + df, rank + dr))
+            target = cell_at.get((rank + dr, file + df))
             if target is not None:
                 builder.link(cell, direction, target)
-    return ORTHOGONAL if adjacency_kind == "orthogonal" else tuple(SQUARE_DIRECTIONS)
+    if adjacency_kind == "orthogonal":
+        return ("N", "E", "S", "W") if rotate == 0 else ("NE", "SE", "SW", "NW")
+    return tuple(directions)
 
 
 def _build_hex(node: Node, builder: _Builder) -> tuple[str, ...]:
-    node.get("shape", "rectangle").choice(("rectangle",))
-    rows = node.get("rows").integer(1, 99)
-    columns = node.get("columns").integer(1, len(_FILES))
+    """Hex boards as Ludii builds them: cells on the lattice of ``hexgrid``, ordered bottom
+    row first and west to east; ``naming: ludii`` gives Ludii's labels (column letter from the
+    lattice column, row number from the bottom), ``offset`` names a cell by its place in its
+    row."""
+    shape = node.get("shape", "rectangle").choice(("rectangle", "hexagon", "limping", "triangle"))
+    naming = node.get("naming", "offset").choice(("offset", "ludii"))
+    lattice = _hex_lattice(node, shape)
+    if len(lattice) > len(_FILES) * 99:
+        node.fail("the board is too large")
+    lattice.sort(key=lambda rc: (rc[0], rc[1] - rc[0] / 2))
+    low_row = min(r for r, _ in lattice)
+    low_col = min(c for _, c in lattice)
+    if max(c for _, c in lattice) - low_col >= len(_FILES) and naming == "ludii":
+        node.fail(f"a board at most {len(_FILES)} columns wide can be named")
+    letters = _file_letters(naming)
+    place_in_row: dict[int, int] = {}
     cell_at: dict[hexgrid.Hex, Cell] = {}
-    for row in range(rows):
-        for index in range(columns):
-            h = hexgrid.from_offset(row, index)
-            name = f"{_FILES[index]}{row + 1}"
-            cell_at[h] = builder.add_cell(node, name, hexgrid.centre(h))
+    for row, col in lattice:
+        index = place_in_row.get(row, 0)
+        place_in_row[row] = index + 1
+        letter = letters[col - low_col] if naming == "ludii" else letters[index]
+        h = hexgrid.Hex(col - row, row)  # axial: Ludii's lattice column is q + r
+        cell_at[h] = builder.add_cell(node, f"{letter}{row - low_row + 1}", hexgrid.centre(h))
     for h, cell in cell_at.items():
         for direction in hexgrid.ALL_DIRECTIONS:
             builder.links.setdefault(direction, {})
@@ -291,6 +334,25 @@ def _build_hex(node: Node, builder: _Builder) -> tuple[str, ...]:
             if target is not None:
                 builder.link(cell, direction, target)
     return tuple(hexgrid.ADJACENT)
+
+
+def _hex_lattice(node: Node, shape: str) -> list[tuple[int, int]]:
+    """(row, column) of every cell, columns as in Ludii's hex lattice."""
+    if shape == "rectangle":
+        rows = node.get("rows").integer(1, 99)
+        columns = node.get("columns").integer(1, len(_FILES))
+        return [(r, i + (r + 1) // 2) for r in range(rows) for i in range(columns)]
+    if shape == "triangle":
+        size = node.get("size").integer(1, len(_FILES))
+        return [(r, c) for r in range(size) for c in range(size) if r <= c]
+    if shape == "limping":
+        size = node.get("size").integer(1, 12)
+        sides = [size, size + 1]
+    else:
+        sides = [n.integer(1, 12) for n in node.get("sides").elements()]
+        if len(sides) != 2:
+            node.get("sides").fail("a hexagon has two side lengths, like [2, 4]")
+    return hexgrid.hexagon_cells(sides[0], sides[1])
 
 
 def _position(node: Node) -> tuple[float, float]:

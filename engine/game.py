@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator, Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, ClassVar, Self
 
@@ -44,7 +43,6 @@ class Game(ABC):
         self.id = node.get("id").text()
         self.title = node.get("title", self.id).text()
         self.player_names: tuple[str, str] = _parse_players(node.get("players", {}))
-        self.board: Board = build_board(node.get("board"))
         self.pieces: Mapping[str, PieceKind] = MappingProxyType(_parse_pieces(node.get("pieces")))
         self.kind_by_symbol: Mapping[str, str] = MappingProxyType(
             {kind.symbol: kind.name for kind in self.pieces.values()}
@@ -55,10 +53,27 @@ class Game(ABC):
         self.options: Mapping[str, OptionValue] = MappingProxyType(
             resolve_options(self.option_specs, given_options, f"options for {self.id}")
         )
+        self.board: Board = build_board(self._board_node(node.get("board")))
         self._step_moves: dict[tuple[Cell, Cell], Move] = {}
         self.draw_after = int(self.options.get("draw_after", 0))
         self.repetitions = int(self.options.get("repetitions", 0))
         self._configure(node)
+
+    def _board_node(self, node: Node) -> Node:
+        """The board description; ``{option: NAME, boards: {value: board}}`` picks one by an
+        option's value (a game playable on several boards)."""
+        if not node.has("option"):
+            return node
+        node.only_keys("option", "boards")
+        name = node.get("option").text()
+        spec = self.option_specs.get(name)
+        if spec is None or spec.type != "choice":
+            node.get("option").fail(f"{name!r} is not a choice option of this game")
+        boards = node.get("boards")
+        missing = [value for value in spec.choices if not boards.has(value)]
+        if missing:
+            boards.fail(f"no board for {name}={missing[0]}")
+        return boards.get(str(self.options[name]))
 
     @classmethod
     def config_keys(cls) -> tuple[str, ...]:
@@ -77,7 +92,8 @@ class Game(ABC):
     def new_state(self) -> State:
         state = self.state_class(self)
         state._setup()
-        state._remember()
+        if self.repetitions:
+            state._remember()
         return state
 
     def state_from_json(self, data: object) -> State:
@@ -85,7 +101,8 @@ class Game(ABC):
         node = Node(data, "position", error=PositionError)
         state = self.state_class(self)
         state._load_json(node)
-        state._remember()
+        if self.repetitions:
+            state._remember()
         return state
 
     # -- notation ---------------------------------------------------------------------------
@@ -188,17 +205,19 @@ def _parse_pieces(node: Node) -> dict[str, PieceKind]:
     return kinds
 
 
-@dataclass(slots=True)
 class _Record:
     """One applied move, enough to undo it and to describe what it did."""
 
-    move: Move
-    player: Player
-    snapshot: tuple[Any, ...]
-    hand: list[Change] = field(default_factory=list)
-    auto: list[Change] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
-    seen_key: Hashable | None = None
+    __slots__ = ("auto", "events", "hand", "move", "player", "seen_key", "snapshot")
+
+    def __init__(self, move: Move, player: Player, snapshot: tuple[Any, ...]) -> None:
+        self.move = move
+        self.player = player
+        self.snapshot = snapshot
+        self.hand: list[Change] = []
+        self.auto: list[Change] = []
+        self.events: list[Event] = []
+        self.seen_key: Hashable | None = None
 
 
 _UNKNOWN: Any = object()
@@ -258,8 +277,12 @@ class State(ABC):
         return ()
 
     def status_lines(self) -> list[str]:
-        """Game state that is not on the board, in words (reserves, tamed caves)."""
+        """Game state that is not on the board, in words (reserves, tamed caves, scores)."""
         return []
+
+    def scores(self) -> dict[Player, int] | None:
+        """Each player's score, for games that keep one (None: the game has no score)."""
+        return None
 
     # -- public API -------------------------------------------------------------------------
     @property
@@ -268,9 +291,10 @@ class State(ABC):
         return self.phase in self.game.decision_phases
 
     def legal_moves(self) -> Iterator[Move]:
+        """The legal moves, generated lazily (none once the game is over)."""
         if self._outcome is not None:
-            return
-        yield from self._generate()
+            return iter(())
+        return self._generate()
 
     def is_legal(self, move: Move) -> bool:
         return move in set(self.legal_moves())
@@ -426,16 +450,18 @@ class State(ABC):
         assert self._record is not None
         self._record.events.append(Event(kind, text, cells))
 
+    def _moved(self, piece: Piece, frm: Cell, to: Cell) -> None:
+        """Record that ``piece`` went from ``frm`` to ``to``."""
+        names = self.game.board.names
+        self._event(EventKind.MOVE, f"{self._describe(piece)} {names[frm]}-{names[to]}", frm, to)
+
     def _capture(self, cell: Cell, how: str) -> Piece:
         piece = self.cells[cell]
         assert piece is not None, "capturing an empty cell"
         self._set(cell, None)
         self.turn_captured = True
-        self._event(
-            EventKind.CAPTURE,
-            f"{self._describe(piece)} on {self.game.board.names[cell]} captured {how}",
-            cell,
-        )
+        name = self.game.board.names[cell]
+        self._event(EventKind.CAPTURE, f"{self._describe(piece)} on {name} captured {how}", cell)
         return piece
 
     def _decide(self, chooser: Player, phase: str, text: str) -> None:
@@ -464,9 +490,10 @@ class State(ABC):
             return
         if self.game.draw_after and self.quiet >= self.game.draw_after:
             self._outcome = Outcome(None, f"no capture in {self.game.draw_after} moves")
-        key = self._remember()
-        if self.game.repetitions and self._seen[key] >= self.game.repetitions:
-            self._outcome = Outcome(None, f"position repeated {self.game.repetitions} times")
+        if self.game.repetitions:  # positions are only remembered when the rule is on
+            key = self._remember()
+            if self._seen[key] >= self.game.repetitions:
+                self._outcome = Outcome(None, f"position repeated {self.game.repetitions} times")
         if self._outcome is not None:
             self._event(EventKind.END, self._outcome.describe(self.game.player_names))
 

@@ -66,3 +66,46 @@ def to_offset(h: Hex) -> tuple[int, int]:
 def centre(h: Hex) -> tuple[float, float]:
     """Cartesian centre for drawing, in units of one hex width; y grows northwards."""
     return h.q + h.r / 2.0, h.r * 0.8660254037844386
+
+
+def hexagon_cells(side_a: int, side_b: int) -> list[tuple[int, int]]:
+    """(row, column) lattice cells of a hexagon whose sides alternate between ``side_a`` and
+    ``side_b`` cells, as Ludii's ``(hex A B)`` (``(hex Limping n)`` is ``(hex n n+1)``): the
+    cells whose centres lie inside or on the hexagon through the corner cells."""
+    # Walk the outline: A-1 steps east, B-1 south-west, A-1 ..., in (row, column) steps.
+    corners = [(0, 0)]
+    row = column = 0
+    for (d_row, d_col), length in zip(
+        ((0, 1), (-1, 0), (-1, -1), (0, -1), (1, 0)), (side_a, side_b) * 3, strict=False
+    ):
+        row += d_row * (length - 1)
+        column += d_col * (length - 1)
+        corners.append((row, column))
+    outline = [_lattice_point(r, c) for r, c in corners]
+    rows = [r for r, _ in corners]
+    columns = [c for _, c in corners]
+    return [
+        (r, c)
+        for r in range(min(rows), max(rows) + 1)
+        for c in range(min(columns), max(columns) + 1)
+        if _inside(_lattice_point(r, c), outline)
+    ]
+
+
+def _lattice_point(row: int, column: int) -> tuple[float, float]:
+    return column - row / 2.0, row * 0.8660254037844386
+
+
+def _inside(point: tuple[float, float], outline: list[tuple[float, float]]) -> bool:
+    """In a convex polygon, edges included."""
+    count = len(outline)
+    area = sum(
+        outline[i][0] * outline[(i + 1) % count][1] - outline[(i + 1) % count][0] * outline[i][1]
+        for i in range(count)
+    )
+    for i in range(count):
+        (ax, ay), (bx, by) = outline[i], outline[(i + 1) % count]
+        cross = (bx - ax) * (point[1] - ay) - (by - ay) * (point[0] - ax)
+        if cross * area < -1e-9:
+            return False
+    return True

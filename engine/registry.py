@@ -6,14 +6,18 @@ from collections.abc import Mapping
 
 from engine.config import Node
 from engine.game import Game
+from engine.games.goats_wintering import GoatsWintering
 from engine.games.protect_the_goat import ProtectTheGoat
 from engine.games.three_dragons import ThreeDragons
+from engine.games.vanguard import Vanguard
 
 RULES: Mapping[str, type[Game]] = {
     cls.rules: cls
     for cls in (
         ThreeDragons,
         ProtectTheGoat,
+        Vanguard,
+        GoatsWintering,
     )
 }
 

@@ -17,6 +17,7 @@ from engine.effects import apply_changes
 from firmware_bridge import catalog
 
 MAX_PLIES = 5000
+DEEP_PLIES = 150  # every check at every ply this far into a playout; then it only plays on
 
 
 def _variants() -> list[tuple[str, dict[str, str]]]:
@@ -83,7 +84,8 @@ def playout(game: Game, seed: int, *, deep: bool) -> State:
     rng = random.Random(seed)
     state = game.new_state()
     start = state.to_json()
-    for _ in range(MAX_PLIES):
+    for ply in range(MAX_PLIES):
+        deep = deep and ply < DEEP_PLIES
         moves = check_position(state, rng) if deep else list(state.legal_moves())
         if state.outcome() is not None:
             break

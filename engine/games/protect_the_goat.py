@@ -224,12 +224,7 @@ class ProtectTheGoatState(State):
             self._set(move.frm, None)
             self._set(move.to, walker)
             self.extra = replace(extra, passes=0)
-            self._event(
-                EventKind.MOVE,
-                f"{self._describe(walker)} {names[move.frm]}-{names[move.to]}",
-                move.frm,
-                move.to,
-            )
+            self._moved(walker, move.frm, move.to)
         self._hand_done()
         self._battle(player)
 

@@ -222,12 +222,7 @@ class ThreeDragonsState(State):
             self._set(move.frm, None)
             self._set(move.to, piece)
             self._hand_done()
-            self._event(
-                EventKind.MOVE,
-                f"{self._describe(piece)} {names[move.frm]}-{names[move.to]}",
-                move.frm,
-                move.to,
-            )
+            self._moved(piece, move.frm, move.to)
             options = self.capture_options(move.to)
             if len(options) > 1:
                 self.extra = replace(self.extra, pending=move.to)
