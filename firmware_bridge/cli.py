@@ -3,7 +3,7 @@
 Subcommands:
   run      referee a game on a board connected over serial (the daemon)
   emulate  the board emulator: a pty that plays the firmware side of the protocol
-  demo     the emulator and the daemon together, playing scripted games of both games
+  demo     the emulator and the daemon together, playing a scripted game of every game
   games    list the games this installation can referee, with their options
   moves    JSON for a position: its layout and every legal move with the layout after it
   play     adjudicate a game in the terminal from a move list, or by self-play
@@ -138,9 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--quiet", action="store_true", help="print only the final board")
     play.set_defaults(handler=_cmd_play)
 
-    demo = sub.add_parser(
-        "demo", help="emulator + daemon: scripted games of Three Dragons and Protect the Goat"
-    )
+    demo = sub.add_parser("demo", help="emulator + daemon: a scripted game of every game")
     demo.add_argument("--pace", type=float, default=0.35, help="seconds between hand actions")
     demo.add_argument("--game", action="append", help="only this game (repeatable)")
     demo.set_defaults(handler=_cmd_demo)
@@ -399,6 +397,8 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
 DEMOS = (
     ("three-dragons", "three-dragons", "demo-three-dragons.txt"),
     ("protect-the-goat", "protect-the-goat", "demo-protect-the-goat.txt"),
+    ("vanguard", "vanguard", "demo-vanguard.txt"),
+    ("goats-wintering", "goats-wintering", "demo-goats-wintering.txt"),
 )
 
 

@@ -388,6 +388,11 @@ class Daemon:
             self.log.info("move %d: %s %s", self.state.plies, who, record.text)
             for event in record.effect.events[1:]:
                 self.log.info("  %s", event.text)
+            scores = self.state.scores()
+            if scores is not None:
+                names = self.game.player_names
+                self.log.info("  score: %s", ", ".join(f"{names[p.index]} {n}"
+                                                       for p, n in scores.items()))  # fmt: skip
             if record.effect.outcome is not None:
                 self.journal.finish(self.game_id, record.effect.outcome)
                 self.log.info("game over: %s", record.effect.outcome.describe(

@@ -219,14 +219,10 @@ class Reconciler:
         after = state.layout()
         if not was_deciding:
             self.adjust.clear()
-        # Cells whose piece changed in a way the sensors cannot see (a die turned).
+        # Cells whose piece stayed but changed in a way the sensors cannot see (a die turned).
         for cell, piece in footprint.result.items():
             old = before.get(cell)
-            if (
-                piece is not None
-                and old is not None
-                and self.profile.token(piece) == (self.profile.token(old))
-            ):
+            if piece is not None and old is not None and _same(piece, old):
                 self.adjust.add(cell)
         self.turn_layouts.extend([hand, after])
         self._turn_cache = None

@@ -166,8 +166,8 @@ def test_games_lists_every_game_and_option(capsys: pytest.CaptureFixture[str]) -
     assert "variant=base|strength|dragons" in out
 
 
-def test_demo_runs_both_scripted_games_over_the_emulator() -> None:
-    """README's main command: the emulator in its own process, the daemon, both games."""
+def test_demo_runs_every_scripted_game_over_the_emulator() -> None:
+    """README's main command: the emulator in its own process, the daemon, every game."""
     result = subprocess.run(
         [sys.executable, "-m", "firmware_bridge.cli", "demo", "--pace", "0.05"],
         capture_output=True, text=True, timeout=300, check=False,
@@ -177,3 +177,7 @@ def test_demo_runs_both_scripted_games_over_the_emulator() -> None:
     assert "result: Player 1 wins: Player 1 captured the goat" in result.stdout
     assert "Traceback" not in result.stderr
     assert "Black stone on d5 captured by custodial capture" in result.stderr
+    assert "journal of Vanguard: B1-A1 E7-D6" in result.stdout
+    assert "the ram runs on: D6-C5-C4" in result.stderr
+    assert "result: Black (player 2) wins: two passes, White 1, Black 3" in result.stdout
+    assert "score: White 1, Black 2" in result.stderr

@@ -125,6 +125,24 @@ def test_full_game_on_an_occupancy_only_board(rigs: list[Rig], tmp_path: Path) -
     assert rig.daemon.outcome() is not None
 
 
+def test_full_game_of_vanguard(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = make(rigs, tmp_path, "vanguard", "vanguard")
+    moves = self_play(rig.game, 6)
+    play_out(rig.emu, rig.daemon, rig.game, rig.game.new_state(), moves)
+    assert "captured the flag" in rig.daemon.outcome()["reason"]  # type: ignore[index]
+    log = rig.daemon.text()
+    assert "the flag follows" in log and "the ram runs on" in log
+
+
+def test_full_game_of_goats_wintering_with_the_pass_button(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = make(rigs, tmp_path, "goats-wintering", "goats-wintering")
+    moves = self_play(rig.game, 3)
+    assert moves[-2:] == ["pass", "pass"]
+    play_out(rig.emu, rig.daemon, rig.game, rig.game.new_state(), moves)
+    assert "two passes" in rig.daemon.outcome()["reason"]  # type: ignore[index]
+    assert "score: White" in rig.daemon.text()
+
+
 # -- prompts, decisions, illegal moves -------------------------------------------------------
 
 

@@ -312,3 +312,18 @@ def test_start_position_must_be_set_up_first() -> None:
     table.sense()
     table.settle()
     assert table.signals() == {} and table.rec.synced
+
+
+def test_a_different_piece_arriving_is_no_adjust_prompt() -> None:
+    # The Vanguard captain steps B1-A1 and its flag follows onto B1: on an owner board both
+    # look alike, but the flag is a different piece, moved by hand: no "adjust".
+    game = load("vanguard")
+    profile = catalog.load_profile("vanguard", game)
+    table = Table(game.new_state(), profile)
+    table.move("B1", "A1")
+    table.settle()
+    assert table.committed() == ["B1-A1"]
+    assert table.signals() == {"B1": "move_to", "C1": "move_from"}
+    table.move("C1", "B1")
+    table.settle()
+    assert table.signals() == {} and table.rec.synced

@@ -202,14 +202,16 @@ class GoatsWinteringState(State):
         mine, theirs = self.score(last_to_pass), self.score(last_to_pass.other)
         winner = last_to_pass if mine > theirs else last_to_pass.other
         tie = "" if mine != theirs else "; a tie loses for the last to pass"
-        self._win(winner, f"two passes: {self.status_lines()[0]}{tie}")
+        self._win(winner, f"two passes, {self._score_text()}{tie}")
 
     def _name(self, player: Player) -> str:
         return self.game.player_names[player.index]
 
+    def _score_text(self) -> str:
+        return ", ".join(f"{self._name(p)} {self.score(p)}" for p in Player)
+
     def status_lines(self) -> list[str]:
-        return [f"score: {self._name(Player.ONE)} {self.score(Player.ONE)}, "
-                f"{self._name(Player.TWO)} {self.score(Player.TWO)}"]  # fmt: skip
+        return [f"score: {self._score_text()}"]
 
     # -- positions --------------------------------------------------------------------------
     def _extra_keys(self) -> tuple[str, ...]:
