@@ -67,8 +67,7 @@ class Path:
     """One way the rest of a turn can go: its steps and the layouts they lead to."""
 
     moves: tuple[Move, ...]
-    layouts: tuple[dict[Cell, Piece], ...]  # after each step's hand action and its result
-    tokens: tuple[Tokens, ...]
+    tokens: tuple[Tokens, ...]  # what the sensors see after each step's hand action and result
     hand_cells: frozenset[Cell]  # cells the first step's hand action visibly changes
 
 
@@ -85,11 +84,9 @@ class Reconciler:
         self.adjust: set[Cell] = set()
         self.choosing: list[Move] = []
         self.choice = 0
-        self.choice_since = 0.0
         self.signals: dict[Cell, Signal] = {}
         self.status = ""  # what the players should do now, for the display and the log
         self.notice = ""  # the answer to the last button press
-        self._version = 0
         self._paths: list[Path] | None = None
         self._turn_cache: list[Tokens] | None = None
         self._waiting_since: float | None = None
@@ -253,7 +250,6 @@ class Reconciler:
         return [TookBack(tuple(undone))]
 
     def _changed(self) -> None:
-        self._version += 1
         self._paths = None
         self._turn_cache = None
         self._waiting_since = None
@@ -294,7 +290,7 @@ class Reconciler:
                 self._extend(after, steps, seen, cells, found)
             else:
                 tokens = tuple(self._tokens(x) for x in seen)
-                found.append(Path(steps, seen, tokens, cells))
+                found.append(Path(steps, tokens, cells))
             state.undo()
 
     def _turn_tokens(self) -> list[Tokens]:

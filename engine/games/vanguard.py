@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from engine.board import OPPOSITE
 from engine.config import Node
 from engine.effects import EventKind
-from engine.game import JSON, Game, State
+from engine.game import Game, State
 from engine.hexgrid import ADJACENT, ALL_DIRECTIONS
 from engine.moves import NO_CELL, Cell, Move, MoveKind
 from engine.outcome import Outcome
@@ -265,9 +265,6 @@ class VanguardState(State):
                 name = self.game.player_names[player.other.index]
                 return Outcome(player.other, f"{name} captured the flag")
         return None
-
-    def _extra_to_json(self) -> JSON:
-        return {}
 
 
 Vanguard.state_class = VanguardState
