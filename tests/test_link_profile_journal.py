@@ -260,3 +260,21 @@ def test_daemon_resends_unacknowledged_led_frames(tmp_path: Path) -> None:
     assert len(board.led_frames) >= 4
     gaps = [b - a for a, b in zip(board.led_frames, board.led_frames[1:], strict=False)]
     assert all(gap >= 0.2 for gap in gaps[1:])
+
+
+def test_resume_rules_for_an_unfinished_game(tmp_path: Path) -> None:
+    from firmware_bridge.daemon import DaemonError
+
+    log = logging.getLogger("test")
+    profile = catalog.load_profile("three-dragons", TD)
+    journal = Journal(tmp_path / "j.sqlite3")
+    first = Daemon(TD, profile, journal, "unused", log=log)
+    journal.record_move(first.game_id, "c1-c4")
+    again = Daemon(TD, profile, journal, "unused", log=log)  # same settings: resumed
+    assert again.game_id == first.game_id and again.state.plies == 1
+    strength = load("three-dragons", variant="strength")
+    with pytest.raises(DaemonError, match="unfinished game 1: three-dragons .*variant=base"):
+        Daemon(strength, profile, journal, "unused", log=log)
+    fresh = Daemon(strength, profile, journal, "unused", log=log, new_game=True)
+    assert fresh.game_id != first.game_id and fresh.state.plies == 0
+    journal.close()
