@@ -362,9 +362,6 @@ class State(ABC):
             outcome=self.outcome(),
         )
 
-    def apply_text(self, text: str) -> Effect:
-        return self.apply(self.parse(text))
-
     def undo(self) -> Move:
         """Take back the last applied move (a hand move or a decision) with its consequences."""
         if not self._stack:

@@ -16,7 +16,6 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
 
 import serial
 import serial.threaded
@@ -211,13 +210,3 @@ class VirtualLink(Link):
         if self._open:
             self._open = False
             self.events.put(Disconnected("closed"))
-
-
-def drain(events: queue.Queue[Any]) -> list[Any]:
-    """Everything on a queue right now, without waiting."""
-    items = []
-    while True:
-        try:
-            items.append(events.get_nowait())
-        except queue.Empty:
-            return items

@@ -89,6 +89,7 @@ class Reconciler:
         self.notice = ""  # the answer to the last button press
         self._paths: list[Path] | None = None
         self._turn_cache: list[Tokens] | None = None
+        self._consistent: list[Path] | None = None  # for the current sensed layout and turn
         self._waiting_since: float | None = None
 
     # -- inputs -----------------------------------------------------------------------------
@@ -96,6 +97,7 @@ class Reconciler:
         """The sensed layout (occupied cells only) as of ``now``."""
         if dict(sensed) != self.sensed:
             self.sensed = dict(sensed)
+            self._consistent = None
             self.last_change = now
             if self.choosing:
                 self.choosing = []
@@ -177,7 +179,7 @@ class Reconciler:
             if not self.synced:
                 self.synced = True
                 self.turn_layouts = [layout]
-                self._turn_cache = None
+                self._forget_turn()
             return None
         if state.outcome() is not None:
             fresh = state.game.new_state()
@@ -222,7 +224,7 @@ class Reconciler:
             if piece is not None and old is not None and _same(piece, old):
                 self.adjust.add(cell)
         self.turn_layouts.extend([hand, after])
-        self._turn_cache = None
+        self._forget_turn()
         if not state.deciding:
             self.synced = False  # the consequences must be on the board before play goes on
         self._changed()
@@ -251,7 +253,7 @@ class Reconciler:
 
     def _changed(self) -> None:
         self._paths = None
-        self._turn_cache = None
+        self._forget_turn()
         self._waiting_since = None
 
     # -- paths ------------------------------------------------------------------------------
@@ -293,6 +295,10 @@ class Reconciler:
                 found.append(Path(steps, tokens, cells))
             state.undo()
 
+    def _forget_turn(self) -> None:
+        self._turn_cache = None
+        self._consistent = None
+
     def _turn_tokens(self) -> list[Tokens]:
         if self._turn_cache is None:
             self._turn_cache = [self._tokens(x) for x in self.turn_layouts]
@@ -324,30 +330,34 @@ class Reconciler:
             return self._turn_tokens()
         return [self._tokens(self.state.layout())]
 
-    def _allowed(
-        self, extra: tuple[Tokens, ...] = (), base: list[Tokens] | None = None
-    ) -> dict[Cell, set[Token | None]]:
-        """Per cell, every value it shows in ``base`` (default: the turn so far) or ``extra``;
-        a cell that changes may also be empty for a moment, between a lift and a placement."""
-        values: dict[Cell, set[Token | None]] = {}
-        layers = (self._turn_tokens() if base is None else base) + list(extra)
+    def _allowed(self) -> dict[Cell, set[Token | None]]:
+        """Per cell, every value it shows somewhere in the turn so far; a cell that changes
+        may also be empty for a moment, between a lift and a placement."""
         cells: set[Cell] = set(self.sensed)
-        for layer in layers:
-            cells.update(layer)
-        for cell in cells:
-            seen = {layer.get(cell) for layer in layers}
-            if len(seen) > 1:
-                seen.add(None)
-            values[cell] = seen
-        return values
+        return {
+            cell: _with_gap(values) for cell, values in _values(self._turn_tokens(), cells).items()
+        }
 
     def _consistent_paths(self) -> list[Path]:
-        sensed = self.sensed
-        base = self._base_tokens()
-        return [
-            p for p in self.paths()
-            if all(sensed.get(c) in values for c, values in self._allowed(p.tokens, base).items())
-        ]  # fmt: skip
+        """The paths the sensed layout is consistent with (computed once per layout)."""
+        if self._consistent is None:
+            sensed = self.sensed
+            base = _values(self._base_tokens(), set(sensed))
+            found = []
+            for path in self.paths():
+                cells = set(base)
+                for layer in path.tokens:
+                    cells.update(layer)
+                if all(
+                    sensed.get(cell)
+                    in _with_gap(
+                        base.get(cell, {None}) | {layer.get(cell) for layer in path.tokens}
+                    )
+                    for cell in cells
+                ):
+                    found.append(path)
+            self._consistent = found
+        return self._consistent
 
     def _done(self, path: Path) -> bool:
         """Every cell the first step's hand action changes shows a value from after it."""
@@ -522,6 +532,19 @@ class Reconciler:
         names = self.state.game.board.names
         parts = [f"{s.value.replace('_', ' ')} {names[c]}" for c, s in sorted(signals.items())]
         return f"{player}: " + ", ".join(parts)
+
+
+def _values(layers: list[Tokens], cells: set[Cell]) -> dict[Cell, set[Token | None]]:
+    """Per cell (those of ``cells`` and of the layers), the values the layers show there."""
+    every = set(cells)
+    for layer in layers:
+        every.update(layer)
+    return {cell: {layer.get(cell) for layer in layers} for cell in every}
+
+
+def _with_gap(values: set[Token | None]) -> set[Token | None]:
+    """A cell whose value changes may also be empty while a piece is in the hand."""
+    return values | {None} if len(values) > 1 else values
 
 
 def _same(a: Piece, b: Piece) -> bool:

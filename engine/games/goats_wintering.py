@@ -74,9 +74,6 @@ class GoatsWinteringState(State):
         """For each cell, whether ``player``'s goat stands there (one pass, then lookups)."""
         return [p is not None and p.owner is player for p in self.cells]
 
-    def _count(self, cell: Cell, player: Player) -> int:
-        return sum(map(self._owned(player).__getitem__, self.game.around[cell]))
-
     def score(self, player: Player) -> int:
         """Adjacent pairs of ``player``'s goats."""
         owned = self._owned(player)
