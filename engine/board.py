@@ -90,6 +90,7 @@ class Board:
         "names",
         "rays",
         "regions",
+        "shape",
         "size",
         "step",
         "zone_of",
@@ -108,8 +109,13 @@ class Board:
         regions: dict[str, frozenset[Cell]],
         zones: dict[str, Zone],
         glyphs: dict[str, str],
+        shape: str = "point",
     ) -> None:
         self.kind = kind
+        # How one grid cell is drawn around its centre (for pictures of the board, not for
+        # rules): "square", "diamond" (a square turned 45 degrees), "hex" (pointy-topped) or
+        # "point" (a custom board's spot). Zone cells are always drawn as spots.
+        self.shape = shape
         self.names: tuple[str, ...] = tuple(names)
         self.size = len(names)
         self.index: Mapping[str, Cell] = MappingProxyType({n: i for i, n in enumerate(names)})
@@ -220,12 +226,15 @@ def build_board(node: Node) -> Board:
     if kind == "square":
         node.only_keys("kind", "files", "ranks", "adjacency", "naming", "rotate", *_COMMON)
         adjacency = _build_square(node, builder)
+        shape = "diamond" if node.get("rotate", 0).value == 45 else "square"
     elif kind == "hex":
         node.only_keys("kind", "shape", "rows", "columns", "size", "sides", "naming", *_COMMON)
         adjacency = _build_hex(node, builder)
+        shape = "hex"
     else:
         node.only_keys("kind", "cells", "links", "adjacency", *_COMMON)
         adjacency = _build_custom(node, builder)
+        shape = "point"
 
     zones = _build_zones(node.get("zones", {}), builder)
     blocked = frozenset(builder.lookup(n) for n in node.get("blocked", []).elements())
@@ -250,6 +259,7 @@ def build_board(node: Node) -> Board:
         regions=regions,
         zones=zones,
         glyphs=glyphs,
+        shape=shape,
     )
 
 

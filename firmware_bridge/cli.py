@@ -44,9 +44,14 @@ from engine import (
 from firmware_bridge import catalog, logs
 from firmware_bridge.daemon import Daemon, DaemonError
 from firmware_bridge.journal import Journal, JournalError
+from firmware_bridge.kiosk import KioskError, KioskServer, is_loopback, load_token
 from firmware_bridge.render import render_state
+from firmware_bridge.webserver import parse_address
 
 EXIT_USAGE = 2
+DEFAULT_GAME = "three-dragons"
+DEFAULT_KIOSK = "127.0.0.1:8080"
+DEFAULT_EMULATOR_WEB = "127.0.0.1:8081"
 USER_ERRORS = (ConfigError, IllegalMoveError, InvalidMoveError, PositionError)
 
 
@@ -60,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result: int = args.handler(args)
         return result
-    except (UserError, DaemonError, JournalError, *USER_ERRORS) as exc:
+    except (UserError, DaemonError, JournalError, KioskError, *USER_ERRORS) as exc:
         print(f"board-referee: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # e.g. `board-referee moves ... | head`
@@ -82,13 +87,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = sub.add_parser("run", help="referee a game on a board (the daemon)")
-    _game_arguments(run)
+    run = sub.add_parser("run", help="referee a game on a board (the daemon), with the kiosk")
+    _game_arguments(run, required=False)
     run.add_argument(
         "--port", default=os.environ.get("BOARD_REFEREE_PORT"),
         help="the board's serial port: a device (/dev/ttyACM0), socket://HOST:PORT, "
         "rfc2217://HOST:PORT, spy://DEVICE, or the emulator's link path "
-        "(default: $BOARD_REFEREE_PORT)",
+        "(default: $BOARD_REFEREE_PORT; with neither, the built-in board emulator is started "
+        "with its web page)",
+    )  # fmt: skip
+    run.add_argument(
+        "--kiosk", default=os.environ.get("BOARD_REFEREE_KIOSK", DEFAULT_KIOSK),
+        metavar="HOST:PORT",
+        help=f"serve the kiosk page here (default: $BOARD_REFEREE_KIOSK, else {DEFAULT_KIOSK}; "
+        "beyond loopback, controls need the access token printed at start)",
+    )  # fmt: skip
+    run.add_argument("--no-kiosk", action="store_true", help="do not serve the kiosk page")
+    run.add_argument(
+        "--emulator-web", default=DEFAULT_EMULATOR_WEB, metavar="HOST:PORT",
+        help=f"without --port: where the emulated board's page is served "
+        f"(default {DEFAULT_EMULATOR_WEB})",
     )  # fmt: skip
     run.add_argument("--board", help="hardware profile in config/boards/ (default: the game's)")
     run.add_argument(
@@ -108,7 +126,7 @@ def _parser() -> argparse.ArgumentParser:
         "wait, flicker, slide, knock, garbage, corrupt, drop, unplug, replug, fault, show, "
         "say, quit (details: docs/emulator.md).",
     )  # fmt: skip
-    from tools import emulator
+    from firmware_bridge import emulator
 
     emulator.add_arguments(emulate)
     emulate.set_defaults(handler=_cmd_emulate)
@@ -145,8 +163,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _game_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", required=True, help="game id, e.g. three-dragons")
+def _game_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    helptext = "game id, e.g. three-dragons" + (
+        "" if required else f" (default: the journal's unfinished game, else {DEFAULT_GAME})"
+    )
+    parser.add_argument("--game", required=required, help=helptext)
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE",
         help="a game option, e.g. variant=strength (repeatable)",
@@ -363,33 +384,105 @@ def _journal_path(given: str | None) -> Path:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    if not args.port:
-        raise UserError("say which serial port the board is on: --port (or $BOARD_REFEREE_PORT)")
     log = logs.configure(args.verbose)
-    game = _load(args)
     directory = catalog.config_dir(args.config_dir)
-    profile = catalog.load_profile(args.board, game, directory)
-    if args.settle_ms is not None:
-        if not 0 <= args.settle_ms <= 10000:
-            raise UserError("--settle-ms must be between 0 and 10000")
-        profile = dataclasses.replace(profile, settle=args.settle_ms / 1000.0)
-    start = _start(game, args.position) if args.position else None
-    journal = Journal(_journal_path(args.journal))
-    stop = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stop.set())
+    journal_path = _journal_path(args.journal)
+    kiosk = None if args.no_kiosk else parse_address(args.kiosk)
+    journal = Journal(journal_path)
+    emulator: subprocess.Popen[bytes] | None = None
+    server: KioskServer | None = None
     try:
-        daemon = Daemon(game, profile, journal, args.port, log=log, start=start,
-                        new_game=args.new)  # fmt: skip
+        game, profile = _run_game(args, journal, directory)
+        if args.settle_ms is not None:
+            if not 0 <= args.settle_ms <= 10000:
+                raise UserError("--settle-ms must be between 0 and 10000")
+            profile = dataclasses.replace(profile, settle=args.settle_ms / 1000.0)
+        start = _start(game, args.position) if args.position else None
+        port = args.port
+        stop = threading.Event()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: stop.set())
+        if not port:
+            emulator, port, board_url = _start_emulator(args, game, profile, directory, kiosk)
+        daemon = Daemon(game, profile, journal, port, log=log, start=start, new_game=args.new)
+        if kiosk is not None:
+            token = None if is_loopback(kiosk[0]) else load_token(journal_path.parent)
+            server = KioskServer(kiosk[0], kiosk[1], submit=daemon.submit, config_dir=directory,
+                                 token=token, log=log)  # fmt: skip
+            url = server.start()
+            daemon.add_listener(server.publish)
+            log.info("kiosk page: %s", url)
+            if token is not None:
+                log.info("kiosk controls need the access token: open %s?token=%s", url, token)
+        if emulator is not None:
+            log.info("no --port given: playing on the built-in board emulator; "
+                     "the emulated board's page: %s", board_url)  # fmt: skip
         daemon.run(stop)
     finally:
+        if server is not None:
+            server.stop()
+        if emulator is not None:
+            emulator.terminate()
+            try:
+                emulator.wait(5)
+            except subprocess.TimeoutExpired:
+                emulator.kill()
         journal.close()
     log.info("stopped")
     return 0
 
 
+def _run_game(args: argparse.Namespace, journal: Journal, directory: Path) -> tuple[Game, Any]:
+    """The game to referee: as asked, else the journal's unfinished game (which may have been
+    started from the kiosk), else the default game."""
+    if args.game:
+        game = catalog.load_game(args.game, parse_options(args.option), directory)
+        return game, catalog.load_profile(args.board, game, directory)
+    row = journal.unfinished()
+    if row is not None and not args.new:
+        try:
+            game = catalog.load_game(row.game, row.options, directory)
+            return game, catalog.load_profile(args.board or row.profile, game, directory)
+        except ConfigError:
+            pass  # the journal's game no longer loads: the daemon says so below
+    game = catalog.load_game(DEFAULT_GAME, parse_options(args.option), directory)
+    return game, catalog.load_profile(args.board, game, directory)
+
+
+def _start_emulator(
+    args: argparse.Namespace,
+    game: Game,
+    profile: Any,
+    directory: Path,
+    kiosk: tuple[str, int] | None,
+) -> tuple[subprocess.Popen[bytes], str, str]:
+    """No hardware: start the board emulator as its own process on a pty, with its web page,
+    following the kiosk's game (so a new game of another game swaps the emulated board)."""
+    folder = Path(tempfile.mkdtemp(prefix="board-referee-"))
+    link = folder / "board"
+    web_host, web_port = parse_address(args.emulator_web)
+    command = [
+        sys.executable, "-m", "firmware_bridge.cli", "--config-dir", str(directory), "emulate",
+        "--game", game.id, "--board", profile.id, "--link", str(link), "--no-draw",
+        "--web", f"{web_host}:{web_port}",
+    ]  # fmt: skip
+    for key, value in game.options.items():
+        command += ["--option", f"{key}={value}"]
+    if kiosk is not None:
+        host = "127.0.0.1" if kiosk[0] in ("0.0.0.0", "::") else kiosk[0]
+        command += ["--follow", f"http://{host}:{kiosk[1]}/"]
+    emulator = subprocess.Popen(command, stdin=subprocess.DEVNULL)
+    deadline = time.monotonic() + 15
+    while not link.exists() and emulator.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not link.exists():
+        emulator.kill()
+        raise UserError("the board emulator did not start (see its message above)")
+    return emulator, str(link), f"http://{web_host}:{web_port}/"
+
+
 def _cmd_emulate(args: argparse.Namespace) -> int:
-    from tools import emulator
+    from firmware_bridge import emulator
 
     return emulator.run(args, parse_options(args.option))
 
@@ -404,7 +497,7 @@ DEMOS = (
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     """Each acceptance game: the emulator in its own process over a pty, the daemon here."""
-    scenarios = Path(__file__).resolve().parent.parent / "tools" / "scenarios"
+    scenarios = Path(__file__).resolve().parent / "emulator" / "scenarios"
     failed = []
     for game_id, profile_id, script in DEMOS:
         if args.game and game_id not in args.game:

@@ -10,6 +10,7 @@ journal; when it comes back (the same port path), a scan shows what happened mea
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
 import logging
@@ -18,9 +19,10 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
-from engine import Game, State
+from engine import NO_CELL, Effect, EventKind, Game, Piece, Player, State
 from firmware_bridge.journal import Journal, last_turn_layouts, replay
 from firmware_bridge.leds import led_frame
 from firmware_bridge.link import (
@@ -38,6 +40,7 @@ from firmware_bridge.protocol import (
     EMPTY,
     PROTOCOL_VERSION,
     Ack,
+    Button,
     ButtonEvent,
     Change,
     Fault,
@@ -53,6 +56,13 @@ from firmware_bridge.protocol import (
     ScanRequest,
 )
 from firmware_bridge.reconcile import Committed, NewGame, Reconciler, Record, TookBack
+from firmware_bridge.snapshot import (
+    Connection,
+    MoveView,
+    PieceView,
+    Snapshot,
+    board_picture,
+)
 
 RECONNECT_INTERVAL = 0.5
 LED_RETRY = 0.25
@@ -60,6 +70,33 @@ HELLO_RETRY = 1.0
 PING_AFTER = 2.0
 DEAD_AFTER = 6.5
 SCAN_RETRY = 1.0
+HEARTBEAT = 2.0  # seconds between snapshots that only refresh the last-frame time
+MAX_FAULTS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    ok: bool
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A control from a face (the kiosk page, a club view). It goes through the daemon's one
+    queue, like the board's frames, and acts through the same path as the board's buttons:
+    ``press`` a button, or start a ``new_game`` of ``game`` on ``profile``."""
+
+    action: str  # press | new_game
+    button: Button | None = None
+    game: Game | None = None
+    profile: BoardProfile | None = None
+    source: str = "kiosk"
+    reply: concurrent.futures.Future[CommandResult] = field(
+        default_factory=concurrent.futures.Future, compare=False
+    )
+
+
+Listener = Callable[[Snapshot], None]
 
 
 class DaemonError(Exception):
@@ -93,9 +130,9 @@ class Daemon:
         self.port = port
         self.log = log
         self.clock = clock
-        self.events: queue.Queue[LinkEvent] = queue.Queue()
+        self.events: queue.Queue[LinkEvent | Command] = queue.Queue()
         self.link_factory = link_factory or (
-            lambda events: SerialLink(port, profile.baudrate, events)
+            lambda events: SerialLink(port, self.profile.baudrate, events)
         )
         self.link: Link | None = None
         self.start_json = start.to_json() if start is not None else None
@@ -112,6 +149,17 @@ class Daemon:
         self.acked: Leds | None = None
         self.last_status = ""
         self.connect_failures = 0
+        self.listeners: list[Listener] = []
+        self.moves: list[tuple[MoveView, tuple[Piece, ...]]] = self._history_from_journal()
+        self.faults: list[tuple[float, int, str]] = []
+        self.mismatch = ""  # why the connected board does not fit the profile
+        self.fitted = False  # a board has fitted the profile since start
+        self.last_frame: float | None = None  # wall time of the last frame from the board
+        self.notice = ""
+        self.dirty = True
+        self.serial = 0
+        self.published: Snapshot | None = None
+        self.published_at = 0.0
 
     # -- start-up ---------------------------------------------------------------------------
     def _resume_or_start(self, start: State | None, new_game: bool) -> State:
@@ -132,6 +180,7 @@ class Daemon:
                         f"{exc}; start a new game with --new"
                     ) from exc
                 self.game_id = row.id
+                self.game_start = row.start
                 self.log.info(
                     "resuming game %d (%s) after %d moves; checking the board matches it",
                     row.id, game.title, state.plies,
@@ -148,6 +197,7 @@ class Daemon:
             self.log.info("abandoned unfinished game %d", row.id)
         state = start.copy(stack=False) if start is not None else game.new_state()
         self.game_id = self.journal.start_game(game, self.profile.id, self.start_json)
+        self.game_start = self.start_json
         self.log.info("new game %d: %s", self.game_id, game.title)
         return state
 
@@ -181,13 +231,17 @@ class Daemon:
                     self._connect(now)
                 wait = max(0.0, min(self._next_wake(now) - now, 0.25))
                 try:
-                    event: LinkEvent | None = self.events.get(timeout=wait)
+                    event: LinkEvent | Command | None = self.events.get(timeout=wait)
                 except queue.Empty:
                     event = None
                 now = self.clock()
-                if event is not None:
+                if isinstance(event, Command):
+                    self._command(event, now)
+                elif event is not None:
                     self._handle(event, now)
                 self._timers(now)
+                if self.listeners and (self.dirty or now - self.published_at >= HEARTBEAT):
+                    self._publish(now)
         finally:
             self._shutdown()
 
@@ -210,7 +264,7 @@ class Daemon:
         return min(wakes)
 
     def _connect(self, now: float) -> None:
-        link = self.link_factory(self.events)
+        link = self.link_factory(self.events)  # type: ignore[arg-type]
         try:
             link.open()
         except LinkError as exc:
@@ -226,6 +280,7 @@ class Daemon:
         self.hello_sent = now
 
     def _drop_link(self, reason: str) -> None:
+        self.dirty = True
         if self.link is not None:
             self.link.close()
             self.link = None
@@ -254,8 +309,10 @@ class Daemon:
 
     # -- events -----------------------------------------------------------------------------
     def _handle(self, event: LinkEvent, now: float) -> None:
+        self.dirty = self.dirty or not isinstance(event, Received)
         if isinstance(event, Received):
             self.last_rx = now
+            self.last_frame = time.time()
             self.log.debug("<- %s seq=%d (%d bytes)", event.message.NAME, event.seq, event.size)
             expected = self.board_seq
             self.board_seq = (event.seq + 1) & 0xFF
@@ -321,8 +378,31 @@ class Daemon:
                 self._send_leds(now)
         elif isinstance(message, Fault):
             self.log.warning("board fault %d: %s", message.code, message.text)
+            self.faults = [*self.faults, (time.time(), message.code, message.text)][-MAX_FAULTS:]
+            self.dirty = True
 
     def _hello(self, hello: Hello, now: float) -> None:
+        self.dirty = True
+        problems = self._misfit(hello)
+        if problems:
+            message = (
+                f"board {hello.board_id!r} does not fit profile {self.profile.id!r}: "
+                + "; ".join(problems)
+            )  # fmt: skip
+            if not self.fitted and not self.listeners:
+                raise DaemonError(message + " (choose the right --board)")
+            if message != self.mismatch:
+                self.log.error("%s: connect the board for %s, or start a game for this board",
+                               message, self.game.title)  # fmt: skip
+            self.mismatch = message
+            self.board = None
+            self.hello_sent = now
+            return
+        self.mismatch = ""
+        self.fitted = True
+        self._fitting_hello(hello, now)
+
+    def _misfit(self, hello: Hello) -> list[str]:
         profile = self.profile
         problems = []
         if hello.protocol != PROTOCOL_VERSION:
@@ -335,11 +415,10 @@ class Daemon:
         if hello.sensing != profile.sensing:
             problems.append(f"senses {hello.sensing.name.lower()}, the profile expects "
                             f"{profile.sensing.name.lower()}")  # fmt: skip
-        if problems:
-            raise DaemonError(
-                f"board {hello.board_id!r} does not fit profile {profile.id!r}: "
-                + "; ".join(problems) + " (choose the right --board)"
-            )  # fmt: skip
+        return problems
+
+    def _fitting_hello(self, hello: Hello, now: float) -> None:
+        profile = self.profile
         missing = sorted(b.name.lower() for b in profile.buttons - hello.buttons)
         if missing:
             self.log.warning("the board has no %s button(s)", ", ".join(missing))
@@ -365,13 +444,198 @@ class Daemon:
         self.evaluate_at = self.rec.settle_deadline()
         self._process(self.rec.evaluate(now))
 
+    # -- faces: listeners and commands ------------------------------------------------------
+    def add_listener(self, listener: Listener) -> None:
+        """Call ``listener`` with a fresh snapshot after each change (from the main loop: a
+        listener must only hand the snapshot on, never block)."""
+        self.listeners.append(listener)
+        self.dirty = True
+
+    def submit(self, command: Command) -> concurrent.futures.Future[CommandResult]:
+        """Queue a control from a face (any thread); the future says how it went."""
+        self.events.put(command)
+        return command.reply
+
+    def _command(self, command: Command, now: float) -> None:
+        self.dirty = True
+        try:
+            if command.action == "press" and command.button is not None:
+                self.log.info("button %s pressed on the %s", command.button.name, command.source)
+                records = self.rec.press(command.button, now)
+                refused, notice = self.rec.refused, self.rec.notice
+                self._process(records)
+                result = CommandResult(not refused, notice or "done")
+            elif command.action == "new_game" and command.game is not None:
+                profile = command.profile or self.profile
+                self._switch(command.game, profile)
+                result = CommandResult(True, f"new game of {command.game.title}: set up the board")
+            else:
+                result = CommandResult(False, f"unknown command {command.action!r}")
+        except Exception as exc:  # a face's command must never stop the referee
+            self.log.exception("the %s's command %s failed", command.source, command.action)
+            result = CommandResult(False, f"failed: {exc}")
+        if not command.reply.done():
+            command.reply.set_result(result)
+
+    def _switch(self, game: Game, profile: BoardProfile) -> None:
+        """Start a new game (of this or another game) chosen from a face."""
+        if self.state.outcome() is None:
+            self.journal.abandon(self.game_id)
+            self.log.info("abandoned game %d after %d moves", self.game_id, self.state.plies)
+        old_profile = self.profile
+        self.game, self.profile = game, profile
+        self.start_json = self.game_start = None
+        state = game.new_state()
+        self.rec = Reconciler(state, profile)
+        self.rec.start_setup()
+        self.game_id = self.journal.start_game(game, profile.id, None)
+        self.moves = []
+        self.notice = ""
+        self.last_status = ""
+        self.log.info("new game %d: %s (%s) with board profile %s",
+                      self.game_id, game.title, _options(game), profile.id)  # fmt: skip
+        self.readings = [EMPTY] * len(profile.sensor_cells)
+        self.evaluate_at = None
+        if self.link is None:
+            self.want = led_frame({}, profile)
+            return
+        hello = self.board
+        if hello is not None and profile != old_profile and self._misfit(hello):
+            self._hello(hello, self.clock())  # says why, and waits for a fitting board
+            self._send(HostHello(PROTOCOL_VERSION, socket.gethostname()))
+            return
+        if hello is None:
+            self._send(HostHello(PROTOCOL_VERSION, socket.gethostname()))
+            self.hello_sent = self.clock()
+            return
+        self.have_scan = False
+        self.scan_sent = 0.0
+        self._request_scan(self.clock(), "new game")
+        self._process([])
+
+    def _remember(self, text: str, effect: Effect) -> None:
+        """Keep the move list with times and captures beside the journal, for the faces."""
+        self.moves.append(_move_entry(self.game, len(self.moves) + 1, text, _iso_now(), effect))
+
+    def _history_from_journal(self) -> list[tuple[MoveView, tuple[Piece, ...]]]:
+        """The move list of a resumed game, rebuilt from the journal with its times."""
+        start = self.game_start
+        state = self.game.state_from_json(start) if start else self.game.new_state()
+        moves: list[tuple[MoveView, tuple[Piece, ...]]] = []
+        for action, text, at in self.journal.timed_entries(self.game_id):
+            if action == "takeback":
+                for _ in range(int(text)):
+                    state.undo()
+                del moves[len(moves) - int(text) :]
+                continue
+            effect = state.apply(state.parse(text), check=False)
+            moves.append(_move_entry(self.game, len(moves) + 1, text, at, effect))
+        return moves
+
+    def snapshot(self) -> Snapshot:
+        """What the faces show, as of now (main loop only)."""
+        state, game, rec = self.state, self.game, self.rec
+        names = game.board.names
+        layout = state.layout()
+        sensed_cells = set(rec.sensed)
+        sensor_of = self.profile.sensor_of
+        have = self.have_scan
+        lifted = tuple(names[c] for c in sorted(layout)
+                       if have and c in sensor_of and c not in sensed_cells)  # fmt: skip
+        unexpected = tuple(names[c] for c in sorted(sensed_cells - set(layout))) if have else ()
+        last: tuple[str, ...] = ()
+        if state.plies:
+            move = state.history[-1]
+            cells = [c for c in (move.frm, move.to) if c != NO_CELL] + list(move.cells)
+            last = tuple(names[c] for c in cells)
+        outcome = state.outcome()
+        scores = state.scores()
+        captured: tuple[list[str], list[str]] = ([], [])
+        for _, pieces in self.moves:
+            for piece in pieces:
+                symbol = game.pieces[piece.kind].symbol
+                captured[piece.owner.index].append(symbol)
+        self.serial += 1
+        return Snapshot(
+            serial=self.serial,
+            at=time.time(),
+            game_number=self.game_id,
+            game_id=game.id,
+            title=game.title,
+            options=tuple((k, str(v)) for k, v in game.options.items()),
+            players=game.player_names,
+            profile=self.profile.id,
+            sensing=self.profile.sensing.name.lower(),
+            board=board_picture(game),
+            pieces=tuple(
+                PieceView(names[c], p.kind, game.pieces[p.kind].symbol, int(p.owner), p.state)
+                for c, p in sorted(layout.items())
+            ),
+            lifted=lifted,
+            unexpected=unexpected,
+            signals=tuple((names[c], s.value) for c, s in sorted(rec.signals.items())),
+            last_move=last,
+            status=self._status_sentence(),
+            notice=self.notice,
+            to_move=None if outcome is not None else int(state.to_move),
+            phase=state.phase,
+            deciding=state.deciding,
+            scores=None if scores is None else (scores[Player.ONE], scores[Player.TWO]),
+            details=tuple(state.status_lines()),
+            captured=(tuple(captured[0]), tuple(captured[1])),
+            outcome=None if outcome is None else outcome.describe(game.player_names),
+            winner=None if outcome is None or outcome.winner is None else int(outcome.winner),
+            moves=tuple(view for view, _ in self.moves),
+            connection=self._connection(),
+        )
+
+    def _status_sentence(self) -> str:
+        if self.mismatch:
+            return f"connect the board for {self.game.title}: {self.mismatch}"
+        if self.board is None or not self.have_scan:
+            return f"waiting for the board ({self.game.title})"
+        return self.rec.status
+
+    def _connection(self) -> Connection:
+        port = self.port
+        if self.mismatch:
+            return Connection("wrong-board", port, self.mismatch, last_frame=self.last_frame,
+                              faults=tuple(self.faults))  # fmt: skip
+        if self.link is None:
+            return Connection("waiting", port, f"waiting for the board on {port}",
+                              last_frame=self.last_frame, faults=tuple(self.faults))  # fmt: skip
+        hello = self.board
+        if hello is None:
+            return Connection("connecting", port, f"port {port} open, waiting for the board",
+                              last_frame=self.last_frame, faults=tuple(self.faults))  # fmt: skip
+        return Connection("connected", port, f"board {hello.board_id} connected",
+                          hello.board_id, hello.firmware, self.last_frame,
+                          tuple(self.faults))  # fmt: skip
+
+    def _publish(self, now: float) -> None:
+        self.dirty = False
+        self.published_at = now
+        snapshot = self.snapshot()
+        if snapshot == self.published and snapshot.connection.last_frame == (
+            self.published.connection.last_frame if self.published else None
+        ):
+            return
+        self.published = snapshot
+        for listener in self.listeners:
+            try:
+                listener(snapshot)
+            except Exception:  # a face must never stop the referee
+                self.log.exception("a listener failed")
+
     # -- results ----------------------------------------------------------------------------
     def _process(self, records: list[Record]) -> None:
+        self.dirty = True
         for record in records:  # the journal first ...
             self._journal(record)
         now = self.clock()
         if self.rec.notice:
             self.log.info("%s", self.rec.notice)
+            self.notice = self.rec.notice
             self.rec.notice = ""
         if self.rec.status != self.last_status:
             self.last_status = self.rec.status
@@ -384,6 +648,8 @@ class Daemon:
     def _journal(self, record: Record) -> None:
         if isinstance(record, Committed):
             self.journal.record_move(self.game_id, record.text)
+            self.notice = ""
+            self._remember(record.text, record.effect)
             who = self.game.player_names[record.effect.player.index]
             self.log.info("move %d: %s %s", self.state.plies, who, record.text)
             for event in record.effect.events[1:]:
@@ -399,9 +665,11 @@ class Daemon:
                     self.game.player_names))  # fmt: skip
         elif isinstance(record, TookBack):
             self.journal.record_takeback(self.game_id, len(record.moves))
+            del self.moves[len(self.moves) - len(record.moves) :]
             self.log.info("took back %s", " ".join(reversed(record.moves)))
         elif isinstance(record, NewGame):
             self.game_id = self.journal.start_game(self.game, self.profile.id, None)
+            self.moves = []
             self.log.info("new game %d: %s", self.game_id, self.game.title)
 
     def _send_leds(self, now: float) -> None:
@@ -428,6 +696,30 @@ class Daemon:
             self._send(Ping(int(now * 1000) & 0xFFFF))
         if now - self.last_rx >= DEAD_AFTER:
             self._drop_link(f"no answer for {DEAD_AFTER:.0f} s")
+
+
+def _iso_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _move_entry(
+    game: Game, number: int, text: str, at: str, effect: Effect
+) -> tuple[MoveView, tuple[Piece, ...]]:
+    who = game.player_names[effect.player.index]
+    events = tuple(e.text for e in effect.events[1:])
+    return MoveView(number, who, text, at, events), _captured(effect)
+
+
+def _captured(effect: Effect) -> tuple[Piece, ...]:
+    """The pieces a move captured (from its capture events and the cells they emptied)."""
+    cells = {c for e in effect.events if e.kind is EventKind.CAPTURE for c in e.cells[:1]}
+    if not cells:
+        return ()
+    lost: dict[int, Piece] = {}
+    for change in (*effect.hand, *effect.consequences):
+        if change.cell in cells and change.after is None and change.before is not None:
+            lost[change.cell] = change.before
+    return tuple(lost.values())
 
 
 def _options(game: Game) -> str:

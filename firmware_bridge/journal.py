@@ -126,6 +126,13 @@ class Journal:
             "UPDATE games SET status = 'abandoned', ended = ? WHERE id = ?", (_now(), game_id)
         )
 
+    def timed_entries(self, game_id: int) -> list[tuple[str, str, str]]:
+        """The game's entries with their times: (action, text, ISO time)."""
+        rows = self.db.execute(
+            "SELECT action, text, at FROM entries WHERE game_id = ? ORDER BY number", (game_id,)
+        ).fetchall()
+        return [(str(a), str(t), str(at)) for a, t, at in rows]
+
     def moves(self, game_id: int) -> list[str]:
         """The game's moves as they stand (take-backs applied), for tools and tests."""
         rows = self.db.execute(

@@ -87,6 +87,8 @@ class Reconciler:
         self.signals: dict[Cell, Signal] = {}
         self.status = ""  # what the players should do now, for the display and the log
         self.notice = ""  # the answer to the last button press
+        self.refused = False  # the last button press was refused (its notice says why)
+        self.setting_up = False  # a new game was started: the board is being set up for it
         self._paths: list[Path] | None = None
         self._turn_cache: list[Tokens] | None = None
         self._consistent: list[Path] | None = None  # for the current sensed layout and turn
@@ -124,13 +126,14 @@ class Reconciler:
         state = self.state
         records: list[Record] = []
         self.notice = ""
+        self.refused = False
         if button is Button.TAKEBACK:
             records.extend(self._take_back())
         elif button is Button.SELECT:
             if self.choosing:
                 self.choice = (self.choice + 1) % len(self.choosing)
             else:
-                self.notice = "nothing to select"
+                self._refuse("nothing to select")
         elif button is Button.CONFIRM:
             if self.choosing:
                 move = self.choosing[self.choice]
@@ -143,16 +146,27 @@ class Reconciler:
                 if len(invisible) == 1 and self.sensed == self._tokens(state.layout()):
                     records.append(self._commit(invisible[0]))
                 else:
-                    self.notice = "nothing to confirm"
+                    self._refuse("nothing to confirm")
         elif button is Button.PASS:
             if state.outcome() is None and any(
                 m.kind is MoveKind.PASS for m in state.legal_moves()
             ):
                 records.append(self._commit(Move.pass_()))
             else:
-                self.notice = "passing is not allowed now"
+                self._refuse("passing is not allowed now")
         records.extend(self.evaluate(now))
         return records
+
+    def _refuse(self, why: str) -> None:
+        self.notice = why
+        self.refused = True
+
+    def start_setup(self) -> None:
+        """A new game was chosen (from a face): guide the board to its start layout, and take
+        nothing on the board for a move until it matches."""
+        self.setting_up = True
+        self.restore = True
+        self.synced = False
 
     # -- the core ---------------------------------------------------------------------------
     def evaluate(self, now: float) -> list[Record]:
@@ -176,6 +190,7 @@ class Reconciler:
             # The whole board matching is evidence enough (a flicker does not make every
             # pending cell right at once), so a quick player never waits for the window.
             self.restore = False
+            self.setting_up = False
             if not self.synced:
                 self.synced = True
                 self.turn_layouts = [layout]
@@ -233,7 +248,7 @@ class Reconciler:
     def _take_back(self) -> list[Record]:
         state = self.state
         if state.plies == 0:
-            self.notice = "nothing to take back"
+            self._refuse("nothing to take back")
             return []
         undone: list[str] = []
         # Back to the start of the turn in progress, or else of the previous turn.
@@ -413,8 +428,12 @@ class Reconciler:
                 )
             else:
                 signals = self.guide(sensed, layout)
-                if any(s in CORRECTIONS for s in signals.values()):
-                    self.status = "illegal move or disturbed board: put it back as shown"
+                if self.setting_up:
+                    self.status = "new game: " + self._guide_status(signals, "", sentence=False)
+                elif any(s in CORRECTIONS for s in signals.values()):
+                    self.status = "illegal move or disturbed board: " + self._guide_status(
+                        signals, "", sentence=False
+                    )
                 else:
                     # Consequences are carried out by the player whose move caused them.
                     last = state.last_mover if len(self.turn_layouts) > 1 else None
@@ -526,12 +545,57 @@ class Reconciler:
             f"{self.state.notation(move)} — press SELECT for the next, CONFIRM to accept"
         )
 
-    def _guide_status(self, signals: Mapping[Cell, Signal], player: str) -> str:
+    def _guide_status(
+        self, signals: Mapping[Cell, Signal], player: str, *, sentence: bool = True
+    ) -> str:
+        """What the signals ask for, as one plain sentence: "Black: remove the piece on d5"."""
         if not signals:
-            return f"{player}: waiting for the board"
+            return f"{player}: waiting for the board" if player else "waiting for the board"
         names = self.state.game.board.names
-        parts = [f"{s.value.replace('_', ' ')} {names[c]}" for c, s in sorted(signals.items())]
-        return f"{player}: " + ", ".join(parts)
+        layout = self.state.layout()
+        by: dict[Signal, list[str]] = {}
+        for cell, signal in sorted(signals.items()):
+            by.setdefault(signal, []).append(names[cell])
+
+        def kind_on(cells: list[str], verb: str) -> str:
+            kinds = {layout[c].kind for c in map(self.state.game.board.index.get, cells)
+                     if c is not None and c in layout}  # fmt: skip
+            what = f"a {kinds.pop()}" if len(kinds) == 1 else "a piece"
+            return f"{verb} {what} on {_join(cells)}" if len(cells) == 1 else (
+                f"{verb} pieces on {_join(cells)}")  # fmt: skip
+
+        parts: list[str] = []
+        if Signal.REMOVE in by:
+            cells = by[Signal.REMOVE]
+            parts.append(f"remove the piece{'s' if len(cells) > 1 else ''} on {_join(cells)}")
+        froms, tos = by.get(Signal.MOVE_FROM, []), by.get(Signal.MOVE_TO, [])
+        if froms and len(froms) == len(tos):
+            many = len(froms) > 1
+            parts.append(f"move the piece{'s' if many else ''} from {_join(froms)} to "
+                         f"{_join(tos)}")  # fmt: skip
+        else:
+            if froms:
+                parts.append(f"take the piece{'s' if len(froms) > 1 else ''} from "
+                             f"{_join(froms)}")  # fmt: skip
+            if tos:
+                parts.append(kind_on(tos, "put"))
+        if Signal.ILLEGAL in by:
+            cells = by[Signal.ILLEGAL]
+            parts.append(f"take the piece{'s' if len(cells) > 1 else ''} off {_join(cells)}")
+        if Signal.PUT_BACK in by:
+            parts.append(kind_on(by[Signal.PUT_BACK], "put back"))
+        if Signal.ADJUST in by:
+            parts.append(f"turn the piece on {_join(by[Signal.ADJUST])} to its new value")
+        if Signal.CHOOSE in by:
+            parts.append(f"choose by doing one of {self._options_text()}")
+        text = "; ".join(parts) or "waiting for the board"
+        return f"{player}: {text}" if player and sentence else text
+
+
+def _join(names: list[str]) -> str:
+    if len(names) <= 2:
+        return " and ".join(names)
+    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _values(layers: list[Tokens], cells: set[Cell]) -> dict[Cell, set[Token | None]]:

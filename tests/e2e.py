@@ -104,6 +104,8 @@ class DaemonProcess:
             *PYTHON, "run", "--game", game, "--board", board, "--port", str(port),
             "--journal", str(self.journal), "--settle-ms", str(settle_ms), *args,
         ]  # fmt: skip
+        if "--kiosk" not in args:
+            self.command.append("--no-kiosk")
         self.log: list[str] = []
         self.lock = threading.Lock()
         self.start()

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from engine import MoveKind, Player, State
 from firmware_bridge import catalog
-from tools.emulator import Emulator
+from firmware_bridge.emulator import Emulator
 
 
 def drive(emulator: Emulator, state: State, moves: int, rng: random.Random) -> int:

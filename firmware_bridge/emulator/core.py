@@ -39,6 +39,7 @@ import os
 import queue
 import random
 import selectors
+import signal
 import sys
 import threading
 import time
@@ -132,6 +133,7 @@ class Emulator:
         self.scanned = False
         self.last_change_sent: tuple[float, int] | None = None  # (time, wire bytes)
         self.latencies: list[tuple[float, int, int]] = []  # (seconds, change bytes, led bytes)
+        self.on_change: Callable[[], None] | None = None  # the web face: something changed
 
     # -- the pty ----------------------------------------------------------------------------
     def plug(self) -> None:
@@ -146,6 +148,7 @@ class Emulator:
         temporary.symlink_to(self.device)
         os.replace(temporary, self.link_path)  # the stable path now names the new device
         self._wake()
+        self._changed()
 
     def unplug(self) -> None:
         with self.lock:
@@ -154,7 +157,10 @@ class Emulator:
                     os.close(fd)
             self.master = self.slave = None
             self.decoder.buffer.clear()
+            self.signals = {}  # an unplugged board's LEDs are dark
+            self.scanned = False
         self._wake()
+        self._changed()
 
     def close(self) -> None:
         self.running = False
@@ -190,8 +196,13 @@ class Emulator:
     def _reading(self, cell: Cell | None) -> Reading:
         return self.profile.reading(None if cell is None else self.pieces.get(cell))
 
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
+
     def _sense(self) -> None:
         """Re-read every sensor; changed ones are reported once stable for the debounce."""
+        self._changed()
         now = time.monotonic()
         for sensor, cell in enumerate(self.profile.sensor_cells):
             reading = self.overrides.get(sensor, self._reading(cell))
@@ -274,7 +285,9 @@ class Emulator:
             self.flush_at.clear()
             self.reported = list(self.readings)
             self._send(Scan(self.counter, tuple(self.readings)))
-            self.scanned = True
+            if not self.scanned:
+                self.scanned = True
+                self._changed()
         elif isinstance(message, Leds):
             if len(message.leds) != len(self.profile.led_cells):
                 self._send(Nak(event.seq, NakReason.WRONG_SIZE))
@@ -293,6 +306,7 @@ class Emulator:
                 names = self.game.board.names
                 self.emit("leds", signals={names[c]: s.value for c, s in sorted(signals.items())})
                 self.leds_changed.notify_all()
+                self._changed()
                 if self.draw and not self.json_mode:
                     threading.Thread(target=self.show, daemon=True).start()
         elif isinstance(message, Ping):
@@ -388,6 +402,79 @@ class Emulator:
                 raise CommandError("no piece in hand: say which piece to place")
             self.pieces[cell] = piece
             self._sense()
+
+    def place_from_hand(self, name: str, index: int) -> None:
+        """Put down the piece at ``index`` of the hand (the pieces lifted, oldest first)."""
+        with self.lock:
+            cell = self.cell(name)
+            if cell in self.pieces:
+                raise CommandError(f"{name} is already occupied")
+            if not 0 <= index < len(self.box):
+                raise CommandError("that piece is no longer in the hand")
+            self.pieces[cell] = self.box.pop(index)[1]
+            self._sense()
+
+    def set_up(self, pieces: dict[Cell, Piece]) -> None:
+        """Sweep the board and set these pieces out (the start of a new game)."""
+        with self.lock:
+            self.pieces = dict(pieces)
+            self.box.clear()
+            self._sense()
+
+    def swap(self, game: Game, profile: BoardProfile) -> None:
+        """Unplug this board and plug in another (another game's board, set up to start)."""
+        with self.lock:
+            self.unplug()
+            self.game, self.profile = game, profile
+            self.pieces = game.new_state().layout()
+            self.box.clear()
+            self.overrides.clear()
+            self.flush_at.clear()
+            self.signals = {}
+            self.readings = [self._reading(c) for c in profile.sensor_cells]
+            self.reported = list(self.readings)
+            self.plug()
+            self._send(self._hello())
+        self.emit("plug", state="swapped", game=game.id, profile=profile.id, device=self.device)
+
+    def view(self) -> dict[str, Any]:
+        """What the web face shows: the board, the pieces on it and in the hand, the LEDs."""
+        with self.lock:
+            game = self.game
+            names = game.board.names
+
+            def piece_json(piece: Piece) -> dict[str, Any]:
+                symbol = game.pieces[piece.kind].symbol
+                return {"kind": piece.kind, "symbol": symbol, "owner": int(piece.owner),
+                        "state": piece.state, "token": self.token(piece)}  # fmt: skip
+
+            supply = [
+                piece_json(Piece(kind.name, owner, 1 if kind.has_state else None))
+                for owner in (Player.ONE, Player.TWO)
+                for kind in game.pieces.values()
+            ]
+            return {
+                "game": {
+                    "id": game.id,
+                    "title": game.title,
+                    "options": {k: str(v) for k, v in game.options.items()},
+                    "profile": self.profile.id,
+                    "players": list(game.player_names),
+                },  # fmt: skip
+                "pieces": [
+                    {"cell": names[c], **piece_json(p)} for c, p in sorted(self.pieces.items())
+                ],  # fmt: skip
+                "hand": [
+                    {"index": i, "from": None if c is None else names[c], **piece_json(p)}
+                    for i, (c, p) in enumerate(self.box)
+                ],
+                "supply": supply,
+                "signals": {names[c]: s.value for c, s in sorted(self.signals.items())},
+                "plugged": self.master is not None,
+                "host": self.scanned,
+                "device": self.device,
+                "link": str(self.link_path),
+            }
 
     def put_back(self, cell: Cell) -> bool:
         """Place the piece that came from ``cell``, or else the one lifted last."""
@@ -690,6 +777,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pace", type=float, default=0.15, help="seconds between hand actions")
     parser.add_argument("--no-draw", action="store_true", help="do not draw the board")
     parser.add_argument("--seed", type=int, default=1, help="seed for injected noise")
+    parser.add_argument(
+        "--web", metavar="HOST:PORT",
+        help="also serve the board as a web page here, played by clicking (e.g. 127.0.0.1:8081)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--follow", metavar="URL",
+        help="with --web: swap to the board the referee's kiosk at URL asks for",
+    )  # fmt: skip
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM: unplug cleanly, as after Ctrl-C
 
 
 def default_link(game_id: str) -> Path:
@@ -713,10 +812,30 @@ def run(args: argparse.Namespace, options: dict[str, str]) -> int:
     else:
         pieces = game.new_state().layout()
     link = Path(args.link) if args.link else default_link(game.id)
+    if not link.parent.is_dir():
+        print(f"board-referee: error: --link {link}: the folder {link.parent} does not exist",
+              file=sys.stderr)  # fmt: skip
+        return 2
     emulator = Emulator(
         game, profile, pieces, link_path=link, out=sys.stdout, json_mode=args.json,
         pace=args.pace, seed=args.seed, draw=not args.no_draw,
     )  # fmt: skip
+    web = None
+    if args.web:
+        from firmware_bridge.emulator.web import EmulatorWeb, Follower
+        from firmware_bridge.webserver import WebError, parse_address
+
+        try:
+            host, port = parse_address(args.web, "--web")
+            web = EmulatorWeb(host, port, emulator)
+            url = web.start()
+        except WebError as exc:
+            print(f"board-referee: error: {exc}", file=sys.stderr)
+            return 2
+        print(f"the emulated board's page: {url}", flush=True)
+        if args.follow:
+            Follower(emulator, args.follow, directory).start()
+    signal.signal(signal.SIGTERM, _terminate)
     emulator.plug()
     server = threading.Thread(target=emulator.serve, daemon=True)
     server.start()
@@ -742,9 +861,13 @@ def run(args: argparse.Namespace, options: dict[str, str]) -> int:
             ok = emulator.run_commands(lines, stop_on_error=True)
         else:
             ok = emulator.run_commands(sys.stdin, stop_on_error=False)
+            if web is not None:  # no terminal: the page is the board's face until stopped
+                threading.Event().wait()
     except KeyboardInterrupt:
         pass
     finally:
+        if web is not None:
+            web.stop()
         report = emulator.latency_report()
         if report:
             emulator.emit("latency", **report)

@@ -1,0 +1,215 @@
+"""The kiosk: a live web page beside the board, served by ``board-referee run``.
+
+A listener of the daemon (``publish`` is handed each immutable snapshot; the JSON is made in the
+server's own thread, never in the main loop). Its controls become ``Command``s on the daemon's
+one queue, the same path as the board's buttons, and are journaled the same way.
+
+Viewing is open. When the server listens beyond loopback, every control needs the access token
+(header ``X-Board-Referee-Token``, or ``?token=`` in the page's URL, which the page keeps).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import hmac
+import ipaddress
+import logging
+import os
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from engine import ConfigError, Game
+from firmware_bridge import catalog
+from firmware_bridge.daemon import Command, CommandResult
+from firmware_bridge.profile import BoardProfile
+from firmware_bridge.protocol import Button
+from firmware_bridge.snapshot import Snapshot
+from firmware_bridge.webserver import BadRequest, LiveServer, WebError
+
+TOKEN_HEADER = "X-Board-Referee-Token"
+COMMAND_TIMEOUT = 5.0
+FACE_BUTTONS = {"pass": Button.PASS, "confirm": Button.CONFIRM, "select": Button.SELECT,
+                "takeback": Button.TAKEBACK}  # fmt: skip
+
+KioskError = WebError
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def load_token(folder: Path) -> str:
+    """The kiosk's access token, generated once and kept in ``folder`` (beside the journal)."""
+    path = folder / "kiosk-token"
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        token = ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WebError(f"cannot read the kiosk token {path}: {exc}") from exc
+    if token:
+        return token
+    token = secrets.token_urlsafe(18)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(token + "\n")
+    except OSError as exc:
+        raise WebError(f"cannot store the kiosk token in {path}: {exc.strerror}") from exc
+    return token
+
+
+def games_catalog(directory: Path) -> list[dict[str, Any]]:
+    """Every game with its options, for the page's new-game form."""
+    games = []
+    for game_id in catalog.game_ids(directory):
+        try:
+            game = catalog.load_game(game_id, {}, directory)
+        except ConfigError:
+            continue  # a broken config is reported when someone asks for that game
+        games.append(
+            {
+                "id": game.id,
+                "title": game.title,
+                "players": list(game.player_names),
+                "options": [
+                    {
+                        "name": s.name,
+                        "type": s.type,
+                        "default": s.default,
+                        "doc": s.doc,
+                        "choices": list(s.choices),
+                        "min": s.minimum,
+                        "max": s.maximum,
+                    }  # fmt: skip
+                    for s in game.option_specs.values()
+                ],
+            }
+        )
+    return games
+
+
+class KioskServer(LiveServer):
+    page = "kiosk.html"
+    name = "kiosk"
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        submit: Callable[[Command], concurrent.futures.Future[CommandResult]],
+        config_dir: Path,
+        token: str | None,
+        log: logging.Logger,
+    ) -> None:
+        super().__init__(host, port)
+        self.submit = submit
+        self.config_dir = config_dir
+        self.token = token
+        self.log = log
+        self.current = ("", "")  # (game id, profile id) of the game being refereed
+        self.games: list[dict[str, Any]] = []
+
+    def start(self) -> str:
+        self.games = games_catalog(self.config_dir)
+        return super().start()
+
+    # -- the listener -----------------------------------------------------------------------
+    def publish(self, snapshot: Snapshot) -> None:
+        """Called from the daemon's main loop: hand the snapshot over, nothing more."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(self._take, snapshot)
+            except RuntimeError:  # the loop is shutting down
+                return
+
+    def _take(self, snapshot: Snapshot) -> None:
+        self.current = (snapshot.game_id, snapshot.profile)
+        self._take_text(snapshot.to_text())
+
+    # -- controls ---------------------------------------------------------------------------
+    def routes(self, app: web.Application) -> None:
+        app.router.add_get("/api/games", self._games)
+        app.router.add_post("/api/new-game", self._new_game)
+        app.router.add_post("/api/button", self._button)
+        app.router.add_post("/api/takeback", self._takeback)
+
+    async def _games(self, request: web.Request) -> web.Response:
+        return web.json_response({"games": self.games, "token_required": self.token is not None})
+
+    def _authorise(self, request: web.Request) -> None:
+        if self.token is None:
+            return
+        given = request.headers.get(TOKEN_HEADER) or request.query.get("token")
+        if not given:
+            raise BadRequest(
+                401, "this control needs the kiosk's access token (printed when the referee "
+                "starts; open the page with ?token=...)",
+            )  # fmt: skip
+        if not hmac.compare_digest(given.encode(), self.token.encode()):
+            raise BadRequest(403, "wrong access token")
+
+    async def _command(self, command: Command) -> web.Response:
+        future = self.submit(command)
+        try:
+            result = await asyncio.wait_for(asyncio.wrap_future(future), COMMAND_TIMEOUT)
+        except TimeoutError as exc:
+            raise BadRequest(503, "the referee did not answer in time") from exc
+        status = 200 if result.ok else 409
+        return web.json_response({"ok": result.ok, "message": result.message}, status=status)
+
+    async def _button(self, request: web.Request) -> web.Response:
+        self._authorise(request)
+        name = (await self.body(request)).get("button")
+        button = FACE_BUTTONS.get(name) if isinstance(name, str) else None
+        if button is None:
+            raise BadRequest(400, f"unknown button {name!r} (pass, confirm, select, takeback)")
+        return await self._command(Command("press", button=button))
+
+    async def _takeback(self, request: web.Request) -> web.Response:
+        self._authorise(request)
+        return await self._command(Command("press", button=Button.TAKEBACK))
+
+    async def _new_game(self, request: web.Request) -> web.Response:
+        self._authorise(request)
+        body = await self.body(request)
+        game_id = body.get("game")
+        options = body.get("options", {})
+        if not isinstance(game_id, str) or not game_id:
+            raise BadRequest(400, 'say which game, like {"game": "three-dragons"}')
+        if not isinstance(options, dict):
+            raise BadRequest(400, "options must be an object of option names and values")
+        if any(not isinstance(v, str | int | bool) for v in options.values()):
+            raise BadRequest(400, "option values are text, numbers or true/false")
+        loop = asyncio.get_running_loop()
+        game, profile = await loop.run_in_executor(None, self._load, game_id, options)
+        return await self._command(Command("new_game", game=game, profile=profile))
+
+    def _load(self, game_id: str, options: dict[str, Any]) -> tuple[Game, BoardProfile]:
+        if game_id not in {g["id"] for g in self.games}:
+            known = ", ".join(g["id"] for g in self.games)
+            raise BadRequest(400, f"unknown game {game_id!r} (known games: {known})")
+        try:
+            game = catalog.load_game(game_id, options, self.config_dir)
+            current_game, current_profile = self.current
+            profile_id = current_profile if game_id == current_game else None
+            profile = catalog.load_profile(profile_id, game, self.config_dir)
+        except ConfigError as exc:
+            raise BadRequest(400, str(exc)) from exc
+        return game, profile
+
+
+__all__ = ["KioskError", "KioskServer", "is_loopback", "load_token"]

@@ -1,0 +1,242 @@
+// Drawing a game's board as SVG from the engine's geometry alone (no per-game code), with its
+// pieces, the LED signals in shapes and words as well as colour, and the last move.
+// Shared by the kiosk page and the emulated board's page. No build step: an ES module.
+
+const SVG = "http://www.w3.org/2000/svg";
+
+// The LED vocabulary (docs/leds.md): tag, words, and the shape drawn for it.
+export const SIGNALS = {
+  move_to: { tag: "TO", words: "move here", shape: "ring" },
+  move_from: { tag: "FR", words: "take from here", shape: "dashed" },
+  remove: { tag: "RM", words: "remove (captured)", shape: "cross" },
+  put_back: { tag: "PB", words: "put a piece back", shape: "dotted" },
+  illegal: { tag: "!!", words: "must not be here", shape: "bang" },
+  choose: { tag: "??", words: "one option of a choice", shape: "double" },
+  adjust: { tag: "AD", words: "turn it to its new value", shape: "square" },
+  hint: { tag: "..", words: "may go here", shape: "dot" },
+};
+
+function el(name, attrs = {}, parent = null) {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, value);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function nearest(cells) {
+  // The smallest distance between two cell centres: the size of one cell.
+  let best = Infinity;
+  for (let i = 0; i < cells.length; i++) {
+    for (let j = i + 1; j < cells.length; j++) {
+      const d = Math.hypot(cells[i].x - cells[j].x, cells[i].y - cells[j].y);
+      if (d > 1e-6 && d < best) best = d;
+    }
+  }
+  return Number.isFinite(best) ? best : 1;
+}
+
+function outline(cell, unit) {
+  // Points of the cell's polygon around (0, 0), in SVG coordinates (y down).
+  const pts = [];
+  if (cell.shape === "square") {
+    const h = 0.5;
+    pts.push([-h, -h], [h, -h], [h, h], [-h, h]);
+  } else if (cell.shape === "diamond") {
+    const h = Math.SQRT1_2;
+    pts.push([0, -h], [h, 0], [0, h], [-h, 0]);
+  } else if (cell.shape === "hex") {
+    const r = 1 / Math.sqrt(3);
+    for (let k = 0; k < 6; k++) {
+      const a = Math.PI / 6 + (k * Math.PI) / 3;
+      pts.push([r * Math.cos(a), r * Math.sin(a)]);
+    }
+  } else {
+    return null; // a spot: drawn as a circle
+  }
+  return pts.map(([x, y]) => `${(x * 0.97).toFixed(4)},${(y * 0.97).toFixed(4)}`).join(" ");
+}
+
+// The inner size (diameter of the largest circle inside a cell) for each shape.
+function inner(cell, spot) {
+  if (cell.shape === "square") return 1;
+  if (cell.shape === "diamond") return 1;
+  if (cell.shape === "hex") return 1;
+  return spot * 2;
+}
+
+export class BoardView {
+  constructor(svg, onCell = null) {
+    this.svg = svg;
+    this.onCell = onCell;
+    this.key = null;
+    this.cells = new Map();
+  }
+
+  // Build the board's cells once per game (board.key changes with the game and options).
+  setBoard(board) {
+    if (board.key === this.key) return;
+    this.key = board.key;
+    this.svg.replaceChildren();
+    this.cells.clear();
+    const grid = board.cells.filter((c) => c.shape !== "point");
+    const spots = board.cells.filter((c) => c.shape === "point");
+    const spotGap = nearest(spots.length > 1 ? spots : board.cells);
+    const spot = Math.min(0.42, spotGap * 0.42);
+    const xs = board.cells.map((c) => c.x);
+    const ys = board.cells.map((c) => -c.y);
+    const pad = 0.75;
+    const minX = Math.min(...xs) - pad, maxX = Math.max(...xs) + pad;
+    const minY = Math.min(...ys) - pad, maxY = Math.max(...ys) + pad;
+    this.svg.setAttribute("viewBox", `${minX} ${minY} ${maxX - minX} ${maxY - minY}`);
+    this.svg.setAttribute("role", "img");
+    const links = el("g", { class: "links" }, this.svg);
+    for (const [a, b] of board.links) {
+      const p = board.cells[a], q = board.cells[b];
+      el("line", { x1: p.x, y1: -p.y, x2: q.x, y2: -q.y }, links);
+    }
+    const layers = {
+      cells: el("g", { class: "cells" }, this.svg),
+      // Pieces and signals let clicks through to their cell.
+      pieces: el("g", { class: "pieces", "pointer-events": "none" }, this.svg),
+      signals: el("g", { class: "signals", "pointer-events": "none" }, this.svg),
+    };
+    this.unitFor = new Map();
+    for (const cell of board.cells) {
+      const g = el("g", {
+        class: "cell", transform: `translate(${cell.x} ${-cell.y})`, "data-cell": cell.name,
+      }, layers.cells);
+      if (cell.zone) g.classList.add("zone");
+      if (cell.region) g.classList.add(`region-${cell.region}`, "region");
+      if (cell.blocked) g.classList.add("blocked");
+      const points = outline(cell);
+      const size = inner(cell, spot);
+      const shape = points
+        ? el("polygon", { points, class: "face" }, g)
+        : el("circle", { r: spot, class: "face" }, g);
+      el("title", {}, shape).textContent = cell.name + (cell.zone ? ` (${cell.zone})` : "");
+      const label = el("text", {
+        class: "label", x: 0, y: size * 0.45, "text-anchor": "middle",
+      }, g);
+      label.textContent = cell.name;
+      label.setAttribute("font-size", (size * 0.17).toFixed(3));
+      const pieceG = el("g", { transform: `translate(${cell.x} ${-cell.y})`, class: "slot" },
+        layers.pieces);
+      const signalG = el("g", { transform: `translate(${cell.x} ${-cell.y})`, class: "mark" },
+        layers.signals);
+      if (this.onCell) {
+        g.addEventListener("click", () => this.onCell(cell.name));
+        g.classList.add("clickable");
+      }
+      this.cells.set(cell.name, { cell, g, pieceG, signalG, size });
+    }
+    void grid;
+  }
+
+  // Pieces, LED signals, the last move, lifted and unexpected pieces.
+  render({ pieces = [], signals = {}, last = [], lifted = [], unexpected = [], selected = null }) {
+    const byCell = new Map(pieces.map((p) => [p.cell, p]));
+    const liftedSet = new Set(lifted);
+    const unexpectedSet = new Set(unexpected);
+    const lastSet = new Set(last);
+    for (const [name, v] of this.cells) {
+      v.g.classList.toggle("last", lastSet.has(name));
+      v.g.classList.toggle("selected", selected === name);
+      v.pieceG.replaceChildren();
+      const piece = byCell.get(name);
+      if (piece) drawPiece(v.pieceG, piece, v.size, liftedSet.has(name));
+      else if (unexpectedSet.has(name)) drawUnknown(v.pieceG, v.size);
+      v.signalG.replaceChildren();
+      const signal = signals[name];
+      if (signal) drawSignal(v.signalG, signal, v.size);
+    }
+  }
+}
+
+export function drawPiece(g, piece, size, lifted = false) {
+  const r = size * 0.31;
+  const group = el("g", { class: `piece owner-${piece.owner}${lifted ? " lifted" : ""}` }, g);
+  el("title", {}, group).textContent =
+    `${piece.kind} of player ${piece.owner}` + (piece.state == null ? "" : ` (${piece.state})`) +
+    (lifted ? " — lifted" : "");
+  el("circle", { r, class: "disc" }, group);
+  el("circle", { r: r * 0.8, class: "rim" }, group);
+  const t = el("text", {
+    class: "symbol", "text-anchor": "middle", "dominant-baseline": "central",
+    "font-size": (r * 1.05).toFixed(3),
+  }, group);
+  t.textContent = piece.symbol;
+  if (piece.state != null) {
+    el("circle", { cx: r * 0.8, cy: -r * 0.8, r: r * 0.45, class: "badge" }, group);
+    const s = el("text", {
+      x: r * 0.8, y: -r * 0.8, class: "state", "text-anchor": "middle",
+      "dominant-baseline": "central", "font-size": (r * 0.62).toFixed(3),
+    }, group);
+    s.textContent = String(piece.state);
+  }
+}
+
+function drawUnknown(g, size) {
+  const r = size * 0.3;
+  const group = el("g", { class: "piece unknown" }, g);
+  el("title", {}, group).textContent = "a piece the referee does not expect here";
+  el("circle", { r, class: "disc" }, group);
+  const t = el("text", {
+    class: "symbol", "text-anchor": "middle", "dominant-baseline": "central",
+    "font-size": (r * 1.1).toFixed(3),
+  }, group);
+  t.textContent = "?";
+}
+
+export function drawSignal(g, signal, size) {
+  const meta = SIGNALS[signal];
+  if (!meta) return;
+  const r = size * 0.44;
+  const group = el("g", { class: `signal sig-${signal}` }, g);
+  el("title", {}, group).textContent = `${meta.tag}: ${meta.words}`;
+  const ring = (radius, cls) => el("circle", { r: radius, class: cls }, group);
+  switch (meta.shape) {
+    case "ring": ring(r, "line"); break;
+    case "dashed": ring(r, "line dashed"); break;
+    case "dotted": ring(r, "line dotted"); break;
+    case "double": ring(r, "line"); ring(r * 0.78, "line thin"); break;
+    case "square": el("rect", { x: -r, y: -r, width: 2 * r, height: 2 * r, class: "line" }, group); break;
+    case "dot": el("circle", { r: size * 0.1, class: "fill" }, group); break;
+    case "cross":
+    case "bang": {
+      ring(r, "line");
+      const d = r * 0.62;
+      el("line", { x1: -d, y1: -d, x2: d, y2: d, class: "line" }, group);
+      el("line", { x1: -d, y1: d, x2: d, y2: -d, class: "line" }, group);
+      break;
+    }
+    default: ring(r, "line");
+  }
+  if (signal !== "hint") {
+    const w = size * 0.36, h = size * 0.22;
+    const x = size * 0.5 - w * 0.95, y = -size * 0.5 + h * 0.1;
+    el("rect", { x, y, width: w, height: h, rx: h * 0.2, class: "tagbox" }, group);
+    const t = el("text", {
+      x: x + w / 2, y: y + h / 2, class: "tag", "text-anchor": "middle",
+      "dominant-baseline": "central", "font-size": (h * 0.78).toFixed(3),
+    }, group);
+    t.textContent = meta.tag;
+  }
+}
+
+// A small legend of the signals shown now: the same shape, tag and words as on the board.
+export function legend(container, signals) {
+  container.replaceChildren();
+  const used = [...new Set(Object.values(signals))];
+  for (const signal of Object.keys(SIGNALS)) {
+    if (!used.includes(signal)) continue;
+    const item = document.createElement("span");
+    item.className = "legend-item";
+    const svg = el("svg", { viewBox: "-0.6 -0.6 1.2 1.2", width: 28, height: 28 });
+    drawSignal(svg, signal, 1);
+    item.appendChild(svg);
+    const words = document.createElement("span");
+    words.textContent = `${SIGNALS[signal].tag} ${SIGNALS[signal].words}`;
+    item.appendChild(words);
+    container.appendChild(item);
+  }
+}

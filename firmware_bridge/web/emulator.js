@@ -1,0 +1,112 @@
+// The emulated board in a browser: every click is a physical action of the board emulator,
+// which speaks protocol v1 to the referee over its pty like a real board.
+import { BoardView, legend, drawPiece, SIGNALS } from "/static/board.js";
+
+const $ = (id) => document.getElementById(id);
+const view = new BoardView($("board"), onCell);
+let state = null;
+let picked = null; // {hand: index} or {piece: token}
+
+function connect() {
+  const source = new EventSource("/api/events");
+  source.addEventListener("state", (event) => {
+    $("banner").hidden = true;
+    render(JSON.parse(event.data));
+  });
+  source.onopen = () => { $("banner").hidden = true; };
+  source.onerror = () => {
+    $("banner").hidden = false;
+    if (source.readyState === EventSource.CLOSED) { source.close(); setTimeout(connect, 1000); }
+  };
+}
+
+function pieceButton(piece, title, isPicked, onClick) {
+  const button = document.createElement("button");
+  button.title = title;
+  button.dataset.token = piece.token;
+  if (isPicked) button.classList.add("picked");
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "-0.5 -0.5 1 1");
+  svg.setAttribute("width", "40");
+  svg.setAttribute("height", "40");
+  drawPiece(svg, piece, 1.3);
+  button.appendChild(svg);
+  button.addEventListener("click", onClick);
+  return button;
+}
+
+function render(s) {
+  state = s;
+  if (picked && picked.hand != null && picked.hand >= s.hand.length) picked = null;
+  view.setBoard(s.board);
+  view.render({ pieces: s.pieces, signals: s.signals });
+  $("title").textContent = `${s.game.title} board`;
+  $("conn").className = "conn " + (!s.plugged ? "offline" : s.host ? "connected" : "connecting");
+  $("conn").textContent = !s.plugged ? "unplugged" : s.host ? "referee connected" : "waiting for the referee";
+  const names = Object.entries(s.signals);
+  $("leds").textContent = names.length
+    ? "LEDs: " + names.map(([cell, sig]) => `${cell} ${SIGNALS[sig] ? SIGNALS[sig].tag : sig}`).join(", ")
+    : "LEDs: all off";
+  legend($("legend"), s.signals);
+  const hand = $("hand");
+  hand.replaceChildren();
+  if (!s.hand.length) {
+    const none = document.createElement("span");
+    none.className = "empty";
+    none.textContent = "nothing";
+    hand.appendChild(none);
+  }
+  s.hand.forEach((p, i) => {
+    const isPicked = picked ? picked.hand === i : i === s.hand.length - 1;
+    hand.appendChild(pieceButton(p, `${p.kind} of player ${p.owner}` + (p.from ? `, from ${p.from}` : ""),
+      isPicked, () => { picked = { hand: i }; render(state); }));
+  });
+  const supply = $("supply");
+  supply.replaceChildren();
+  for (const p of s.supply) {
+    const isPicked = picked != null && picked.piece === p.token;
+    supply.appendChild(pieceButton(p, `a new ${p.kind} of player ${p.owner}`, isPicked,
+      () => { picked = isPicked ? null : { piece: p.token }; render(state); }));
+  }
+  $("device").textContent = `${s.game.profile} board on ${s.device} (stable path ${s.link})`;
+  $("btn-unplug").disabled = !s.plugged;
+  $("btn-replug").disabled = s.plugged;
+  document.body.dataset.game = s.game.id;
+}
+
+async function act(body) {
+  const response = await fetch("/api/action", {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+  });
+  let answer = {};
+  try { answer = await response.json(); } catch { answer = {}; }
+  $("notice").textContent = response.ok ? "" : (answer.error || response.statusText);
+  return response.ok;
+}
+
+async function onCell(name) {
+  if (!state) return;
+  const occupied = state.pieces.some((p) => p.cell === name);
+  if (occupied) {
+    await act({ do: "lift", cell: name });
+    picked = null;
+  } else if (picked && picked.piece) {
+    await act({ do: "place", cell: name, piece: picked.piece });
+  } else if (picked && picked.hand != null) {
+    const index = picked.hand;
+    picked = null;
+    await act({ do: "place", cell: name, hand: index });
+  } else if (state.hand.length) {
+    await act({ do: "place", cell: name });
+  } else {
+    $("notice").textContent = "Your hand is empty: lift a piece, or pick one from the box.";
+  }
+}
+
+for (const button of document.querySelectorAll("[data-press]")) {
+  button.addEventListener("click", () => act({ do: "press", button: button.dataset.press }));
+}
+for (const button of document.querySelectorAll("[data-do]")) {
+  button.addEventListener("click", () => act({ do: button.dataset.do }));
+}
+connect();

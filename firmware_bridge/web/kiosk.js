@@ -1,0 +1,238 @@
+// The kiosk page: live state pushed by the referee (Server-Sent Events), the board drawn from
+// the game's geometry, what to do now, and the controls a club needs without a terminal.
+import { BoardView, legend } from "/static/board.js";
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+if (params.get("token")) localStorage.setItem("board-referee-token", params.get("token"));
+const token = () => localStorage.getItem("board-referee-token") || "";
+
+const view = new BoardView($("board"));
+let games = [];
+let current = null;
+
+// -- live state -------------------------------------------------------------------------------
+function connect() {
+  const source = new EventSource("/api/events");
+  source.addEventListener("state", (event) => {
+    $("banner").hidden = true;
+    render(JSON.parse(event.data));
+  });
+  source.onopen = () => { $("banner").hidden = true; loadGames(); };
+  source.onerror = () => {
+    $("banner").hidden = false;
+    $("conn").className = "conn offline";
+    $("conn").textContent = "referee offline";
+    if (source.readyState === EventSource.CLOSED) {
+      source.close();
+      setTimeout(connect, 1000); // the browser gave up: start again
+    }
+  };
+}
+
+function time(iso) {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? "" : d.toLocaleTimeString([], { hour12: false });
+}
+
+function render(s) {
+  current = s;
+  view.setBoard(s.board);
+  view.render({
+    pieces: s.pieces, signals: s.signals, last: s.last_move, lifted: s.lifted,
+    unexpected: s.unexpected,
+  });
+  const options = Object.entries(s.game.options).map(([k, v]) => `${k}=${v}`).join(", ");
+  $("title").textContent = s.game.title;
+  $("title").title = `${options} · board profile ${s.game.profile} · game ${s.game_number}`;
+  document.title = `${s.game.title} — Board Referee`;
+  const c = s.connection;
+  $("conn").className = `conn ${c.state}`;
+  $("conn").textContent = c.state === "connected" ? `board ${c.board_id}` : c.state.replace("-", " ");
+  const status = $("status");
+  status.textContent = s.outcome ? `Game over: ${s.outcome}` : capitalise(s.status);
+  status.className = "status" + (s.outcome ? " over" : "") +
+    (/illegal|disturbed|connect the board/.test(s.status) ? " alert" : "");
+  $("notice").textContent = s.notice ? capitalise(s.notice) : "";
+  renderPlayers(s);
+  $("details").textContent = s.details.join(" · ") + (s.phase && !s.outcome ? `${s.details.length ? " · " : ""}phase: ${s.phase}` : "");
+  legend($("legend"), s.signals);
+  renderMoves(s.moves);
+  renderConnection(c);
+  for (const id of ["btn-pass", "btn-confirm", "btn-select"]) $(id).disabled = Boolean(s.outcome);
+  $("btn-takeback").disabled = s.moves.length === 0;
+  document.body.dataset.serial = String(s.serial);
+  document.body.dataset.game = s.game.id;
+}
+
+function capitalise(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : "";
+}
+
+function renderPlayers(s) {
+  const box = $("players");
+  box.replaceChildren();
+  s.game.players.forEach((name, index) => {
+    const owner = index + 1;
+    const row = document.createElement("div");
+    row.className = `player owner-${owner}` + (s.to_move === owner ? " turn" : "");
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    const label = document.createElement("span");
+    label.textContent = name + (s.to_move === owner ? (s.deciding ? " — chooses" : " — to move") : "") +
+      (s.winner === owner ? " — winner" : "");
+    const score = document.createElement("span");
+    score.className = "score";
+    score.textContent = s.scores ? `score ${s.scores[index]}` : "";
+    row.append(swatch, label, score);
+    const lost = s.captured[index];
+    if (lost.length) {
+      const cap = document.createElement("span");
+      cap.className = "captured";
+      cap.textContent = `lost ${lost.length}: ${lost.join(" ")}`;
+      row.appendChild(cap);
+    }
+    box.appendChild(row);
+  });
+}
+
+function renderMoves(moves) {
+  const list = $("moves");
+  list.replaceChildren();
+  for (const m of moves) {
+    const li = document.createElement("li");
+    li.value = m.number;
+    li.textContent = `${m.player}: ${m.text}`;
+    const t = document.createElement("span");
+    t.className = "time";
+    t.textContent = time(m.at);
+    li.appendChild(t);
+    if (m.events.length) {
+      const ev = document.createElement("span");
+      ev.className = "events";
+      ev.textContent = m.events.join("; ");
+      li.appendChild(ev);
+    }
+    list.appendChild(li);
+  }
+  list.scrollTop = list.scrollHeight;
+}
+
+function renderConnection(c) {
+  const rows = [
+    ["state", c.message], ["port", c.port], ["board id", c.board_id || "—"],
+    ["firmware", c.firmware || "—"],
+    ["last frame", c.last_frame ? `${Math.max(0, Math.round(Date.now() / 1000 - c.last_frame))} s ago` : "none yet"],
+  ];
+  const dl = $("conn-details");
+  dl.replaceChildren();
+  for (const [k, v] of rows) {
+    const dt = document.createElement("dt"); dt.textContent = k;
+    const dd = document.createElement("dd"); dd.textContent = v;
+    dl.append(dt, dd);
+  }
+  for (const f of c.faults) {
+    const dt = document.createElement("dt"); dt.textContent = "fault"; dt.className = "fault";
+    const dd = document.createElement("dd"); dd.className = "fault";
+    dd.textContent = `${f.code}: ${f.text} (${new Date(f.at * 1000).toLocaleTimeString([], { hour12: false })})`;
+    dl.append(dt, dd);
+  }
+  if (c.faults.length) $("connection").open = true;
+}
+setInterval(() => { if (current) renderConnection(current.connection); }, 1000);
+
+// -- controls ---------------------------------------------------------------------------------
+async function post(path, body) {
+  const response = await fetch(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Board-Referee-Token": token() },
+    body: JSON.stringify(body),
+  });
+  let answer = {};
+  try { answer = await response.json(); } catch { answer = { error: response.statusText }; }
+  return { ok: response.ok, message: answer.message || answer.error || "" };
+}
+
+for (const button of document.querySelectorAll("[data-button]")) {
+  button.addEventListener("click", async () => {
+    const result = await post("/api/button", { button: button.dataset.button });
+    $("notice").textContent = capitalise(result.message);
+    $("notice").classList.toggle("error", !result.ok);
+  });
+}
+
+async function loadGames() {
+  try {
+    const response = await fetch("/api/games");
+    games = (await response.json()).games;
+  } catch { /* offline: the next reconnect tries again */ }
+}
+
+function optionField(spec, value) {
+  const label = document.createElement("label");
+  label.textContent = spec.name + " ";
+  let input;
+  if (spec.type === "choice") {
+    input = document.createElement("select");
+    for (const choice of spec.choices) input.add(new Option(choice, choice));
+    input.value = String(value);
+  } else if (spec.type === "int") {
+    input = document.createElement("input");
+    input.type = "number";
+    if (spec.min != null) input.min = spec.min;
+    if (spec.max != null) input.max = spec.max;
+    input.value = value;
+  } else {
+    input = document.createElement("input");
+    input.type = "checkbox";
+    input.checked = value === true || value === "true" || value === "True";
+  }
+  input.name = spec.name;
+  input.dataset.type = spec.type;
+  label.appendChild(input);
+  const doc = document.createElement("span");
+  doc.className = "doc";
+  doc.textContent = spec.doc;
+  label.appendChild(doc);
+  return label;
+}
+
+function fillOptions() {
+  const game = games.find((g) => g.id === $("ng-game").value);
+  const box = $("ng-options");
+  box.replaceChildren();
+  if (!game) return;
+  for (const spec of game.options) {
+    const same = current && current.game.id === game.id;
+    box.appendChild(optionField(spec, same ? current.game.options[spec.name] : spec.default));
+  }
+}
+
+$("btn-newgame").addEventListener("click", async () => {
+  if (!games.length) await loadGames();
+  const select = $("ng-game");
+  select.replaceChildren(...games.map((g) => new Option(g.title, g.id)));
+  if (current) select.value = current.game.id;
+  fillOptions();
+  $("ng-error").textContent = "";
+  $("newgame").showModal();
+});
+$("ng-game").addEventListener("change", fillOptions);
+$("ng-cancel").addEventListener("click", () => $("newgame").close());
+$("newgame-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const options = {};
+  for (const input of $("ng-options").querySelectorAll("[name]")) {
+    options[input.name] = input.dataset.type === "bool" ? input.checked
+      : input.dataset.type === "int" ? Number(input.value) : input.value;
+  }
+  const result = await post("/api/new-game", { game: $("ng-game").value, options });
+  if (result.ok) {
+    $("newgame").close();
+    $("notice").textContent = capitalise(result.message);
+  } else {
+    $("ng-error").textContent = capitalise(result.message);
+  }
+});
+
+connect();
