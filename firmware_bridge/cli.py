@@ -19,6 +19,7 @@ import dataclasses
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -389,8 +390,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     journal_path = _journal_path(args.journal)
     kiosk = None if args.no_kiosk else parse_address(args.kiosk)
     journal = Journal(journal_path)
-    emulator: subprocess.Popen[bytes] | None = None
+    emulator: subprocess.Popen[str] | None = None
     server: KioskServer | None = None
+    folder: Path | None = None
     try:
         game, profile = _run_game(args, journal, directory)
         if args.settle_ms is not None:
@@ -402,19 +404,27 @@ def _cmd_run(args: argparse.Namespace) -> int:
         stop = threading.Event()
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.set())
-        if not port:
-            emulator, port, board_url = _start_emulator(args, game, profile, directory, kiosk)
+        if not port:  # no hardware: the built-in board emulator, on a pty
+            folder = Path(tempfile.mkdtemp(prefix="board-referee-"))
+            port = str(folder / "board")
         daemon = Daemon(game, profile, journal, port, log=log, start=start, new_game=args.new)
+        kiosk_url = ""
         if kiosk is not None:
             token = None if is_loopback(kiosk[0]) else load_token(journal_path.parent)
             server = KioskServer(kiosk[0], kiosk[1], submit=daemon.submit, config_dir=directory,
                                  token=token, log=log)  # fmt: skip
-            url = server.start()
+            kiosk_url = server.start()
             daemon.add_listener(server.publish)
-            log.info("kiosk page: %s", url)
+            log.info("kiosk page: %s", kiosk_url)
             if token is not None:
-                log.info("kiosk controls need the access token: open %s?token=%s", url, token)
-        if emulator is not None:
+                log.info("kiosk controls need the access token: open %s?token=%s",
+                         kiosk_url, token)  # fmt: skip
+        if folder is not None:
+            emulator, board_url = _start_emulator(
+                args, game=daemon.game, profile=daemon.profile, directory=directory,
+                link=Path(port), kiosk_url=kiosk_url,
+                position=daemon.state if args.position else None,
+            )  # fmt: skip
             log.info("no --port given: playing on the built-in board emulator; "
                      "the emulated board's page: %s", board_url)  # fmt: skip
         daemon.run(stop)
@@ -427,6 +437,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 emulator.wait(5)
             except subprocess.TimeoutExpired:
                 emulator.kill()
+        if folder is not None:
+            shutil.rmtree(folder, ignore_errors=True)
         journal.close()
     log.info("stopped")
     return 0
@@ -451,34 +463,46 @@ def _run_game(args: argparse.Namespace, journal: Journal, directory: Path) -> tu
 
 def _start_emulator(
     args: argparse.Namespace,
+    *,
     game: Game,
     profile: Any,
     directory: Path,
-    kiosk: tuple[str, int] | None,
-) -> tuple[subprocess.Popen[bytes], str, str]:
+    link: Path,
+    kiosk_url: str,
+    position: State | None,
+) -> tuple[subprocess.Popen[str], str]:
     """No hardware: start the board emulator as its own process on a pty, with its web page,
-    following the kiosk's game (so a new game of another game swaps the emulated board)."""
-    folder = Path(tempfile.mkdtemp(prefix="board-referee-"))
-    link = folder / "board"
-    web_host, web_port = parse_address(args.emulator_web)
+    following the kiosk's game (so a new game of another game swaps the emulated board).
+    Returns the process and its page's URL."""
     command = [
         sys.executable, "-m", "firmware_bridge.cli", "--config-dir", str(directory), "emulate",
         "--game", game.id, "--board", profile.id, "--link", str(link), "--no-draw",
-        "--web", f"{web_host}:{web_port}",
+        "--web", args.emulator_web,
     ]  # fmt: skip
     for key, value in game.options.items():
         command += ["--option", f"{key}={value}"]
-    if kiosk is not None:
-        host = "127.0.0.1" if kiosk[0] in ("0.0.0.0", "::") else kiosk[0]
-        command += ["--follow", f"http://{host}:{kiosk[1]}/"]
-    emulator = subprocess.Popen(command, stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + 15
-    while not link.exists() and emulator.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    if not link.exists():
+    if kiosk_url:
+        command += ["--follow", kiosk_url.replace("//0.0.0.0:", "//127.0.0.1:")]
+    if position is not None:
+        saved = link.with_name("position.json")
+        saved.write_text(json.dumps(position.to_json()), encoding="utf-8")
+        command += ["--position", str(saved)]
+    emulator = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                text=True, bufsize=1)  # fmt: skip
+    url = ""
+    assert emulator.stdout is not None
+    for line in emulator.stdout:
+        sys.stderr.write(line)
+        if line.startswith("the emulated board's page: "):
+            url = line.split(": ", 1)[1].strip()
+        if line.startswith("emulating "):
+            break
+    if not url or emulator.poll() is not None:
         emulator.kill()
         raise UserError("the board emulator did not start (see its message above)")
-    return emulator, str(link), f"http://{web_host}:{web_port}/"
+    stream = emulator.stdout
+    threading.Thread(target=lambda: [sys.stderr.write(x) for x in stream], daemon=True).start()
+    return emulator, url
 
 
 def _cmd_emulate(args: argparse.Namespace) -> int:

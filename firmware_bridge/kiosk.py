@@ -92,7 +92,7 @@ def games_catalog(directory: Path) -> list[dict[str, Any]]:
                         "choices": list(s.choices),
                         "min": s.minimum,
                         "max": s.maximum,
-                    }  # fmt: skip
+                    }
                     for s in game.option_specs.values()
                 ],
             }
@@ -156,9 +156,10 @@ class KioskServer(LiveServer):
         given = request.headers.get(TOKEN_HEADER) or request.query.get("token")
         if not given:
             raise BadRequest(
-                401, "this control needs the kiosk's access token (printed when the referee "
+                401,
+                "this control needs the kiosk's access token (printed when the referee "
                 "starts; open the page with ?token=...)",
-            )  # fmt: skip
+            )
         if not hmac.compare_digest(given.encode(), self.token.encode()):
             raise BadRequest(403, "wrong access token")
 

@@ -28,7 +28,7 @@ class WebError(Exception):
     """The server cannot start (address in use, bad address); the message says why."""
 
 
-class BadRequest(Exception):
+class BadRequest(Exception):  # noqa: N818 (named for its HTTP meaning)
     """A request answered with ``status`` and the message; nothing was changed."""
 
     def __init__(self, status: int, message: str) -> None:
@@ -62,6 +62,7 @@ class LiveServer:
         self.ready = threading.Event()
         self.error: BaseException | None = None
         self.url = ""
+        self._tasks: set[asyncio.Future[None]] = set()
 
     # -- life cycle -------------------------------------------------------------------------
     def start(self) -> str:
@@ -127,7 +128,9 @@ class LiveServer:
     def _take_text(self, text: str) -> None:
         self.latest = text
         self.serial += 1
-        asyncio.ensure_future(self._notify())
+        task = asyncio.ensure_future(self._notify())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     async def _notify(self) -> None:
         if self.changed is not None:
@@ -176,7 +179,7 @@ class LiveServer:
                 "Content-Type": "text/event-stream",
                 "Cache-Control": "no-cache",
                 "X-Accel-Buffering": "no",
-            }  # fmt: skip
+            }
         )
         await response.prepare(request)
         await response.write(b"retry: 1000\n\n")

@@ -39,7 +39,7 @@ import os
 import queue
 import random
 import selectors
-import signal
+import signal as signals_
 import sys
 import threading
 import time
@@ -134,9 +134,11 @@ class Emulator:
         self.last_change_sent: tuple[float, int] | None = None  # (time, wire bytes)
         self.latencies: list[tuple[float, int, int]] = []  # (seconds, change bytes, led bytes)
         self.on_change: Callable[[], None] | None = None  # the web face: something changed
+        self.plugs = 0  # how many times the cable was plugged in
 
     # -- the pty ----------------------------------------------------------------------------
     def plug(self) -> None:
+        self.plugs += 1
         master, slave = os.openpty()
         tty.setraw(slave)
         os.set_blocking(master, False)
@@ -267,10 +269,15 @@ class Emulator:
 
     def _hello(self) -> Hello:
         return Hello(
-            PROTOCOL_VERSION, len(self.profile.sensor_cells), len(self.profile.led_cells),
-            self.profile.sensing, self.profile.led_kind,
-            frozenset(Button), FIRMWARE, self.board_id,
-        )  # fmt: skip
+            PROTOCOL_VERSION,
+            len(self.profile.sensor_cells),
+            len(self.profile.led_cells),
+            self.profile.sensing,
+            self.profile.led_kind,
+            frozenset(Button),
+            FIRMWARE,
+            self.board_id,
+        )
 
     def _on_frame(self, event: LinkEvent) -> None:
         if isinstance(event, BadFrame):
@@ -317,9 +324,11 @@ class Emulator:
         selector = selectors.DefaultSelector()
         selector.register(self.wake_r, selectors.EVENT_READ)
         registered: int | None = None
+        generation = -1  # which plug-in the registration is for (a new pty may reuse the fd)
         while self.running:
             with self.lock:
-                if registered != self.master:
+                if registered != self.master or generation != self.plugs:
+                    generation = self.plugs
                     if registered is not None:
                         with contextlib.suppress(KeyError, ValueError):
                             selector.unregister(registered)
@@ -460,10 +469,10 @@ class Emulator:
                     "options": {k: str(v) for k, v in game.options.items()},
                     "profile": self.profile.id,
                     "players": list(game.player_names),
-                },  # fmt: skip
+                },
                 "pieces": [
                     {"cell": names[c], **piece_json(p)} for c, p in sorted(self.pieces.items())
-                ],  # fmt: skip
+                ],
                 "hand": [
                     {"index": i, "from": None if c is None else names[c], **piece_json(p)}
                     for i, (c, p) in enumerate(self.box)
@@ -759,32 +768,40 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--board", help="hardware profile (default: the game's own)")
     parser.add_argument(
-        "--link", default=None,
+        "--link",
+        default=None,
         help="stable symlink to the current pty (default: $XDG_RUNTIME_DIR or /tmp, "
         "board-referee-<game>)",
-    )  # fmt: skip
+    )
     parser.add_argument("--script", help="run the commands in this file, then exit")
     parser.add_argument(
-        "--wait-host", type=float, default=30.0, metavar="SECONDS",
+        "--wait-host",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
         help="with --script: first wait this long for a host to connect (0: do not wait)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--setup", choices=("start", "empty"), default="start",
+        "--setup",
+        choices=("start", "empty"),
+        default="start",
         help="the pieces on the board at power-on: the game's start position, or none",
-    )  # fmt: skip
+    )
     parser.add_argument("--position", help="put the pieces of this JSON position on the board")
     parser.add_argument("--json", action="store_true", help="events as JSON lines on stdout")
     parser.add_argument("--pace", type=float, default=0.15, help="seconds between hand actions")
     parser.add_argument("--no-draw", action="store_true", help="do not draw the board")
     parser.add_argument("--seed", type=int, default=1, help="seed for injected noise")
     parser.add_argument(
-        "--web", metavar="HOST:PORT",
+        "--web",
+        metavar="HOST:PORT",
         help="also serve the board as a web page here, played by clicking (e.g. 127.0.0.1:8081)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--follow", metavar="URL",
+        "--follow",
+        metavar="URL",
         help="with --web: swap to the board the referee's kiosk at URL asks for",
-    )  # fmt: skip
+    )
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -817,9 +834,16 @@ def run(args: argparse.Namespace, options: dict[str, str]) -> int:
               file=sys.stderr)  # fmt: skip
         return 2
     emulator = Emulator(
-        game, profile, pieces, link_path=link, out=sys.stdout, json_mode=args.json,
-        pace=args.pace, seed=args.seed, draw=not args.no_draw,
-    )  # fmt: skip
+        game,
+        profile,
+        pieces,
+        link_path=link,
+        out=sys.stdout,
+        json_mode=args.json,
+        pace=args.pace,
+        seed=args.seed,
+        draw=not args.no_draw,
+    )
     web = None
     if args.web:
         from firmware_bridge.emulator.web import EmulatorWeb, Follower
@@ -832,10 +856,13 @@ def run(args: argparse.Namespace, options: dict[str, str]) -> int:
         except WebError as exc:
             print(f"board-referee: error: {exc}", file=sys.stderr)
             return 2
-        print(f"the emulated board's page: {url}", flush=True)
+        if args.json:
+            emulator.emit("web", url=url)
+        else:
+            print(f"the emulated board's page: {url}", flush=True)
         if args.follow:
             Follower(emulator, args.follow, directory).start()
-    signal.signal(signal.SIGTERM, _terminate)
+    signals_.signal(signals_.SIGTERM, _terminate)
     emulator.plug()
     server = threading.Thread(target=emulator.serve, daemon=True)
     server.start()

@@ -1,0 +1,347 @@
+"""The kiosk and the emulated board's page, in a real browser (Debian's chromium, driven by
+Playwright), against the real processes: ``board-referee run`` with no --port starts the
+board emulator on a pty with its web page, exactly as README's main command does. Every move
+goes emulator page -> emulator process -> pty -> daemon -> journal -> LEDs back to the
+emulator, and the kiosk page updates live from the daemon."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+
+CHROMIUM = os.environ.get("BOARD_REFEREE_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+TIMEOUT = 20_000  # ms, for the page to show what is expected
+TD_POSITION = {
+    "layout": {
+        "c2": {"owner": 1, "piece": "stone"}, "e4": {"owner": 1, "piece": "stone"},
+        "h2": {"owner": 1, "piece": "stone"}, "i3": {"owner": 1, "piece": "stone"},
+        "d4": {"owner": 2, "piece": "stone"}, "h8": {"owner": 2, "piece": "stone"},
+        "i7": {"owner": 2, "piece": "stone"},
+    },
+    "to_move": 1,
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium package")
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield instance
+        instance.close()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Referee:
+    """``board-referee run`` without --port: the daemon, the kiosk and the built-in emulator."""
+
+    def __init__(self, tmp: Path, *args: str, kiosk: str | None = None) -> None:
+        self.tmp = tmp
+        self.kiosk_port = free_port()
+        self.board_port = free_port()
+        self.kiosk_address = kiosk or f"127.0.0.1:{self.kiosk_port}"
+        self.args = list(args)
+        self.log: list[str] = []
+        self.lock = threading.Lock()
+        self.start()
+
+    def start(self) -> None:
+        command = [
+            sys.executable, "-m", "firmware_bridge.cli", "run",
+            "--journal", str(self.tmp / "journal.sqlite3"), "--settle-ms", "100",
+            "--kiosk", self.kiosk_address, "--emulator-web", f"127.0.0.1:{self.board_port}",
+            *self.args,
+        ]  # fmt: skip
+        self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True, bufsize=1)  # fmt: skip
+        threading.Thread(target=self._read, args=(self.proc,), daemon=True).start()
+        self.kiosk_url = self.wait_log(r"kiosk page: (\S+)").group(1)
+        self.board_url = self.wait_log(r"emulated board's page: (\S+)").group(1)
+        self.wait_log("board scanned")
+
+    def _read(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            with self.lock:
+                self.log.append(line.rstrip("\n"))
+
+    def wait_log(self, pattern: str, timeout: float = 30.0) -> re.Match[str]:
+        regex = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                for line in self.log:
+                    if match := regex.search(line):
+                        return match
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        with self.lock:
+            raise AssertionError(f"no {pattern!r} in the log:\n" + "\n".join(self.log[-30:]))
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def post(self, path: str, body: object, token: str | None = None) -> tuple[int, Any]:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        request = urllib.request.Request(self.kiosk_url.rstrip("/") + path, data=data,
+                                         method="POST")  # fmt: skip
+        request.add_header("Content-Type", "application/json")
+        if token:
+            request.add_header("X-Board-Referee-Token", token)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    def state(self) -> dict[str, Any]:
+        with urllib.request.urlopen(self.kiosk_url + "api/state", timeout=10) as answer:
+            state: dict[str, Any] = json.loads(answer.read())
+            return state
+
+
+@pytest.fixture
+def referees() -> Iterator[list[Referee]]:
+    made: list[Referee] = []
+    yield made
+    for referee in made:
+        referee.stop()
+
+
+def open_pages(browser: Browser, referee: Referee) -> tuple[Page, Page]:
+    kiosk = browser.new_page(viewport={"width": 800, "height": 480})
+    board = browser.new_page(viewport={"width": 800, "height": 480})
+    kiosk.goto(referee.kiosk_url)
+    board.goto(referee.board_url)
+    expect(kiosk.locator("#status")).not_to_contain_text("Waiting", timeout=TIMEOUT)
+    board.wait_for_selector(".cell[data-cell]")
+    return kiosk, board
+
+
+def click(page: Page, *cells: str) -> None:
+    for cell in cells:
+        page.locator(f'.cell[data-cell="{cell}"]').click()
+        page.wait_for_timeout(150)
+
+
+def signal_tag(page: Page, cell: str) -> str:
+    """The tag the page draws on ``cell`` for its LED signal ('' for none, '..' for a hint)."""
+    tag: str = page.evaluate(
+        """(name) => {
+            const index = [...document.querySelectorAll('.cell')]
+                .findIndex(c => c.dataset.cell === name);
+            const mark = document.querySelectorAll('.signals .mark')[index];
+            const signal = mark.querySelector('.signal');
+            if (!signal) return '';
+            const tag = signal.querySelector('.tag');
+            return tag ? tag.textContent : '..';
+        }""",
+        cell,
+    )
+    return tag
+
+
+# -- playing through the pages ---------------------------------------------------------------
+
+
+def test_a_move_on_the_board_page_reaches_the_kiosk(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    referee = Referee(tmp_path, "--game", "three-dragons")
+    referees.append(referee)
+    kiosk, board = open_pages(browser, referee)
+    expect(kiosk.locator("#status")).to_have_text("White to move")
+    expect(kiosk.locator("#title")).to_have_text("Three Dragons")
+    expect(kiosk.locator("#conn")).to_contain_text("board emulator")
+    click(board, "c1")
+    expect(kiosk.locator(".pieces .piece.lifted")).to_have_count(1, timeout=TIMEOUT)
+    click(board, "c4")
+    expect(kiosk.locator("#status")).to_have_text("Black to move", timeout=TIMEOUT)
+    expect(kiosk.locator("#moves li")).to_have_count(1)
+    expect(kiosk.locator("#moves li").first).to_contain_text("White: c1-c4")
+    expect(kiosk.locator(".cell.last")).to_have_count(2)
+    referee.wait_log("move 1: White c1-c4")
+
+
+def test_a_removal_prompt_is_carried_out_from_the_pages(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    position = tmp_path / "position.json"
+    position.write_text(json.dumps(TD_POSITION))
+    referee = Referee(tmp_path, "--game", "three-dragons", "--position", str(position))
+    referees.append(referee)
+    kiosk, board = open_pages(browser, referee)
+    click(board, "c2", "c4")
+    expect(kiosk.locator("#status")).to_have_text("White: remove the piece on d4", timeout=TIMEOUT)
+    assert signal_tag(kiosk, "d4") == "RM"
+    assert signal_tag(board, "d4") == "RM"
+    expect(kiosk.locator("#legend")).to_contain_text("RM remove")
+    click(board, "d4")
+    expect(kiosk.locator("#status")).to_have_text("Black to move", timeout=TIMEOUT)
+    expect(kiosk.locator("#players")).to_contain_text("lost 1: S")
+    assert signal_tag(kiosk, "d4") == ""
+
+
+def test_an_illegal_move_is_shown_and_corrected(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    referee = Referee(tmp_path, "--game", "three-dragons")
+    referees.append(referee)
+    kiosk, board = open_pages(browser, referee)
+    click(board, "c1", "d3")  # no piece moves diagonally
+    expect(kiosk.locator("#status")).to_contain_text("Illegal move", timeout=TIMEOUT)
+    expect(kiosk.locator("#status")).to_contain_text("d3")
+    assert signal_tag(kiosk, "d3") in ("!!", "FR")
+    assert signal_tag(kiosk, "c1") in ("PB", "TO")
+    click(board, "d3", "c1")  # put it back as the lights say
+    expect(kiosk.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
+    assert referee.state()["moves"] == []
+
+
+def test_take_back_from_the_kiosk(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    referee = Referee(tmp_path, "--game", "three-dragons")
+    referees.append(referee)
+    kiosk, board = open_pages(browser, referee)
+    click(board, "c1", "c4")
+    expect(kiosk.locator("#status")).to_have_text("Black to move", timeout=TIMEOUT)
+    kiosk.locator("#btn-takeback").click()
+    expect(kiosk.locator("#notice")).to_contain_text("Took back c1-c4", timeout=TIMEOUT)
+    expect(kiosk.locator("#moves li")).to_have_count(0)
+    referee.wait_log("button TAKEBACK pressed on the kiosk")
+    referee.wait_log("took back c1-c4")
+    click(board, "c4", "c1")
+    expect(kiosk.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
+    kiosk.locator("#btn-select").click()  # nothing to select: refused, and said so
+    expect(kiosk.locator("#notice")).to_have_text("Nothing to select", timeout=TIMEOUT)
+
+
+def test_new_game_of_another_game_from_the_kiosk(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    referee = Referee(tmp_path, "--game", "three-dragons")
+    referees.append(referee)
+    kiosk, board = open_pages(browser, referee)
+    click(board, "c1", "c4")
+    expect(kiosk.locator("#moves li")).to_have_count(1, timeout=TIMEOUT)
+    kiosk.locator("#btn-newgame").click()
+    kiosk.locator("#ng-game").select_option("goats-wintering")
+    kiosk.locator('#ng-options select[name="board"]').select_option("4x4")
+    kiosk.locator("#ng-start").click()
+    expect(kiosk.locator("#title")).to_have_text("Goats Wintering", timeout=TIMEOUT)
+    # The built-in emulator follows: the Goats Wintering board is swapped in, empty.
+    expect(board.locator("#title")).to_have_text("Goats Wintering board", timeout=TIMEOUT)
+    expect(kiosk.locator("#status")).to_contain_text("White to move", timeout=TIMEOUT)
+    expect(kiosk.locator(".cells .cell")).to_have_count(16)
+    assert kiosk.locator(".cells polygon").count() == 16  # diamonds, from the geometry
+    board.locator('#supply button[data-token="G"]').click()
+    click(board, "A1")
+    expect(kiosk.locator("#moves li")).to_have_count(1, timeout=TIMEOUT)
+    expect(kiosk.locator("#players")).to_contain_text("score")
+    referee.wait_log("abandoned game 1")
+    referee.wait_log(r"new game 2: Goats Wintering \(board=4x4")
+
+
+# -- controls: tokens and bad requests ---------------------------------------------------------
+
+
+def test_bad_requests_get_a_clear_4xx_and_change_nothing(
+    referees: list[Referee], tmp_path: Path
+) -> None:
+    referee = Referee(tmp_path, "--game", "three-dragons")
+    referees.append(referee)
+    before = referee.state()
+    cases: list[tuple[str, object, int, str]] = [
+        ("/api/new-game", {"game": "chess"}, 400, "unknown game 'chess'"),
+        ("/api/new-game", {"game": "three-dragons", "options": {"size": 3}}, 400, "size"),
+        ("/api/new-game", {"game": "three-dragons", "options": {"variant": "x"}}, 400, "variant"),
+        ("/api/new-game", {"options": {}}, 400, "which game"),
+        ("/api/new-game", {"game": "vanguard", "options": [1]}, 400, "options must be"),
+        ("/api/new-game", b"{not json", 400, "not JSON"),
+        ("/api/new-game", [1, 2], 400, "JSON object"),
+        ("/api/button", {"button": "jump"}, 400, "unknown button"),
+        ("/api/button", {}, 400, "unknown button"),
+        ("/api/button", {"button": "pass"}, 409, "passing is not allowed"),
+    ]
+    for path, body, status, words in cases:
+        code, answer = referee.post(path, body)
+        assert code == status, (path, body, answer)
+        assert words in (answer.get("error") or answer.get("message")), answer
+    after = referee.state()
+    assert after["game"] == before["game"] and after["game_number"] == before["game_number"]
+    assert after["moves"] == []
+
+
+def test_beyond_loopback_controls_need_the_token(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    port = free_port()
+    referee = Referee(tmp_path, "--game", "three-dragons", kiosk=f"0.0.0.0:{port}")
+    referees.append(referee)
+    referee.kiosk_url = f"http://127.0.0.1:{port}/"
+    token = (tmp_path / "kiosk-token").read_text().strip()
+    referee.wait_log(f"token=({re.escape(token)})")
+    code, answer = referee.post("/api/takeback", {})
+    assert code == 401 and "access token" in answer["error"]
+    code, answer = referee.post("/api/takeback", {}, token="wrong")
+    assert code == 403
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    page.goto(referee.kiosk_url)
+    expect(page.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
+    page.locator("#btn-pass").click()  # viewing is open, controls are not
+    expect(page.locator("#notice")).to_contain_text("access token", timeout=TIMEOUT)
+    page.goto(referee.kiosk_url + f"?token={token}")
+    page.locator("#btn-pass").click()
+    expect(page.locator("#notice")).to_contain_text("Passing is not allowed", timeout=TIMEOUT)
+    code, answer = referee.post("/api/new-game", {"game": "three-dragons"}, token=token)
+    assert code == 200 and answer["ok"]
+
+
+def test_the_page_reconnects_after_a_daemon_restart(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    referee = Referee(tmp_path, "--game", "three-dragons")
+    referees.append(referee)
+    kiosk, board = open_pages(browser, referee)
+    click(board, "c1", "c4")
+    expect(kiosk.locator("#moves li")).to_have_count(1, timeout=TIMEOUT)
+    referee.stop()
+    expect(kiosk.locator("#banner")).to_be_visible(timeout=TIMEOUT)
+    referee.args = []  # the restart resumes the journal's unfinished game
+    referee.start()
+    referee.wait_log("resuming game 1")
+    expect(kiosk.locator("#banner")).to_be_hidden(timeout=TIMEOUT)
+    expect(kiosk.locator("#moves li")).to_have_count(1, timeout=TIMEOUT)
+    # A fresh emulator starts from the start layout: the kiosk shows what to fix, in words.
+    expect(kiosk.locator("#status")).to_contain_text("c1", timeout=TIMEOUT)
