@@ -1,11 +1,11 @@
-# Two entry points for a fresh machine: `make demo` (the main job) and `make test`.
+# Two entry points for a fresh machine: `make run` (the main job) and `make test`.
 # Each creates the local virtual environment .venv on first use.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench clean
+.PHONY: run demo test lint bench screenshots clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is required")'
@@ -14,10 +14,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
 
+run: $(STAMP)
+	$(BIN)/board-referee run
+
 demo: $(STAMP)
 	$(BIN)/board-referee demo
 
 test: $(STAMP)
+	tools/ensure-chromium.sh
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -29,6 +33,10 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python tools/bench_engine.py
+
+screenshots: $(STAMP)
+	tools/ensure-chromium.sh
+	$(BIN)/python tools/screenshots.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

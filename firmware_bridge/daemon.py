@@ -542,7 +542,20 @@ class Daemon:
         have = self.have_scan
         lifted = tuple(names[c] for c in sorted(layout)
                        if have and c in sensor_of and c not in sensed_cells)  # fmt: skip
-        unexpected = tuple(names[c] for c in sorted(sensed_cells - set(layout))) if have else ()
+        unexpected = tuple(sorted(sensed_cells - set(layout))) if have else ()
+        ghosts = []  # what those pieces most likely are: the turn's earlier layouts tell
+        for cell in unexpected:
+            piece = next((x[cell] for x in rec.turn_layouts if cell in x), None)
+            if piece is not None and self.profile.token(piece) == rec.sensed.get(cell):
+                ghosts.append(
+                    PieceView(
+                        names[cell],
+                        piece.kind,
+                        game.pieces[piece.kind].symbol,
+                        int(piece.owner),
+                        piece.state,
+                    )  # fmt: skip
+                )
         last: tuple[str, ...] = ()
         if state.plies:
             move = state.history[-1]
@@ -572,7 +585,8 @@ class Daemon:
                 for c, p in sorted(layout.items())
             ),
             lifted=lifted,
-            unexpected=unexpected,
+            unexpected=tuple(names[c] for c in unexpected),
+            ghosts=tuple(ghosts),
             signals=tuple((names[c], s.value) for c, s in sorted(rec.signals.items())),
             last_move=last,
             status=self._status_sentence(),

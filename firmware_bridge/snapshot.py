@@ -150,6 +150,7 @@ class Snapshot:
     pieces: tuple[PieceView, ...]
     lifted: tuple[str, ...]  # cells whose piece the sensors no longer see (in a hand)
     unexpected: tuple[str, ...]  # cells where the sensors see a piece the game does not have
+    ghosts: tuple[PieceView, ...]  # of those, the ones whose piece is known (still to remove)
     signals: tuple[tuple[str, str], ...]  # (cell, signal value) as on the board's LEDs
     last_move: tuple[str, ...]  # cells the last move touched
     status: str  # what must happen now, in one sentence
@@ -194,6 +195,16 @@ class Snapshot:
             ],
             "lifted": list(self.lifted),
             "unexpected": list(self.unexpected),
+            "ghosts": [
+                {
+                    "cell": p.cell,
+                    "kind": p.kind,
+                    "symbol": p.symbol,
+                    "owner": p.owner,
+                    "state": p.state,
+                }
+                for p in self.ghosts
+            ],
             "signals": dict(self.signals),
             "last_move": list(self.last_move),
             "status": self.status,

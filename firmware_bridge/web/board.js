@@ -133,8 +133,10 @@ export class BoardView {
   }
 
   // Pieces, LED signals, the last move, lifted and unexpected pieces.
-  render({ pieces = [], signals = {}, last = [], lifted = [], unexpected = [], selected = null }) {
+  render({ pieces = [], signals = {}, last = [], lifted = [], unexpected = [], ghosts = [],
+    selected = null }) {
     const byCell = new Map(pieces.map((p) => [p.cell, p]));
+    const ghostOf = new Map(ghosts.map((p) => [p.cell, p]));
     const liftedSet = new Set(lifted);
     const unexpectedSet = new Set(unexpected);
     const lastSet = new Set(last);
@@ -144,6 +146,7 @@ export class BoardView {
       v.pieceG.replaceChildren();
       const piece = byCell.get(name);
       if (piece) drawPiece(v.pieceG, piece, v.size, liftedSet.has(name));
+      else if (ghostOf.has(name)) drawPiece(v.pieceG, ghostOf.get(name), v.size, false, true);
       else if (unexpectedSet.has(name)) drawUnknown(v.pieceG, v.size);
       v.signalG.replaceChildren();
       const signal = signals[name];
@@ -152,12 +155,13 @@ export class BoardView {
   }
 }
 
-export function drawPiece(g, piece, size, lifted = false) {
+export function drawPiece(g, piece, size, lifted = false, ghost = false) {
   const r = size * 0.31;
-  const group = el("g", { class: `piece owner-${piece.owner}${lifted ? " lifted" : ""}` }, g);
+  const kind = lifted ? " lifted" : ghost ? " ghost" : "";
+  const group = el("g", { class: `piece owner-${piece.owner}${kind}` }, g);
   el("title", {}, group).textContent =
     `${piece.kind} of player ${piece.owner}` + (piece.state == null ? "" : ` (${piece.state})`) +
-    (lifted ? " — lifted" : "");
+    (lifted ? " — lifted" : ghost ? " — no longer in the game" : "");
   el("circle", { r, class: "disc" }, group);
   el("circle", { r: r * 0.8, class: "rim" }, group);
   const t = el("text", {

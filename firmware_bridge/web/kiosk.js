@@ -40,7 +40,7 @@ function render(s) {
   view.setBoard(s.board);
   view.render({
     pieces: s.pieces, signals: s.signals, last: s.last_move, lifted: s.lifted,
-    unexpected: s.unexpected,
+    unexpected: s.unexpected, ghosts: s.ghosts,
   });
   const options = Object.entries(s.game.options).map(([k, v]) => `${k}=${v}`).join(", ");
   $("title").textContent = s.game.title;

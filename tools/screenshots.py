@@ -1,0 +1,143 @@
+"""Screenshots of the kiosk for every game at 800x480, into docs/screenshots/ (shown in README).
+
+For each game it runs the real main command (``board-referee run`` with no port: the daemon,
+the kiosk and the built-in emulator), plays the game's opening moves on the emulated board
+through its web API, as a person clicking would, and photographs the kiosk in Debian's chromium.
+One more shows a removal prompt, one the emulated board's page.
+
+Run: ``make screenshots`` (or ``.venv/bin/python tools/screenshots.py [--size 800x480]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import sync_playwright
+
+from engine import MoveKind, Player
+from firmware_bridge import catalog
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "screenshots"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
+OPENINGS = {  # a few plies each, so the pictures show a move list and a last move
+    "three-dragons": ["c1-c4", "c9-c6"],
+    "protect-the-goat": ["G@e1", "g@e6", "P@c1"],
+    "vanguard": ["D1-F2", "H8-I8"],
+    "goats-wintering": ["G@D1", "G@B1"],
+}
+CAPTURE = {
+    "layout": {
+        "c2": {"owner": 1, "piece": "stone"}, "e4": {"owner": 1, "piece": "stone"},
+        "h2": {"owner": 1, "piece": "stone"}, "d4": {"owner": 2, "piece": "stone"},
+        "h8": {"owner": 2, "piece": "stone"}, "i7": {"owner": 2, "piece": "stone"},
+    },
+    "to_move": 1,
+}  # fmt: skip
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def action(board_url: str, body: dict[str, Any]) -> None:
+    request = urllib.request.Request(board_url + "api/action", json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"})  # fmt: skip
+    urllib.request.urlopen(request, timeout=10).read()
+
+
+def hand(board_url: str, text: str, player: Player, game_id: str) -> None:
+    """Do a move's hand action on the emulated board."""
+    game = catalog.load_game(game_id)
+    move = game.parse_move(text)
+    names = game.board.names
+    if move.kind is MoveKind.PLACE:
+        symbol = game.pieces[move.piece].symbol
+        action(board_url, {"do": "place", "cell": names[move.to],
+                           "piece": symbol if player is Player.ONE else symbol.lower()})  # fmt: skip
+    elif move.kind is MoveKind.MOVE:
+        action(board_url, {"do": "lift", "cell": names[move.frm]})
+        time.sleep(0.2)
+        action(board_url, {"do": "place", "cell": names[move.to]})
+    time.sleep(0.8)
+
+
+class Run:
+    def __init__(self, tmp: Path, *args: str) -> None:
+        self.kiosk = f"http://127.0.0.1:{free_port()}/"
+        board_port = free_port()
+        self.board = f"http://127.0.0.1:{board_port}/"
+        command = [sys.executable, "-m", "firmware_bridge.cli", "run", "--new",
+                   "--journal", str(tmp / "journal.sqlite3"), "--settle-ms", "150",
+                   "--kiosk", self.kiosk[7:-1], "--emulator-web", f"127.0.0.1:{board_port}",
+                   *args]  # fmt: skip
+        self.log = tmp / "log.txt"
+        self.proc = subprocess.Popen(command, stdout=subprocess.DEVNULL,
+                                     stderr=self.log.open("w"))  # fmt: skip
+        deadline = time.monotonic() + 30
+        while "board scanned" not in self.log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(15)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--size", default="800x480", help="viewport WIDTHxHEIGHT")
+    args = parser.parse_args()
+    match = re.fullmatch(r"(\d+)x(\d+)", args.size)
+    if not match:
+        parser.error("--size is WIDTHxHEIGHT")
+    width, height = int(match.group(1)), int(match.group(2))
+    OUT.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as playwright, tempfile.TemporaryDirectory() as folder:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        page = browser.new_page(viewport={"width": width, "height": height})
+        shots: list[tuple[str, list[str], tuple[str, ...]]] = [
+            (game_id, moves, ()) for game_id, moves in OPENINGS.items()
+        ]
+        position = Path(folder) / "capture.json"
+        position.write_text(json.dumps(CAPTURE))
+        shots.append(("three-dragons", ["c2-c4"], ("--position", str(position))))
+        for index, (game_id, moves, extra) in enumerate(shots):
+            tmp = Path(folder) / str(index)
+            tmp.mkdir()
+            run = Run(tmp, "--game", game_id, *extra)
+            try:
+                player = Player.ONE
+                for text in moves:
+                    hand(run.board, text, player, game_id)
+                    player = player.other
+                page.goto(run.kiosk)
+                page.wait_for_timeout(1200)
+                name = f"kiosk-{game_id}" + ("-capture" if extra else "")
+                page.screenshot(path=str(OUT / f"{name}.png"))
+                print(f"docs/screenshots/{name}.png", flush=True)
+                if extra:
+                    page.goto(run.board)
+                    page.wait_for_timeout(1200)
+                    page.screenshot(path=str(OUT / "emulated-board.png"))
+                    print("docs/screenshots/emulated-board.png", flush=True)
+            finally:
+                run.stop()
+        browser.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
