@@ -554,7 +554,7 @@ class Daemon:
                         game.pieces[piece.kind].symbol,
                         int(piece.owner),
                         piece.state,
-                    )  # fmt: skip
+                    )
                 )
         last: tuple[str, ...] = ()
         if state.plies:

@@ -6,6 +6,10 @@ emulator's hands. For each LED frame that answers a sensor frame, the time from 
 CHANGE frame to reading the LED frame is recorded. Printed beside the figures: the wire time of
 those two frames at the profile's baud rate (a pty has no baud rate, so that is computed: 10 bits
 a byte for 8N1). Run: ``python tools/bench_latency.py [--game G] [--moves N] [--settle-ms MS]``.
+
+With ``--kiosk`` the daemon also serves the kiosk, and a client of its live stream (the same
+Server-Sent Events the page reads) is timed too: from each CHANGE frame written to the first
+state pushed after it. The daemon's resident memory (RSS, and its peak) is printed beside.
 """
 
 from __future__ import annotations
@@ -13,17 +17,62 @@ from __future__ import annotations
 import argparse
 import io
 import random
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 from engine import MoveKind, Player, State
 from firmware_bridge import catalog
 from firmware_bridge.emulator import Emulator
+from firmware_bridge.protocol import Change, Message
+
+
+class TimedEmulator(Emulator):
+    """Notes when each CHANGE frame is written, for the kiosk's delay."""
+
+    changes: list[float]
+
+    def _send(self, message: Message) -> int:
+        size = super()._send(message)
+        if isinstance(message, Change) and size:
+            self.changes.append(time.monotonic())
+        return size
+
+
+def listen(url: str, pushes: list[float], stop: threading.Event) -> None:
+    """Read the kiosk's live stream, noting when each state arrives."""
+    while not stop.is_set():
+        try:
+            with urllib.request.urlopen(url, timeout=30) as stream:
+                for raw in stream:
+                    if raw.startswith(b"data: "):
+                        pushes.append(time.monotonic())
+                    if stop.is_set():
+                        return
+        except OSError:
+            time.sleep(0.1)
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def memory(pid: int) -> str:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return "RSS unknown"
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    rss = int(fields["VmRSS"].split()[0]) / 1024
+    peak = int(fields["VmHWM"].split()[0]) / 1024
+    return f"daemon RSS {rss:.1f} MB (peak {peak:.1f} MB)"
 
 
 def drive(emulator: Emulator, state: State, moves: int, rng: random.Random) -> int:
@@ -46,29 +95,42 @@ def drive(emulator: Emulator, state: State, moves: int, rng: random.Random) -> i
     return played
 
 
-def measure(game_id: str, board: str | None, moves: int, settle_ms: int, seed: int) -> None:
+def measure(
+    game_id: str, board: str | None, moves: int, settle_ms: int, seed: int, *, kiosk: bool
+) -> None:
     game = catalog.load_game(game_id)
     profile = catalog.load_profile(board, game)
     with tempfile.TemporaryDirectory(prefix="board-referee-bench-") as tmp:
         link = Path(tmp) / "board"
-        emulator = Emulator(game, profile, game.new_state().layout(), link_path=link,
-                            out=io.StringIO(), pace=0.02, draw=False)  # fmt: skip
+        emulator = TimedEmulator(game, profile, game.new_state().layout(), link_path=link,
+                                 out=io.StringIO(), pace=0.02, draw=False)  # fmt: skip
+        emulator.changes = []
+        port = free_port()
+        face = ["--kiosk", f"127.0.0.1:{port}"] if kiosk else ["--no-kiosk"]
+        pushes: list[float] = []
+        stop = threading.Event()
         emulator.plug()
         threading.Thread(target=emulator.serve, daemon=True).start()
         daemon = subprocess.Popen(
             [sys.executable, "-m", "firmware_bridge.cli", "run", "--game", game_id,
              "--board", profile.id, "--port", str(link), "--journal", f"{tmp}/journal.sqlite3",
-             "--settle-ms", str(settle_ms)],
+             "--settle-ms", str(settle_ms), *face],
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
+        if kiosk:
+            url = f"http://127.0.0.1:{port}/api/events"
+            threading.Thread(target=listen, args=(url, pushes, stop), daemon=True).start()
         try:
             if not emulator.host_seen.wait(20):
                 raise SystemExit("the daemon did not connect")
             time.sleep(0.3)
             emulator.latencies.clear()
+            emulator.changes.clear()
             played = drive(emulator, game.new_state(), moves, random.Random(seed))
             time.sleep(0.5)
+            rss = memory(daemon.pid)
         finally:
+            stop.set()
             daemon.terminate()
             daemon.wait(10)
             emulator.close()
@@ -90,6 +152,26 @@ def measure(game_id: str, board: str | None, moves: int, settle_ms: int, seed: i
         f"{change_bytes:.0f} B = {change_wire * 1000:.2f} ms, LEDS {led_bytes:.0f} B = "
         f"{led_wire * 1000:.2f} ms"
     )
+    if kiosk:
+        delays = []
+        for sent in emulator.changes:
+            after = [p - sent for p in pushes if p >= sent]
+            if after and after[0] < 1.0:
+                delays.append(min(after))
+        if delays:
+            print(
+                f"{'':<17} kiosk: CHANGE -> state pushed to the page: samples {len(delays)}  "
+                f"median {statistics.median(delays) * 1000:.2f} ms  "
+                f"p99 {percentile(delays, 0.99) * 1000:.2f} ms  | {rss}"
+            )
+    else:
+        print(f"{'':<17} no kiosk | {rss}")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def main() -> None:
@@ -103,12 +185,16 @@ def main() -> None:
         "the profile's)",
     )  # fmt: skip
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--kiosk", action="store_true",
+        help="run the daemon with its kiosk, and time the page's live stream",
+    )  # fmt: skip
     args = parser.parse_args()
     for game_id in args.game or ["three-dragons", "protect-the-goat"]:
         game = catalog.load_game(game_id)
         default = round(catalog.load_profile(args.board, game).settle * 1000)
         for settle in args.settle_ms or [0, default]:
-            measure(game_id, args.board, args.moves, settle, args.seed)
+            measure(game_id, args.board, args.moves, settle, args.seed, kiosk=args.kiosk)
 
 
 if __name__ == "__main__":

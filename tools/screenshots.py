@@ -66,8 +66,8 @@ def hand(board_url: str, text: str, player: Player, game_id: str) -> None:
     names = game.board.names
     if move.kind is MoveKind.PLACE:
         symbol = game.pieces[move.piece].symbol
-        action(board_url, {"do": "place", "cell": names[move.to],
-                           "piece": symbol if player is Player.ONE else symbol.lower()})  # fmt: skip
+        token = symbol if player is Player.ONE else symbol.lower()
+        action(board_url, {"do": "place", "cell": names[move.to], "piece": token})
     elif move.kind is MoveKind.MOVE:
         action(board_url, {"do": "lift", "cell": names[move.frm]})
         time.sleep(0.2)
