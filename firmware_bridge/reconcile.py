@@ -431,9 +431,14 @@ class Reconciler:
                 if self.setting_up:
                     self.status = "new game: " + self._guide_status(signals, "", sentence=False)
                 elif any(s in CORRECTIONS for s in signals.values()):
-                    self.status = "illegal move or disturbed board: " + self._guide_status(
-                        signals, "", sentence=False
-                    )
+                    # Only a stable board is called illegal (a flicker never is), and then
+                    # together with the lights that show how to correct it.
+                    shown = any(self.signals.get(c) == s for c, s in signals.items()
+                                if s in CORRECTIONS)  # fmt: skip
+                    if settled or shown:
+                        self.status = "illegal move or disturbed board: " + self._guide_status(
+                            signals, "", sentence=False
+                        )
                 else:
                     # Consequences are carried out by the player whose move caused them.
                     last = state.last_mover if len(self.turn_layouts) > 1 else None
