@@ -24,19 +24,12 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from tests.test_end_to_end import TD_POSITION
+
 CHROMIUM = os.environ.get("BOARD_REFEREE_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 TIMEOUT = 20_000  # ms, for the page to show what is expected
-TD_POSITION = {
-    "layout": {
-        "c2": {"owner": 1, "piece": "stone"}, "e4": {"owner": 1, "piece": "stone"},
-        "h2": {"owner": 1, "piece": "stone"}, "i3": {"owner": 1, "piece": "stone"},
-        "d4": {"owner": 2, "piece": "stone"}, "h8": {"owner": 2, "piece": "stone"},
-        "i7": {"owner": 2, "piece": "stone"},
-    },
-    "to_move": 1,
-}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
