@@ -630,9 +630,7 @@ class Daemon:
         self.dirty = False
         self.published_at = now
         snapshot = self.snapshot()
-        if snapshot == self.published and snapshot.connection.last_frame == (
-            self.published.connection.last_frame if self.published else None
-        ):
+        if snapshot == self.published:  # Connection compares last_frame too
             return
         self.published = snapshot
         for listener in self.listeners:

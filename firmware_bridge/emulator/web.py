@@ -84,7 +84,6 @@ class EmulatorWeb(LiveServer):
                                       "clear, unplug, replug)")  # fmt: skip
         except (CommandError, ValueError) as exc:
             raise BadRequest(409, str(exc)) from exc
-        self.refresh()
         return web.json_response({"ok": True})
 
 
