@@ -8,6 +8,7 @@ from engine.effects import Change, Effect, Event, EventKind, Footprint, Layout
 from engine.errors import ConfigError, IllegalMoveError, InvalidMoveError, PositionError
 from engine.game import Game, State
 from engine.moves import NO_CELL, Cell, Move, MoveKind
+from engine.notes import Note, NoteKind
 from engine.outcome import Outcome
 from engine.pieces import Piece, PieceKind
 from engine.player import Player
@@ -30,6 +31,8 @@ __all__ = [
     "Layout",
     "Move",
     "MoveKind",
+    "Note",
+    "NoteKind",
     "Outcome",
     "Piece",
     "PieceKind",

@@ -224,7 +224,9 @@ def build_board(node: Node) -> Board:
     kind = node.get("kind").choice(("square", "hex", "custom"))
     builder = _Builder()
     if kind == "square":
-        node.only_keys("kind", "files", "ranks", "adjacency", "naming", "rotate", *_COMMON)
+        node.only_keys(
+            "kind", "files", "ranks", "adjacency", "naming", "rotate", "origin", *_COMMON
+        )
         adjacency = _build_square(node, builder)
         shape = "diamond" if node.get("rotate", 0).value == 45 else "square"
     elif kind == "hex":
@@ -292,16 +294,28 @@ def _build_square(node: Node, builder: _Builder) -> tuple[str, ...]:
     rotate = node.get("rotate", 0).integer()
     if rotate not in (0, 45):
         node.get("rotate").fail("a square board is drawn straight (0) or as a diamond (45)")
+    # ``origin: b2`` names the south-west cell, for a grid that sits inside a frame of zone
+    # cells (the Lion Game's field inside its burrow ring): names and positions shift with it.
+    file0, rank0 = 0, 0
+    if node.has("origin"):
+        origin = node.get("origin")
+        match = re.match(r"^([A-Za-z])([0-9]{1,2})$", origin.text())
+        if not match or match.group(1) not in letters or rotate:
+            origin.fail(f"an origin is a cell name like b2 (letters {letters[0]}..), unrotated")
+        file0, rank0 = letters.index(match.group(1)), int(match.group(2)) - 1
+        if file0 + files > len(letters):
+            origin.fail("the board runs out of file letters")
     directions = DIAMOND_DIRECTIONS if rotate == 45 else {
         name: (dr, df) for name, (df, dr) in SQUARE_DIRECTIONS.items()
     }  # fmt: skip
     cell_at: dict[tuple[int, int], Cell] = {}
     for rank in range(ranks):
         for file in range(files):
-            at = (float(file), float(rank))
+            at = (float(file + file0), float(rank + rank0))
             if rotate == 45:
                 at = ((file - rank) * 0.7071067811865476, (file + rank) * 0.7071067811865476)
-            cell_at[rank, file] = builder.add_cell(node, f"{letters[file]}{rank + 1}", at)
+            name = f"{letters[file + file0]}{rank + rank0 + 1}"
+            cell_at[rank, file] = builder.add_cell(node, name, at)
     for (rank, file), cell in cell_at.items():
         for direction, (dr, df) in directions.items():
             builder.links.setdefault(direction, {})

@@ -21,6 +21,7 @@ from engine.config import Node
 from engine.effects import Change, Effect, Event, EventKind, Footprint
 from engine.errors import IllegalMoveError, InvalidMoveError, PositionError
 from engine.moves import PASS, Cell, Move, MoveKind
+from engine.notes import Note
 from engine.options import OptionSpec, OptionValue, parse_option_specs, resolve_options
 from engine.outcome import Outcome
 from engine.pieces import Piece, PieceKind
@@ -110,7 +111,8 @@ class Game(ABC):
         names = self.board.names
         kind = move.kind
         if kind is MoveKind.MOVE:
-            return f"{names[move.frm]}-{names[move.to]}"
+            taking = "x" + "+".join(names[c] for c in move.cells) if move.cells else ""
+            return f"{names[move.frm]}-{names[move.to]}{taking}"
         if kind is MoveKind.PLACE:
             return f"{self.pieces[move.piece].symbol}@{names[move.to]}"
         if kind is MoveKind.CAPTURE:
@@ -131,7 +133,13 @@ class Game(ABC):
                 raise InvalidMoveError(f"{text!r}: no piece with symbol {symbol} ({known})")
             return Move.place(self.kind_by_symbol[symbol], self._cell(match.group(2), text))
         if match := _MOVE.match(raw):
-            return Move.step(self._cell(match.group(1), text), self._cell(match.group(2), text))
+            frm, to = self._cell(match.group(1), text), self._cell(match.group(2), text)
+            if not match.group(3):
+                return Move.step(frm, to)
+            taking = [self._cell(name, text) for name in match.group(3).split("+")]
+            if len(set(taking)) != len(taking):
+                raise InvalidMoveError(f"{text!r}: a cell is named twice")
+            return Move.step(frm, to, taking)
         if match := _CAPTURE.match(raw):
             return Move.capture(self._cell(match.group(1), text), self._cell(match.group(2), text))
         if match := _REMOVE.match(raw):
@@ -140,7 +148,7 @@ class Game(ABC):
                 raise InvalidMoveError(f"{text!r}: a cell is named twice")
             return Move.remove(cells)
         raise InvalidMoveError(
-            f"{text!r} is not a move (forms: a1-a4, S@c1, c2xd3, xd4, xd4+f4, pass)"
+            f"{text!r} is not a move (forms: a1-a4, a1-a3xb2, S@c1, c2xd3, xd4, xd4+f4, pass)"
         )
 
     def _cell(self, name: str, text: str) -> Cell:
@@ -171,7 +179,7 @@ class Game(ABC):
 
 
 _NAME = r"[A-Za-wyz0-9]+"
-_MOVE = re.compile(rf"^({_NAME})-({_NAME})$")
+_MOVE = re.compile(rf"^({_NAME})-({_NAME})(?:x({_NAME}(?:\+{_NAME})*))?$")
 _PLACE = re.compile(rf"^([A-Za-z])@({_NAME})$")
 _CAPTURE = re.compile(rf"^({_NAME})x({_NAME})$")
 _REMOVE = re.compile(rf"^x({_NAME}(?:\+{_NAME})*)$")
@@ -279,6 +287,11 @@ class State(ABC):
     def status_lines(self) -> list[str]:
         """Game state that is not on the board, in words (reserves, tamed caves, scores)."""
         return []
+
+    def notes(self) -> dict[Cell, Note]:
+        """Per cell, piece state the sensors cannot see (a stuck or immobilised piece, a
+        charge), for LED marks and the display. Default: none."""
+        return {}
 
     def scores(self) -> dict[Player, int] | None:
         """Each player's score, for games that keep one (None: the game has no score)."""

@@ -26,11 +26,14 @@ class Move:
     frm: Cell = NO_CELL
     to: Cell = NO_CELL
     piece: str = ""  # the kind placed, for PLACE
-    cells: tuple[Cell, ...] = ()  # the cells removed, for REMOVE (sorted)
+    # REMOVE: the cells removed. MOVE: cells off its landing cell whose pieces the move
+    # captures where the two cells alone do not say which (a cobra's strike on the way, an
+    # elephant's squash); written ``c2-c4xd3``. Sorted either way.
+    cells: tuple[Cell, ...] = ()
 
     @classmethod
-    def step(cls, frm: Cell, to: Cell) -> Move:
-        return cls(MoveKind.MOVE, frm, to)
+    def step(cls, frm: Cell, to: Cell, taking: tuple[Cell, ...] | list[Cell] = ()) -> Move:
+        return cls(MoveKind.MOVE, frm, to, cells=tuple(sorted(taking)))
 
     @classmethod
     def place(cls, piece: str, to: Cell) -> Move:

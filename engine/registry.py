@@ -8,6 +8,7 @@ from engine.config import Node
 from engine.game import Game
 from engine.games.goats_wintering import GoatsWintering
 from engine.games.protect_the_goat import ProtectTheGoat
+from engine.games.the_lion_game import TheLionGame
 from engine.games.three_dragons import ThreeDragons
 from engine.games.vanguard import Vanguard
 
@@ -18,6 +19,7 @@ RULES: Mapping[str, type[Game]] = {
         ProtectTheGoat,
         Vanguard,
         GoatsWintering,
+        TheLionGame,
     )
 }
 

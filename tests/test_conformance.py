@@ -26,8 +26,9 @@ def _variants() -> list[tuple[str, dict[str, str]]]:
         game = catalog.load_game(game_id)
         cases.append((game_id, {}))
         for spec in game.option_specs.values():
-            for choice in spec.choices:
-                if choice != spec.default:
+            values = ("true", "false") if spec.type == "bool" else spec.choices
+            for choice in values:
+                if str(choice).lower() != str(spec.default).lower():
                     cases.append((game_id, {spec.name: choice}))
     return cases
 
@@ -37,7 +38,14 @@ IDS = [f"{g}-{'-'.join(f'{k}={v}' for k, v in o.items()) or 'default'}" for g, o
 
 
 def test_every_game_config_is_covered() -> None:
-    assert {"three-dragons", "protect-the-goat"} <= {g for g, _ in VARIANTS}
+    assert {
+        "three-dragons",
+        "protect-the-goat",
+        "vanguard",
+        "goats-wintering",
+        "the-lion-game",
+    } <= {g for g, _ in VARIANTS}
+    assert ("the-lion-game", {"butterfly_must_leave": "false"}) in VARIANTS
 
 
 def check_position(state: State, rng: random.Random) -> list[Move]:
@@ -67,7 +75,8 @@ def check_position(state: State, rng: random.Random) -> list[Move]:
             hand_cells
             or footprint.move.kind in (MoveKind.PASS, MoveKind.REMOVE)
             or (footprint.result)
-        ), "a move that changes nothing physical must be a pass"
+            or (footprint.move.kind is MoveKind.MOVE and footprint.move.frm == footprint.move.to)
+        ), "a move that changes nothing physical must be a pass or a null move"
     # JSON form round-trips, to the same position and the same legal moves.
     reloaded = game.state_from_json(before_json)
     assert reloaded.to_json() == before_json
@@ -150,6 +159,7 @@ def test_arbitrary_moves_are_rejected_cleanly(game_id: str, options: dict[str, s
         candidate = rng.choice(
             [
                 Move.step(rng.randrange(size), rng.randrange(size)),
+                Move.step(rng.randrange(size), rng.randrange(size), [rng.randrange(size)]),
                 Move.place(rng.choice(kinds), rng.randrange(size)),
                 Move.capture(rng.randrange(size), rng.randrange(size)),
                 Move.remove([rng.randrange(size)]),
