@@ -7,9 +7,9 @@ White (player 1, moving north), lower case Black.
 
 from __future__ import annotations
 
-import pytest
-
 from typing import cast
+
+import pytest
 
 from engine import IllegalMoveError, NoteKind, Player
 from engine.games.the_lion_game import TheLionGame
