@@ -516,6 +516,7 @@ DEMOS = (
     ("protect-the-goat", "protect-the-goat", "demo-protect-the-goat.txt"),
     ("vanguard", "vanguard", "demo-vanguard.txt"),
     ("goats-wintering", "goats-wintering", "demo-goats-wintering.txt"),
+    ("the-lion-game", "the-lion-game", "demo-the-lion-game.txt"),
 )
 
 

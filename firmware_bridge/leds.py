@@ -23,6 +23,8 @@ class Signal(Enum):
     CHOOSE = "choose"  # a cell of one of the options of a choice you must make
     ADJUST = "adjust"  # change this piece where it stands (turn the die)
     HINT = "hint"  # a legal destination for the piece you are holding
+    HELD = "held"  # this piece may not move now (stuck, immobilised): state no sensor sees
+    CHARGED = "charged"  # this piece carries momentum into its next move (a charge)
 
 
 VOCABULARY: Mapping[Signal, LedPattern] = {
@@ -34,6 +36,8 @@ VOCABULARY: Mapping[Signal, LedPattern] = {
     Signal.CHOOSE: LedPattern(0, 255, 255, 0xA8),  # cyan, triple flash
     Signal.ADJUST: LedPattern(255, 255, 255, 0x80),  # white, one short blip
     Signal.HINT: LedPattern(0, 40, 0, 0xFF),  # dim green, steady
+    Signal.HELD: LedPattern(60, 0, 0, 0xFF),  # dim red, steady
+    Signal.CHARGED: LedPattern(60, 30, 0, 0xF8),  # dim amber, long on, short off
 }
 
 TAGS: Mapping[Signal, str] = {
@@ -45,13 +49,15 @@ TAGS: Mapping[Signal, str] = {
     Signal.CHOOSE: "??",
     Signal.ADJUST: "AD",
     Signal.HINT: "..",
+    Signal.HELD: "==",
+    Signal.CHARGED: ">>",
 }
 
 
 def pattern_for(signal: Signal, led_kind: LedKind) -> LedPattern:
     led = VOCABULARY[signal]
     if led_kind is LedKind.MONO:  # one colour: brightness only, the rhythm carries the meaning
-        level = 60 if signal is Signal.HINT else 255
+        level = 60 if signal in (Signal.HINT, Signal.HELD, Signal.CHARGED) else 255
         return LedPattern(level, level, level, led.pattern)
     return led
 

@@ -29,13 +29,14 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine import Cell, Effect, Move, MoveKind, Piece, State
+from engine import Cell, Effect, Move, MoveKind, NoteKind, Piece, State
 from firmware_bridge.leds import Signal
 from firmware_bridge.profile import UNREADABLE, BoardProfile, Token
 from firmware_bridge.protocol import Button
 
 MAX_PATHS = 5000  # a bound on turn paths examined; far above what the games produce
 CORRECTIONS = frozenset({Signal.ILLEGAL, Signal.PUT_BACK})
+NOTE_SIGNALS = {NoteKind.HELD: Signal.HELD, NoteKind.CHARGED: Signal.CHARGED}
 
 Tokens = dict[Cell, Token]
 
@@ -89,6 +90,10 @@ class Reconciler:
         self.notice = ""  # the answer to the last button press
         self.refused = False  # the last button press was refused (its notice says why)
         self.setting_up = False  # a new game was started: the board is being set up for it
+        # Cells whose piece was lifted off since the last step, latest last: a move that
+        # changes nothing on the board (a null move) is made by lifting its piece, putting it
+        # back and pressing CONFIRM, never inferred from a lift alone.
+        self.lifted: list[Cell] = []
         self._paths: list[Path] | None = None
         self._turn_cache: list[Tokens] | None = None
         self._consistent: list[Path] | None = None  # for the current sensed layout and turn
@@ -103,6 +108,11 @@ class Reconciler:
             self.last_change = now
             if self.choosing:
                 self.choosing = []
+            for cell in self.state.layout():
+                if cell not in self.sensed and cell in self.profile.sensor_of:
+                    if cell in self.lifted:
+                        self.lifted.remove(cell)
+                    self.lifted.append(cell)
 
     def restart_turn_from(self, layouts: list[dict[Cell, Piece]]) -> None:
         """After a resume: the layouts the last turn went through, so that its consequences
@@ -143,8 +153,17 @@ class Reconciler:
                 self.adjust.clear()
             else:
                 invisible = self._invisible_moves()
-                if len(invisible) == 1 and self.sensed == self._tokens(state.layout()):
-                    records.append(self._commit(invisible[0]))
+                matching = self.sensed == self._tokens(state.layout())
+                chosen = [c for c in reversed(self.lifted)
+                          if any(m.frm == c for m in invisible)][:1]  # fmt: skip
+                if invisible and matching and chosen:
+                    move = next(m for m in invisible if m.frm == chosen[0])
+                    records.append(self._commit(move))
+                elif invisible and matching:
+                    self._refuse(
+                        "to make a move that changes nothing on the board (a null move), lift "
+                        "its piece, put it back, then press CONFIRM"
+                    )
                 else:
                     self._refuse("nothing to confirm")
         elif button is Button.PASS:
@@ -233,11 +252,19 @@ class Reconciler:
         after = state.layout()
         if not was_deciding:
             self.adjust.clear()
-        # Cells whose piece stayed but changed in a way the sensors cannot see (a die turned).
+        self.lifted.clear()
+        # Cells whose piece changed in a way the sensors cannot see: a die turned, a frog
+        # swapped for a butterfly on a board that senses only owners.
+        profile = self.profile
         for cell, piece in footprint.result.items():
-            old = before.get(cell)
-            if piece is not None and old is not None and _same(piece, old):
-                self.adjust.add(cell)
+            for old in (before.get(cell), hand.get(cell)):
+                if (
+                    piece is not None
+                    and old is not None
+                    and old != piece
+                    and (_same(piece, old) or profile.token(piece) == profile.token(old))
+                ):
+                    self.adjust.add(cell)
         self.turn_layouts.extend([hand, after])
         self._forget_turn()
         if not state.deciding:
@@ -261,6 +288,7 @@ class Reconciler:
         self.synced = False
         self.restore = True  # the board still shows what was taken back
         self.adjust.clear()
+        self.lifted.clear()
         self.choosing = []
         self._changed()
         self.notice = f"took back {' '.join(reversed(undone))}: put the board back"
@@ -451,6 +479,10 @@ class Reconciler:
             }  # fmt: skip
         for cell in self.adjust:
             signals.setdefault(cell, Signal.ADJUST)
+        if not self.choosing:  # why a piece may not move (stuck, immobilised), or a charge
+            for cell, note in state.notes().items():
+                if sensed.get(cell) == current.get(cell):
+                    signals.setdefault(cell, NOTE_SIGNALS[note.kind])
         self.signals = signals
 
     def _decision_signals(self) -> dict[Cell, Signal]:

@@ -521,12 +521,22 @@ class Emulator:
                 self.lift(names[cell])
                 self._pause()
         else:
-            if move.to in self.pieces:  # capture by replacement: the victim goes first
+            # Pieces a move names as taken off its path (a cobra's strike, a squash) go first,
+            # as a player who knows the move takes them; then a victim by replacement.
+            for cell in move.cells:
+                self.lift(names[cell])
+                self._pause()
+            if move.to != move.frm and move.to in self.pieces:
                 self.lift(names[move.to])
                 self._pause()
+            if move.frm == move.to and move.cells:
+                return  # taking the struck piece is the whole move
             self.lift(names[move.frm])
             self._pause()
             self.place(names[move.to])
+            if move.frm == move.to:  # a null move: lifted, put back, then CONFIRM
+                self._pause(2 + self.profile.settle / max(self.pace, 0.001))
+                self.press("confirm")
 
     def _pause(self, factor: float = 1.0) -> None:
         time.sleep(self.pace * factor)

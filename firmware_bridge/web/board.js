@@ -14,6 +14,8 @@ export const SIGNALS = {
   choose: { tag: "??", words: "one option of a choice", shape: "double" },
   adjust: { tag: "AD", words: "turn it to its new value", shape: "square" },
   hint: { tag: "..", words: "may go here", shape: "dot" },
+  held: { tag: "==", words: "may not move now", shape: "bar" },
+  charged: { tag: ">>", words: "charging", shape: "arrow" },
 };
 
 function el(name, attrs = {}, parent = null) {
@@ -205,6 +207,15 @@ export function drawSignal(g, signal, size) {
     case "double": ring(r, "line"); ring(r * 0.78, "line thin"); break;
     case "square": el("rect", { x: -r, y: -r, width: 2 * r, height: 2 * r, class: "line" }, group); break;
     case "dot": el("circle", { r: size * 0.1, class: "fill" }, group); break;
+    case "bar":
+      ring(r, "line thin");
+      el("line", { x1: -r * 0.7, y1: r * 0.55, x2: r * 0.7, y2: r * 0.55, class: "line" }, group);
+      break;
+    case "arrow":
+      ring(r, "line thin dashed");
+      el("polyline", { points: `${-r * 0.5},${r * 0.75} 0,${r * 0.45} ${r * 0.5},${r * 0.75}`,
+        class: "line" }, group);
+      break;
     case "cross":
     case "bang": {
       ring(r, "line");
