@@ -484,7 +484,7 @@ class TheLionGameState(State):
         self._end_turn(player.other, PLAY)
 
     def _take(self, cell: Cell, attacker: Piece, gone: set[Cell]) -> None:
-        how = {ELEPHANT: "squashed by the elephant", RHINO: "by the rhinoceros"}.get(
+        how = {ELEPHANT: "by the elephant's squash", RHINO: "by the rhinoceros"}.get(
             attacker.kind, f"by the {attacker.kind}")  # fmt: skip
         victim = self._capture(cell, how)
         gone.add(cell)
