@@ -48,8 +48,8 @@ def play_lion(rig: Rig, state: State, moves: list[str]) -> None:
                 name = game.board.names[cell]
                 if name not in physical:
                     symbol = game.pieces[piece.kind].symbol
-                    rig.emu.do(f"place {name} "
-                               f"{symbol if piece.owner is Player.ONE else symbol.lower()}")  # fmt: skip
+                    symbol = symbol if piece.owner is Player.ONE else symbol.lower()
+                    rig.emu.do(f"place {name} {symbol}")
 
 
 def test_full_game_of_the_lion_game(rigs: list[Rig], tmp_path: Path) -> None:
