@@ -60,9 +60,15 @@ def render_board(
                 line[column + offset] = char
         label = _row_label(board.names[cells[0]]).rjust(label_width)
         lines.append(f"{label} {''.join(line).rstrip()}")
-    bottom = rows[min(rows)]
+    # One file letter per column, from the lowest cell of each (a framed board's bottom row
+    # may not reach every column).
+    lowest: dict[int, Cell] = {}
+    for cell, (x, y) in enumerate(board.coords):
+        column = round(x * 100)
+        if column not in lowest or y < board.coords[lowest[column]][1]:
+            lowest[column] = cell
     footer = [" "] * width
-    for cell in bottom:
+    for cell in lowest.values():
         column = round((board.coords[cell][0] - min_x) * CELL_WIDTH)
         footer[column + 1] = _file_label(board.names[cell])
     lines.append(" " * (label_width + 1) + "".join(footer).rstrip())

@@ -5,7 +5,8 @@ the kiosk and the built-in emulator), plays the game's opening moves on the emul
 through its web API, as a person clicking would, and photographs the kiosk in Debian's chromium.
 One more shows a removal prompt, one the emulated board's page.
 
-Run: ``make screenshots`` (or ``.venv/bin/python tools/screenshots.py [--size 800x480]``).
+Run: ``make screenshots`` (or ``.venv/bin/python tools/screenshots.py [--size 800x480]
+[--game ID]``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ OPENINGS = {  # a few plies each, so the pictures show a move list and a last mo
     "protect-the-goat": ["G@e1", "g@e6", "P@c1"],
     "vanguard": ["D1-F2", "H8-I8"],
     "goats-wintering": ["G@D1", "G@B1"],
+    "the-lion-game": ["d3-d4", "e8-e6"],  # the rhinoceros's charge, marked on its square
 }
 CAPTURE = {
     "layout": {
@@ -99,6 +101,7 @@ class Run:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", default="800x480", help="viewport WIDTHxHEIGHT")
+    parser.add_argument("--game", action="append", help="only this game's pictures (repeatable)")
     args = parser.parse_args()
     match = re.fullmatch(r"(\d+)x(\d+)", args.size)
     if not match:
@@ -114,6 +117,7 @@ def main() -> int:
         position = Path(folder) / "capture.json"
         position.write_text(json.dumps(CAPTURE))
         shots.append(("three-dragons", ["c2-c4"], ("--position", str(position))))
+        shots = [shot for shot in shots if not args.game or shot[0] in args.game]
         for index, (game_id, moves, extra) in enumerate(shots):
             tmp = Path(folder) / str(index)
             tmp.mkdir()

@@ -591,6 +591,17 @@ class TheLionGameState(State):
         if move.frm in notes and notes[move.frm].kind is NoteKind.HELD:
             where = self.game.board.names[move.frm]
             return f"the {piece.kind} on {where} is {notes[move.frm].text}"
+        names = self.game.board.names
+        rays = self.game.field_rays[move.frm]
+        distance = next((rays[d].index(move.to) + 1 for d in ORTHOGONAL if move.to in rays[d]), 0)
+        charge = self._charge(self.to_move)
+        reach = charge.level if charge is not None and charge.cell == move.frm else 1
+        if piece.kind == RHINO and piece.owner is self.to_move and distance > reach:
+            return (f"the rhinoceros on {names[move.frm]} may go {reach} square"
+                    f"{'s' if reach > 1 else ''} at most, in a line, and only a charge goes "
+                    "further (the same direction as its last full move)")  # fmt: skip
+        if piece.kind == COBRA and move.to not in self.game.cobra_ground:
+            return "a cobra never stands more than one square from the burrow"
         leaving = self.extra.leaving[self.to_move.index]
         if leaving not in (NO_CELL, move.frm) and self.game.must_leave:
             return f"the butterfly on {self.game.board.names[leaving]} must leave the burrow first"
