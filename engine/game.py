@@ -162,6 +162,17 @@ class Game(ABC):
         """The MOVE from ``frm`` to ``to``, built once: rules code yields these from tables."""
         return self._step_moves.setdefault((frm, to), Move(MoveKind.MOVE, frm, to))
 
+    def setup_of(self, node: Node) -> tuple[tuple[tuple[Cell, str], ...], ...]:
+        """``{1: {cell: kind}, 2: {cell: kind}}``: each player's starting pieces."""
+        node.only_keys("1", "2")
+        return tuple(
+            tuple(
+                (self.cell_of(node.get(str(int(p))).key(name)), self.kind_of(kind_node))
+                for name, kind_node in node.get(str(int(p))).items()
+            )
+            for p in Player
+        )
+
     def cells_of(self, node: Node) -> list[Cell]:
         return [self.cell_of(element) for element in node.elements()]
 
@@ -283,6 +294,16 @@ class State(ABC):
 
     def _extra_keys(self) -> tuple[str, ...]:
         return ()
+
+    def _royal_missing(self, kind: str, how: str) -> Outcome | None:
+        """For a loaded position: the game is won by whoever still has a ``kind`` (the piece
+        whose capture wins) when the other side has none."""
+        for player in (self.to_move, self.to_move.other):
+            if not any(p is not None and p.owner is player and p.kind == kind
+                       for p in self.cells):  # fmt: skip
+                name = self.game.player_names[player.other.index]
+                return Outcome(player.other, f"{name} {how}")
+        return None
 
     def status_lines(self) -> list[str]:
         """Game state that is not on the board, in words (reserves, tamed caves, scores)."""

@@ -332,6 +332,9 @@ def test_butterfly_stops_in_the_burrow_and_must_leave_it_next_turn() -> None:
     assert {"a3", "a7", "b4", "b6", "c6", "c4"} <= dests(state, "a5")
     with pytest.raises(IllegalMoveError, match="must leave the burrow"):
         play(state, "c3-c4")
+    play(state, "a5-c6", "f7-f8")  # out diagonally, then a turn: the other pieces are free again
+    assert "c3" in {m.split("-")[0] for m in texts(state)}
+    assert "leaving" not in state.to_json()
 
 
 def test_butterfly_in_the_burrow_is_free_to_stay_when_the_option_says_so() -> None:

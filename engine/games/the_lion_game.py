@@ -117,14 +117,7 @@ class TheLionGame(Game):
             self._promotion_cells(promotion.get(str(int(p)))) for p in Player
         )
         setup = node.get("setup")
-        setup.only_keys("1", "2")
-        self.setup: tuple[tuple[tuple[Cell, str], ...], ...] = tuple(
-            tuple(
-                (self.cell_of(setup.get(str(int(p))).key(name)), self.kind_of(kind_node))
-                for name, kind_node in setup.get(str(int(p))).items()
-            )
-            for p in Player
-        )
+        self.setup = self.setup_of(setup)
         for p in Player:
             placed = self.setup[p.index]
             if sum(1 for _, kind in placed if kind == LION) != 1:
@@ -701,12 +694,7 @@ class TheLionGameState(State):
                 node.get("leaving").fail(f"no butterfly of theirs in the burrow on {names[cell]}")
 
     def _position_outcome(self) -> Outcome | None:
-        for player in (self.to_move, self.to_move.other):
-            if not any(p is not None and p.owner is player and p.kind == LION
-                       for p in self.cells):  # fmt: skip
-                name = self.game.player_names[player.other.index]
-                return Outcome(player.other, f"{name} captured the lion")
-        return None
+        return self._royal_missing(LION, "captured the lion")
 
 
 _WORDS = {"N": "north", "S": "south", "E": "east", "W": "west"}

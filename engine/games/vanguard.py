@@ -45,15 +45,7 @@ class Vanguard(Game):
         for kind in (OUTRIDER, CAPTAIN, FLAG, RAM):
             if kind not in self.pieces:
                 node.get("pieces").fail(f"Vanguard needs a piece kind called {kind!r}")
-        setup = node.get("setup")
-        setup.only_keys("1", "2")
-        self.setup: tuple[tuple[tuple[Cell, str], ...], ...] = tuple(
-            tuple(
-                (self.cell_of(setup.get(str(int(p))).key(name)), self.kind_of(kind_node))
-                for name, kind_node in setup.get(str(int(p))).items()
-            )
-            for p in Player
-        )
+        self.setup = self.setup_of(node.get("setup"))
         ram = node.get("ram")
         ram.only_keys("steps", "start_bounces", "bounces")
         self.ram_steps = ram.get("steps", 3).integer(1, 9)
@@ -259,12 +251,7 @@ class VanguardState(State):
                 node.get("layout").fail(f"player {int(owner)} has {count} {kind}s")
 
     def _position_outcome(self) -> Outcome | None:
-        for player in (self.to_move, self.to_move.other):
-            if not any(p is not None and p.owner is player and p.kind == FLAG
-                       for p in self.cells):  # fmt: skip
-                name = self.game.player_names[player.other.index]
-                return Outcome(player.other, f"{name} captured the flag")
-        return None
+        return self._royal_missing(FLAG, "captured the flag")
 
 
 Vanguard.state_class = VanguardState
