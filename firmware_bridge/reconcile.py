@@ -256,15 +256,17 @@ class Reconciler:
         # Cells whose piece changed in a way the sensors cannot see: a die turned, a frog
         # swapped for a butterfly on a board that senses only owners.
         profile = self.profile
+        # Either the same piece changed where it stood (a die turned), or the piece the hand
+        # left on the cell was swapped in a way its token does not show (a promotion). A
+        # different piece brought there by a consequence is a move, and is shown as one.
         for cell, piece in footprint.result.items():
-            for old in (before.get(cell), hand.get(cell)):
-                if (
-                    piece is not None
-                    and old is not None
-                    and old != piece
-                    and (_same(piece, old) or profile.token(piece) == profile.token(old))
-                ):
-                    self.adjust.add(cell)
+            if piece is None:
+                continue
+            was, left = before.get(cell), hand.get(cell)
+            if (was is not None and was != piece and _same(piece, was)) or (
+                left is not None and left != piece and profile.token(piece) == profile.token(left)
+            ):
+                self.adjust.add(cell)
         self.turn_layouts.extend([hand, after])
         self._forget_turn()
         if not state.deciding:

@@ -327,3 +327,35 @@ def test_a_different_piece_arriving_is_no_adjust_prompt() -> None:
     table.move("C1", "B1")
     table.settle()
     assert table.signals() == {} and table.rec.synced
+
+
+LION = load("the-lion-game")
+LION_OWNER = catalog.load_profile("the-lion-game", LION)
+
+
+def test_a_null_move_needs_its_piece_lifted_put_back_and_confirmed() -> None:
+    state = position(LION, {"a3": "C", "g5": "C", "b3": "L", "f8": "l"})
+    table = Table(state, LION_OWNER)
+    table.settle()
+    table.press(Button.CONFIRM)  # nothing lifted: refused, with what to do
+    assert table.rec.refused and "lift its piece" in table.rec.notice
+    table.lift("g5")
+    table.place("g5")
+    table.settle()
+    assert table.committed() == []  # a lift and a put-back alone are never a move
+    table.lift("a3")
+    table.place("a3")
+    table.settle()
+    table.press(Button.CONFIRM)  # the piece lifted last is the one that made the null move
+    assert table.committed() == ["a3-a3"]
+
+
+def test_a_promotion_the_sensors_cannot_see_is_an_adjust_prompt() -> None:
+    state = position(LION, {"b8": "F", "b3": "L", "f7": "l"})
+    table = Table(state, LION_OWNER)
+    table.move("b8", "b9")
+    table.settle()
+    assert table.committed() == ["b8-b9"]
+    assert table.signals() == {"b9": "adjust"}
+    table.press(Button.CONFIRM)
+    assert table.signals() == {}
