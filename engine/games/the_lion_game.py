@@ -132,6 +132,10 @@ class TheLionGame(Game):
             setup.fail("two pieces on one square")
         self.must_leave = bool(self.options.get("butterfly_must_leave", True))
         self._moves: dict[tuple[Cell, Cell, tuple[Cell, ...]], Move] = {}
+        # Every plain move, built once: generation only indexes this table.
+        self._plain = tuple(
+            tuple(Move.step(a, b) for b in range(board.size)) for a in range(board.size)
+        )
 
     def _promotion_cells(self, node: Node) -> frozenset[Cell]:
         region = node.text()
@@ -144,6 +148,8 @@ class TheLionGame(Game):
 
     def move(self, frm: Cell, to: Cell, taking: tuple[Cell, ...] = ()) -> Move:
         """A MOVE value, built once per (from, to, taking)."""
+        if not taking:
+            return self._plain[frm][to]
         key = (frm, to, taking)
         move = self._moves.get(key)
         if move is None:
@@ -291,32 +297,29 @@ class TheLionGameState(State):
     def _cobra(self, cell: Cell, player: Player) -> Iterator[Move]:
         cells, game = self.cells, self.game
         ground = game.cobra_ground
-        seen: set[Move] = set()
+        seen: set[tuple[Cell, Cell]] = set()  # (where it ends, what it struck on the way)
         for first in game.cobra_steps[cell]:
             other = cells[first]
             if other is not None and other.owner is player:
                 continue
             striking = other is not None
-            if first in ground:
-                move = game.move(cell, first)  # one step (a capture by replacement, if any)
-                if move not in seen:
-                    seen.add(move)
-                    yield move
+            if first in ground and (first, NO_CELL) not in seen:
+                seen.add((first, NO_CELL))
+                yield game.move(cell, first)  # one step (a capture by replacement, if any)
+            struck = first if striking else NO_CELL
             for second in game.cobra_steps[first]:
                 if second == cell:  # back to its start: the null move
                     if not striking and first not in ground:
                         continue
-                    move = game.move(cell, cell, (first,) if striking else ())
                 elif first in ground and second in ground:
                     target = cells[second]
                     if target is not None and target.owner is player:
                         continue
-                    move = game.move(cell, second, (first,) if striking else ())
                 else:
                     continue
-                if move not in seen:
-                    seen.add(move)
-                    yield move
+                if (second, struck) not in seen:
+                    seen.add((second, struck))
+                    yield game.move(cell, second, (first,) if striking else ())
 
     def _rhino(self, cell: Cell, player: Player) -> Iterator[Move]:
         cells, game = self.cells, self.game
