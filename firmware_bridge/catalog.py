@@ -8,6 +8,7 @@ wheel installs under ``<prefix>/share/board-referee/config``.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Mapping
@@ -43,11 +44,39 @@ def game_ids(directory: Path | None = None) -> list[str]:
     return sorted(path.stem for path in folder.glob("*.yaml"))
 
 
+def read_text(source: str) -> str:
+    """A text file the user named (``-``: standard input); a ConfigError says what is wrong."""
+    try:
+        return sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except IsADirectoryError as exc:
+        raise ConfigError(f"{source}: is a folder, not a file") from exc
+    except OSError as exc:
+        raise ConfigError(f"{source}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{source}: not UTF-8 text") from exc
+
+
+def read_json(source: str) -> object:
+    """A JSON file the user named (a position), parsed."""
+    text = read_text(source)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{source}: not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        ) from exc
+
+
 def read_yaml(path: Path) -> object:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (byte {exc.start} is 0x{exc.object[exc.start]:02x}): save "
+            "it as UTF-8"
+        ) from exc
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -18,7 +18,9 @@ import argparse
 import dataclasses
 import json
 import os
+import queue
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -44,8 +46,9 @@ from engine import (
 )
 from firmware_bridge import catalog, logs
 from firmware_bridge.daemon import Daemon, DaemonError
-from firmware_bridge.journal import Journal, JournalError
+from firmware_bridge.journal import DamagedGameError, Journal, JournalError
 from firmware_bridge.kiosk import KioskError, KioskServer, is_loopback, load_token
+from firmware_bridge.link import LinkError, PortError, SerialLink, check_port
 from firmware_bridge.render import render_state
 from firmware_bridge.webserver import parse_address
 
@@ -193,18 +196,7 @@ def _load(args: argparse.Namespace) -> Game:
 def _start(game: Game, position: str | None) -> State:
     if not position:
         return game.new_state()
-    path = Path(position)
-    try:
-        text = sys.stdin.read() if position == "-" else path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"{position}: cannot read: {exc.strerror or exc}") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(
-            f"{position}: not valid JSON: line {exc.lineno}, column {exc.colno}: {exc.msg}"
-        ) from exc
-    return game.state_from_json(data)
+    return game.state_from_json(catalog.read_json(position))
 
 
 def play_moves(state: State, tokens: Sequence[str], on_effect: Any = None) -> None:
@@ -350,11 +342,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     tokens = args.moves.split()
     if args.moves_file:
         source = args.moves_file
-        try:
-            text = sys.stdin.read() if source == "-" else Path(source).read_text("utf-8")
-        except OSError as exc:
-            raise UserError(f"{source}: cannot read: {exc.strerror or exc}") from exc
-        tokens += _strip_comments(text)
+        tokens += _strip_comments(catalog.read_text(source))
     if not tokens and not args.self_play:
         raise UserError("give the moves (--moves or --moves-file) or ask for --self-play")
     adjudicate(
@@ -377,17 +365,33 @@ def _strip_comments(text: str) -> list[str]:
     return [t for t in tokens if not t.rstrip(".").isdigit()]  # allow "1. b2-b5" numbering
 
 
-def _journal_path(given: str | None) -> Path:
+def _journal_path(given: str | None, port: str | None) -> Path:
+    """The journal: as given, else one per board (named after its port), so two tables on one
+    machine never share one."""
     if given:
         return Path(given)
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "board-referee" / "journal.sqlite3"
+    return Path(base) / "board-referee" / f"journal-{board_slug(port)}.sqlite3"
+
+
+def board_slug(port: str | None) -> str:
+    """A file-name-safe name for the board on ``port`` (``emulator`` with no port)."""
+    if not port:
+        return "emulator"
+    name = port.split("://", 1)[-1] if "://" in port else Path(port).name
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")
+    return slug[:80] or "board"
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
     log = logs.configure(args.verbose)
     directory = catalog.config_dir(args.config_dir)
-    journal_path = _journal_path(args.journal)
+    if args.port:
+        try:
+            check_port(args.port)
+        except PortError as exc:
+            raise UserError(str(exc)) from exc
+    journal_path = _journal_path(args.journal, args.port)
     kiosk = None if args.no_kiosk else parse_address(args.kiosk)
     journal = Journal(journal_path)
     emulator: subprocess.Popen[str] | None = None
@@ -404,10 +408,26 @@ def _cmd_run(args: argparse.Namespace) -> int:
         stop = threading.Event()
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.set())
-        if not port:  # no hardware: the built-in board emulator, on a pty
+        opened = None
+        if port:  # open it now, so a port that can never work is one line before any other
+            link = SerialLink(port, profile.baudrate, queue.Queue())
+            try:
+                link.open()
+                opened = link
+            except PortError as exc:
+                raise UserError(str(exc)) from exc
+            except LinkError:
+                pass  # not there yet: the daemon waits for it, and says so
+        else:  # no hardware: the built-in board emulator, on a pty
             folder = Path(tempfile.mkdtemp(prefix="board-referee-"))
             port = str(folder / "board")
-        daemon = Daemon(game, profile, journal, port, log=log, start=start, new_game=args.new)
+        try:
+            daemon = Daemon(game, profile, journal, port, log=log, start=start,
+                            new_game=args.new, opened=opened)  # fmt: skip
+        except BaseException:
+            if opened is not None:
+                opened.close()
+            raise
         kiosk_url = ""
         if kiosk is not None:
             token = None if is_loopback(kiosk[0]) else load_token(journal_path.parent)
@@ -450,7 +470,12 @@ def _run_game(args: argparse.Namespace, journal: Journal, directory: Path) -> tu
     if args.game:
         game = catalog.load_game(args.game, parse_options(args.option), directory)
         return game, catalog.load_profile(args.board, game, directory)
-    row = journal.unfinished()
+    try:
+        row = journal.unfinished()
+    except DamagedGameError:
+        if not args.new:
+            raise
+        row = None  # the daemon marks it abandoned
     if row is not None and not args.new:
         try:
             game = catalog.load_game(row.game, row.options, directory)
@@ -523,6 +548,10 @@ DEMOS = (
 def _cmd_demo(args: argparse.Namespace) -> int:
     """Each acceptance game: the emulator in its own process over a pty, the daemon here."""
     scenarios = Path(__file__).resolve().parent / "emulator" / "scenarios"
+    known = [game_id for game_id, _, _ in DEMOS]
+    for game_id in args.game or []:
+        if game_id not in known:
+            raise UserError(f"no scripted demo of {game_id!r} (demos: {', '.join(known)})")
     failed = []
     for game_id, profile_id, script in DEMOS:
         if args.game and game_id not in args.game:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from engine import NO_CELL, Effect, EventKind, Game, Piece, Player, State
-from firmware_bridge.journal import Journal, last_turn_layouts, replay
+from firmware_bridge.journal import DamagedGameError, Journal, last_turn_layouts, replay
 from firmware_bridge.leds import led_frame
 from firmware_bridge.link import (
     BadFrame,
@@ -32,6 +32,7 @@ from firmware_bridge.link import (
     Link,
     LinkError,
     LinkEvent,
+    PortError,
     Received,
     SerialLink,
 )
@@ -72,6 +73,7 @@ DEAD_AFTER = 6.5
 SCAN_RETRY = 1.0
 HEARTBEAT = 2.0  # seconds between snapshots that only refresh the last-frame time
 MAX_FAULTS = 5
+REMINDER = 60.0  # seconds between "still waiting for the board" lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +124,7 @@ class Daemon:
         start: State | None = None,
         new_game: bool = False,
         link_factory: Callable[[queue.Queue[LinkEvent]], Link] | None = None,
+        opened: Link | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.game = game
@@ -130,7 +133,12 @@ class Daemon:
         self.port = port
         self.log = log
         self.clock = clock
-        self.events: queue.Queue[LinkEvent | Command] = queue.Queue()
+        # ``opened``: the board's link, opened by the caller before anything was logged (so a
+        # port that can never work is one line); its events queue becomes the daemon's.
+        self.events: queue.Queue[LinkEvent | Command] = (
+            opened.events if opened is not None else queue.Queue()  # type: ignore[assignment]
+        )
+        self.opened = opened
         self.link_factory = link_factory or (
             lambda events: SerialLink(port, self.profile.baudrate, events)
         )
@@ -149,6 +157,8 @@ class Daemon:
         self.acked: Leds | None = None
         self.last_status = ""
         self.connect_failures = 0
+        self.waiting_since = 0.0
+        self.next_reminder = 0.0
         self.listeners: list[Listener] = []
         self.moves: list[tuple[MoveView, tuple[Piece, ...]]] = self._history_from_journal()
         self.faults: list[tuple[float, int, str]] = []
@@ -165,14 +175,31 @@ class Daemon:
     def _resume_or_start(self, start: State | None, new_game: bool) -> State:
         game = self.game
         options = json.loads(json.dumps(dict(game.options), sort_keys=True))
-        row = self.journal.unfinished()
+        self.created = False  # the game row was made by this run (and may be forgotten)
+        try:
+            row = self.journal.unfinished()
+        except DamagedGameError as exc:
+            if not new_game:
+                raise
+            self.journal.abandon(exc.game_id)
+            self.log.warning("abandoned damaged game %d (kept in the journal)", exc.game_id)
+            row = None
+        if (
+            row is not None
+            and not row.entries
+            and (row.game != game.id or row.options != options or row.profile != self.profile.id)
+        ):
+            # A game nothing was played in (a board that did not fit, say) loses nothing.
+            self.journal.abandon(row.id)
+            self.log.info("set aside game %d of %s: nothing was played in it", row.id, row.game)
+            row = None
         if row is not None:
             same = (
                 row.game == game.id and row.options == options and row.profile == (self.profile.id)
             )
             if same and (start is None or row.start == self.start_json):
-                state = game.state_from_json(row.start) if row.start else game.new_state()
                 try:
+                    state = game.state_from_json(row.start) if row.start else game.new_state()
                     replay(state, row.entries)
                 except ValueError as exc:
                     raise DaemonError(
@@ -197,6 +224,7 @@ class Daemon:
             self.log.info("abandoned unfinished game %d", row.id)
         state = start.copy(stack=False) if start is not None else game.new_state()
         self.game_id = self.journal.start_game(game, self.profile.id, self.start_json)
+        self.created = True
         self.game_start = self.start_json
         self.log.info("new game %d: %s", self.game_id, game.title)
         return state
@@ -264,15 +292,33 @@ class Daemon:
         return min(wakes)
 
     def _connect(self, now: float) -> None:
-        link = self.link_factory(self.events)  # type: ignore[arg-type]
+        link, self.opened = self.opened or self.link_factory(self.events), None  # type: ignore[arg-type]
         try:
-            link.open()
+            if not link.is_open:
+                link.open()
+        except PortError as exc:
+            if self.created and not self.state.plies:
+                self.journal.discard(self.game_id)  # nothing was played: leave nothing behind
+            raise DaemonError(str(exc)) from exc
         except LinkError as exc:
             self.next_connect = now + RECONNECT_INTERVAL
             if self.connect_failures == 0:
-                self.log.warning("%s; retrying every %.1f s", exc, RECONNECT_INTERVAL)
+                self.waiting_since = now
+                self.next_reminder = now + REMINDER
+                self.log.warning("waiting for the board on %s (%s); trying every %.1f s",
+                                 self.port, exc, RECONNECT_INTERVAL)  # fmt: skip
+            elif now >= self.next_reminder:
+                self.next_reminder = now + REMINDER
+                minutes = (now - self.waiting_since) / 60
+                self.log.warning(
+                    "still waiting for the board on %s after %.0f min (%s): is it plugged in "
+                    "and switched on?", self.port, minutes, exc,
+                )  # fmt: skip
             self.connect_failures += 1
             return
+        if self.connect_failures:
+            self.log.info("the board's port %s is there after %.0f s", self.port,
+                          now - self.waiting_since)  # fmt: skip
         self.connect_failures = 0
         self.link = link
         self._reset_link_state()
@@ -389,7 +435,11 @@ class Daemon:
                 f"board {hello.board_id!r} does not fit profile {self.profile.id!r}: "
                 + "; ".join(problems)
             )  # fmt: skip
-            if not self.fitted and not self.listeners:
+            if not self.fitted and not self.listeners and not self.state.plies:
+                # A wrong board at the start of a game is a setting to fix: say so and stop,
+                # leaving no empty game behind to block the next, correct start.
+                if self.created:
+                    self.journal.discard(self.game_id)
                 raise DaemonError(message + " (choose the right --board)")
             if message != self.mismatch:
                 self.log.error("%s: connect the board for %s, or start a game for this board",
@@ -735,4 +785,4 @@ def _captured(effect: Effect) -> tuple[Piece, ...]:
 
 
 def _options(game: Game) -> str:
-    return ", ".join(f"{k}={v}" for k, v in game.options.items())
+    return ", ".join(f"{k}={v}" for k, v in game.options.items()) or "no options"

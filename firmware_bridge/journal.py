@@ -8,11 +8,15 @@ ended) and ``entries`` (append-only: each committed move or decision, and take-b
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
+import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TextIO
 
 from engine import Cell, Game, Outcome, Piece, State
 
@@ -43,6 +47,48 @@ class JournalError(Exception):
     """The journal cannot be opened or written; the message says why."""
 
 
+class DamagedGameError(JournalError):
+    """The unfinished game's row cannot be trusted (edited by hand, damaged)."""
+
+    def __init__(self, game_id: int, message: str) -> None:
+        super().__init__(message)
+        self.game_id = game_id
+
+
+FRESH = (
+    "start fresh with --journal NEW-FILE (the file {path} is left as it is, for a look or a backup)"
+)
+COLUMNS = {
+    "games": {"id", "game", "options", "profile", "start", "status", "outcome", "started"},
+    "entries": {"game_id", "number", "action", "text", "at"},
+}
+
+
+def _take_lock(path: Path) -> TextIO:
+    """Lock ``<journal>.lock`` for this process; a second referee is told who has it."""
+    lock_path = path.with_name(path.name + ".lock")
+    try:
+        handle = open(lock_path, "a+", encoding="utf-8")  # noqa: SIM115 (held while open)
+    except OSError as exc:
+        raise JournalError(f"cannot lock the journal {path}: {exc.strerror or exc}") from exc
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.seek(0)
+        holder = handle.read().strip() or "another process"
+        handle.close()
+        raise JournalError(
+            f"the journal {path} is in use by another referee ({holder}): give each board its "
+            "own --journal, or stop the other one"
+        ) from None
+    handle.seek(0)
+    handle.truncate()
+    command = " ".join(Path(sys.argv[0]).name.split() + sys.argv[1:])[:200]
+    handle.write(f"pid {os.getpid()}: {command}, since {_now()}\n")
+    handle.flush()
+    return handle
+
+
 @dataclass(frozen=True, slots=True)
 class GameRow:
     id: int
@@ -58,19 +104,66 @@ def _now() -> str:
 
 
 class Journal:
-    def __init__(self, path: Path) -> None:
+    """The journal file, opened by one referee at a time (a lock file beside it says which)."""
+
+    def __init__(self, path: Path, *, lock: bool = True) -> None:
         self.path = path
+        self._lock: TextIO | None = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JournalError(f"cannot open the journal {path}: {exc.strerror or exc}") from exc
+        if lock:
+            self._lock = _take_lock(path)
+        try:
             self.db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self._check()
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(SCHEMA)
-        except (sqlite3.Error, OSError) as exc:
-            raise JournalError(f"cannot open the journal {path}: {exc}") from exc
+        except sqlite3.Error as exc:
+            self._release()
+            raise JournalError(
+                f"the journal {path} cannot be read: it is damaged or not a journal ({exc}): "
+                f"{FRESH.format(path=path)}"
+            ) from exc
+        except JournalError:
+            self._release()
+            raise
+
+    def _check(self) -> None:
+        """Refuse a damaged file or another program's database before writing anything."""
+        path = self.path
+        rows = self.db.execute("PRAGMA quick_check").fetchall()
+        if rows != [("ok",)]:
+            first = rows[0][0] if rows else "no answer"
+            raise JournalError(f"the journal {path} is damaged ({first}): "
+                               f"{FRESH.format(path=path)}")  # fmt: skip
+        tables = {name for (name,) in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
+        if tables and not {"games", "entries"} <= tables:
+            listed = ", ".join(sorted(tables)[:4])
+            raise JournalError(
+                f"{path} is another program's SQLite database (tables: {listed}), not a game "
+                f"journal: {FRESH.format(path=path)}"
+            )
+        for table, columns in COLUMNS.items():
+            if table in tables:
+                have = {row[1] for row in self.db.execute(f"PRAGMA table_info({table})")}
+                if not columns <= have:
+                    raise JournalError(
+                        f"the journal {path} has a {table} table of another shape (no "
+                        f"{', '.join(sorted(columns - have))}): {FRESH.format(path=path)}"
+                    )
 
     def close(self) -> None:
         self.db.close()
+        self._release()
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            self._lock.close()  # closing the file drops the lock
+            self._lock = None
 
     def _write(self, sql: str, args: tuple[object, ...]) -> int:
         try:
@@ -79,18 +172,55 @@ class Journal:
             raise JournalError(f"cannot write the journal {self.path}: {exc}") from exc
         return int(cursor.lastrowid or 0)
 
+    def _read(self, sql: str, args: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return self.db.execute(sql, args).fetchall()
+        except sqlite3.Error as exc:
+            raise JournalError(
+                f"the journal {self.path} cannot be read ({exc}): {FRESH.format(path=self.path)}"
+            ) from exc
+
     def unfinished(self) -> GameRow | None:
-        row = self.db.execute(
+        """The unfinished game, checked: a row edited by hand raises ``DamagedGameError``."""
+        rows = self._read(
             "SELECT id, game, options, profile, start FROM games WHERE status = 'playing' "
             "ORDER BY id DESC LIMIT 1"
-        ).fetchone()
-        if row is None:
+        )
+        if not rows:
             return None
-        entries = self.db.execute(
+        row = rows[0]
+        entries = self._read(
             "SELECT action, text FROM entries WHERE game_id = ? ORDER BY number", (row[0],)
-        ).fetchall()
-        start = json.loads(row[4]) if row[4] else None
-        return GameRow(row[0], row[1], json.loads(row[2]), row[3], start, tuple(entries))
+        )
+        game_id = int(row[0])
+
+        def damaged(what: str) -> DamagedGameError:
+            return DamagedGameError(
+                game_id,
+                f"game {game_id} in the journal {self.path} is damaged ({what}): start the next "
+                "game with --new (the damaged one is kept, marked abandoned), or use another "
+                "--journal",
+            )
+
+        try:
+            options = json.loads(row[2])
+            start = json.loads(row[4]) if row[4] else None
+        except (TypeError, json.JSONDecodeError) as exc:
+            raise damaged(f"its options or start position are not JSON: {exc}") from exc
+        if not isinstance(options, dict) or not (start is None or isinstance(start, dict)):
+            raise damaged("its options or start position are not JSON objects")
+        if not isinstance(row[1], str) or not isinstance(row[3], str):
+            raise damaged("its game or board is not text")
+        standing = 0
+        for action, text in entries:
+            if action == "move" and isinstance(text, str) and text.strip():
+                standing += 1
+            elif action == "takeback" and str(text).isdigit() and 0 < int(text) <= standing:
+                standing -= int(text)
+            else:
+                raise damaged(f"an entry {action!r} {text!r} is not a move or a take-back")
+        return GameRow(game_id, row[1], options, row[3], start,
+                       tuple((str(a), str(t)) for a, t in entries))  # fmt: skip
 
     def start_game(self, game: Game, profile: str, start: dict[str, object] | None) -> int:
         return self._write(
@@ -101,9 +231,7 @@ class Journal:
         )  # fmt: skip
 
     def _append(self, game_id: int, action: str, text: str) -> None:
-        (count,) = self.db.execute(
-            "SELECT COUNT(*) FROM entries WHERE game_id = ?", (game_id,)
-        ).fetchone()
+        ((count,),) = self._read("SELECT COUNT(*) FROM entries WHERE game_id = ?", (game_id,))
         self._write(
             "INSERT INTO entries (game_id, number, action, text, at) VALUES (?, ?, ?, ?, ?)",
             (game_id, count + 1, action, text, _now()),
@@ -121,6 +249,11 @@ class Journal:
             (json.dumps(outcome.to_json()), _now(), game_id),
         )
 
+    def discard(self, game_id: int) -> None:
+        """Forget a game that has no entries (started, but nothing was ever played)."""
+        self._write("DELETE FROM games WHERE id = ? AND NOT EXISTS "
+                    "(SELECT 1 FROM entries WHERE game_id = ?)", (game_id, game_id))  # fmt: skip
+
     def abandon(self, game_id: int) -> None:
         self._write(
             "UPDATE games SET status = 'abandoned', ended = ? WHERE id = ?", (_now(), game_id)
@@ -128,17 +261,17 @@ class Journal:
 
     def timed_entries(self, game_id: int) -> list[tuple[str, str, str]]:
         """The game's entries with their times: (action, text, ISO time)."""
-        rows = self.db.execute(
+        rows = self._read(
             "SELECT action, text, at FROM entries WHERE game_id = ? ORDER BY number", (game_id,)
-        ).fetchall()
+        )
         return [(str(a), str(t), str(at)) for a, t, at in rows]
 
     def moves(self, game_id: int) -> list[str]:
         """The game's moves as they stand (take-backs applied), for tools and tests."""
-        rows = self.db.execute(
+        rows = self._read(
             "SELECT action, text FROM entries WHERE game_id = ? ORDER BY number", (game_id,)
-        ).fetchall()
-        return fold(rows)
+        )
+        return fold([(str(a), str(t)) for a, t in rows])
 
 
 def fold(entries: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> list[str]:

@@ -11,11 +11,14 @@ in-memory links over the same codec, for tests.
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
+import stat
 import threading
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from pathlib import Path
 
 import serial
 import serial.threaded
@@ -26,7 +29,13 @@ MAX_PENDING_BYTES = 16384  # noise without a delimiter is dropped past this
 
 
 class LinkError(Exception):
-    """The link cannot be opened or written; the message says why, for the log."""
+    """The link cannot be opened or written; the message says why, for the log. Opening is
+    retried: the board may be plugged in, the server started, later."""
+
+
+class PortError(LinkError):
+    """A port that can never work as given (an unknown URL scheme, a file or a folder, a port
+    another program holds): retrying would only hide the mistake."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,12 +150,25 @@ class SerialLink(Link):
         return self._thread is not None and bool(self._thread.alive)
 
     def open(self) -> None:
+        local = "://" not in self.url
+        if local:
+            check_device(self.url)
         try:
             port = serial.serial_for_url(
                 self.url, baudrate=self.baudrate, bytesize=serial.EIGHTBITS,
                 parity=serial.PARITY_NONE, stopbits=serial.STOPBITS_ONE, timeout=1,
+                # One board, one referee: a second one on the same device is refused.
+                **({"exclusive": True} if local else {}),
             )  # fmt: skip
-        except (serial.SerialException, OSError, ValueError) as exc:
+        except (ValueError, TypeError) as exc:  # pyserial: an unknown protocol, a bad URL
+            raise PortError(f"{self.url} cannot be a board's port: {exc}") from exc
+        except (serial.SerialException, OSError) as exc:
+            if local and "exclusively lock" in str(exc):
+                who = holders(self.url)
+                raise PortError(
+                    f"{self.url} is in use by {who}: one board, one referee (stop the other, or "
+                    "give this one another --port)"
+                ) from exc
             raise LinkError(f"cannot open {self.url}: {exc}") from exc
         events = self.events
         thread = serial.threaded.ReaderThread(port, lambda: FrameProtocol(events))
@@ -170,6 +192,57 @@ class SerialLink(Link):
             return
         with contextlib.suppress(serial.SerialException, OSError):
             thread.close()
+
+
+def check_port(url: str) -> None:
+    """Raise PortError at once for a port that can never work; say nothing about a board that
+    may still be plugged in or a server that may still start."""
+    if "://" not in url:
+        check_device(url)
+        return
+    try:
+        port = serial.serial_for_url(url, do_not_open=True)
+        parse = getattr(port, "from_url", None)
+        if parse is not None and url.split("://", 1)[0] in ("socket", "rfc2217"):
+            parse(url)  # host and port, without connecting
+    except TypeError as exc:  # pyserial, on a URL without a port number ("socket://")
+        scheme = url.split("://", 1)[0]
+        raise PortError(f"{url} cannot be a board's port: expected {scheme}://HOST:PORT") from exc
+    except (ValueError, serial.SerialException) as exc:
+        raise PortError(f"{url} cannot be a board's port: {exc}") from exc
+
+
+def check_device(path: str) -> None:
+    """Raise PortError for a path that is there but can never be a serial port; a path that
+    is not there yet (a board not plugged in) is fine: it is waited for."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise PortError(f"{path}: {exc.strerror or exc}") from exc
+    if stat.S_ISDIR(mode):
+        raise PortError(f"{path} is a folder, not a serial port")
+    if stat.S_ISREG(mode):
+        raise PortError(f"{path} is a regular file, not a serial port")
+
+
+def holders(path: str) -> str:
+    """Which other processes have ``path`` open, in words (Linux: from /proc)."""
+    try:
+        target = os.path.realpath(path)
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            with contextlib.suppress(OSError):
+                if any(os.path.realpath(fd) == target for fd in (entry / "fd").iterdir()):
+                    words = (entry / "cmdline").read_bytes().split(b"\0")
+                    command = " ".join(w.decode(errors="replace") for w in words if w)[:120]
+                    found.append(f"pid {entry.name} ({command})")
+    except OSError:
+        found = []
+    return ", ".join(found) if found else "another program"
 
 
 class VirtualLink(Link):

@@ -828,12 +828,7 @@ def run(args: argparse.Namespace, options: dict[str, str]) -> int:
     game = catalog.load_game(args.game, options, directory)
     profile = catalog.load_profile(args.board, game, directory)
     if args.position:
-        try:
-            data = json.loads(Path(args.position).read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            print(f"board-referee: error: {args.position}: {exc}", file=sys.stderr)
-            return 2
-        pieces = game.state_from_json(data).layout()
+        pieces = game.state_from_json(catalog.read_json(args.position)).layout()
     elif args.setup == "empty":
         pieces = {}
     else:
