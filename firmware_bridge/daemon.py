@@ -70,7 +70,8 @@ LED_RETRY = 0.25
 HELLO_RETRY = 1.0
 PING_AFTER = 2.0
 DEAD_AFTER = 6.5
-SCAN_RETRY = 1.0
+SCAN_RETRY = 1.0  # a SCAN asked for and not answered is asked for again after this
+SCAN_SPACING = 0.1  # at most one SCAN request per this many seconds
 HEARTBEAT = 2.0  # seconds between snapshots that only refresh the last-frame time
 MAX_FAULTS = 5
 REMINDER = 60.0  # seconds between "still waiting for the board" lines
@@ -239,7 +240,9 @@ class Daemon:
         self.counter = 0
         self.board_seq: int | None = None
         self.hello_sent = 0.0
-        self.scan_sent = 0.0
+        self.scan_sent = -SCAN_SPACING
+        self.scan_due: float | None = None
+        self.scan_why = ""
         self.last_rx = self.clock()
         self.last_ping = 0.0
         self.acked = None
@@ -287,6 +290,8 @@ class Daemon:
             wakes.append(self.evaluate_at)
         if self.pending is not None:
             wakes.append(self.pending.sent + LED_RETRY)
+        if self.scan_due is not None:
+            wakes.append(self.scan_due)
         if self.link is None:
             wakes.append(self.next_connect)
         return min(wakes)
@@ -346,10 +351,16 @@ class Daemon:
         return seq
 
     def _request_scan(self, now: float, why: str) -> None:
-        if now - self.scan_sent < 0.1:
+        """Ask for a SCAN at once; one asked for within SCAN_SPACING of the last is sent when
+        the spacing is over, never dropped (a burst of damage sends one request per spacing,
+        and the first is never delayed)."""
+        self.have_scan = False  # the view is stale from now on, whenever the request goes out
+        if now - self.scan_sent < SCAN_SPACING:
+            if self.scan_due is None:
+                self.scan_due, self.scan_why = self.scan_sent + SCAN_SPACING, why
             return
+        self.scan_due = None
         self.log.info("asking the board for a full scan (%s)", why)
-        self.have_scan = False
         self.scan_sent = now
         self._send(ScanRequest())
 
@@ -478,7 +489,7 @@ class Daemon:
             self.log.info("board %r, firmware %s: %d sensors, %d LEDs",
                           hello.board_id, hello.firmware, hello.sensors, hello.leds)  # fmt: skip
         self.have_scan = False
-        self.scan_sent = 0.0
+        self.scan_sent = -SCAN_SPACING
         self._request_scan(now, "board connected")
         self.acked = None
         self._send_leds(now)
@@ -559,7 +570,7 @@ class Daemon:
             self.hello_sent = self.clock()
             return
         self.have_scan = False
-        self.scan_sent = 0.0
+        self.scan_sent = -SCAN_SPACING
         self._request_scan(self.clock(), "new game")
         self._process([])
 
@@ -749,7 +760,9 @@ class Daemon:
         if self.board is None and now - self.hello_sent >= HELLO_RETRY:
             self._send(HostHello(PROTOCOL_VERSION, socket.gethostname()))
             self.hello_sent = now
-        if self.board is not None and not self.have_scan and now - self.scan_sent >= SCAN_RETRY:
+        if self.scan_due is not None and now >= self.scan_due:
+            self._request_scan(now, self.scan_why)
+        elif self.board is not None and not self.have_scan and now - self.scan_sent >= SCAN_RETRY:
             self._request_scan(now, "no scan arrived")
         if self.pending is not None and now - self.pending.sent >= LED_RETRY:
             self._send_leds(now)
