@@ -349,7 +349,13 @@ class State(ABC):
         return self.cells[cell]
 
     def notation(self, move: Move) -> str:
-        return self.game.move_text(move)
+        """``move`` as the player to move writes it: a placement by player 2 in lower case
+        (``s@c6``), as their pieces are drawn, so the journal, the log and the emulator's hands
+        share one notation. ``parse`` reads either case."""
+        text = self.game.move_text(move)
+        if move.kind is MoveKind.PLACE and self.to_move is Player.TWO:
+            return text[0].lower() + text[1:]
+        return text
 
     def parse(self, text: str) -> Move:
         return self.game.parse_move(text)

@@ -84,14 +84,17 @@ def _parser() -> argparse.ArgumentParser:
         prog="board-referee",
         description="Referee for sensor-equipped physical game boards.",
     )
-    parser.add_argument(
-        "--config-dir",
-        help=f"folder holding games/ and boards/ (default: ${catalog.ENV_VAR}, then the "
-        "project's config/)",
+    config_help = (
+        f"folder holding games/ and boards/ (default: ${catalog.ENV_VAR}, then the project's "
+        "config/); accepted before or after the command"
     )
+    parser.add_argument("--config-dir", help=config_help)
+    # The same option after the command (``run --config-dir DIR``) overrides the one before.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config-dir", default=argparse.SUPPRESS, help=config_help)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = sub.add_parser("run", help="referee a game on a board (the daemon), with the kiosk")
+    run = sub.add_parser("run", parents=[common], help="referee a game on a board (the daemon), with the kiosk")
     _game_arguments(run, required=False)
     run.add_argument(
         "--port", default=os.environ.get("BOARD_REFEREE_PORT"),
@@ -125,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
     run.set_defaults(handler=_cmd_run)
 
     emulate = sub.add_parser(
-        "emulate", help="the board emulator (a pty playing the firmware side)",
+        "emulate", parents=[common], help="the board emulator (a pty playing the firmware side)",
         description="Board emulator. Commands: lift, place, move, play, press, follow, expect, "
         "wait, flicker, slide, knock, garbage, corrupt, drop, unplug, replug, fault, show, "
         "say, quit (details: docs/emulator.md).",
@@ -135,17 +138,17 @@ def _parser() -> argparse.ArgumentParser:
     emulator.add_arguments(emulate)
     emulate.set_defaults(handler=_cmd_emulate)
 
-    games = sub.add_parser("games", help="list the games and their options")
+    games = sub.add_parser("games", parents=[common], help="list the games and their options")
     games.set_defaults(handler=_cmd_games)
 
-    moves = sub.add_parser("moves", help="JSON: a position and its legal moves with footprints")
+    moves = sub.add_parser("moves", parents=[common], help="JSON: a position and its legal moves with footprints")
     _game_arguments(moves)
     moves.add_argument("--moves", default="", help='moves to play first, e.g. "b2-b5 xd6"')
     moves.add_argument("--position", help="start from this JSON position file instead")
     moves.add_argument("--indent", type=int, default=None, help="pretty-print the JSON")
     moves.set_defaults(handler=_cmd_moves)
 
-    play = sub.add_parser("play", help="adjudicate a game from a move list or by self-play")
+    play = sub.add_parser("play", parents=[common], help="adjudicate a game from a move list or by self-play")
     _game_arguments(play)
     play.add_argument("--moves", default="", help="the moves of the game, space separated")
     play.add_argument("--moves-file", help="read the moves from this file (- for stdin)")
@@ -160,7 +163,7 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--quiet", action="store_true", help="print only the final board")
     play.set_defaults(handler=_cmd_play)
 
-    demo = sub.add_parser("demo", help="emulator + daemon: a scripted game of every game")
+    demo = sub.add_parser("demo", parents=[common], help="emulator + daemon: a scripted game of every game")
     demo.add_argument("--pace", type=float, default=0.35, help="seconds between hand actions")
     demo.add_argument("--game", action="append", help="only this game (repeatable)")
     demo.set_defaults(handler=_cmd_demo)
@@ -321,8 +324,9 @@ def adjudicate(
     while self_play and state.outcome() is None and number < max_moves:
         move = choose_move(state, rng, policy)
         number += 1
+        text = state.notation(move)
         effect = state.apply(move)
-        show(number, state.notation(move), effect)
+        show(number, text, effect)
     if quiet:
         print(render_state(state), file=out)
     outcome = state.outcome()
