@@ -15,6 +15,7 @@ line on stderr and exit status 2; never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -94,7 +95,9 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--config-dir", default=argparse.SUPPRESS, help=config_help)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = sub.add_parser("run", parents=[common], help="referee a game on a board (the daemon), with the kiosk")
+    run = sub.add_parser(
+        "run", parents=[common], help="referee a game on a board (the daemon), with the kiosk"
+    )
     _game_arguments(run, required=False)
     run.add_argument(
         "--port", default=os.environ.get("BOARD_REFEREE_PORT"),
@@ -141,14 +144,18 @@ def _parser() -> argparse.ArgumentParser:
     games = sub.add_parser("games", parents=[common], help="list the games and their options")
     games.set_defaults(handler=_cmd_games)
 
-    moves = sub.add_parser("moves", parents=[common], help="JSON: a position and its legal moves with footprints")
+    moves = sub.add_parser(
+        "moves", parents=[common], help="JSON: a position and its legal moves with footprints"
+    )
     _game_arguments(moves)
     moves.add_argument("--moves", default="", help='moves to play first, e.g. "b2-b5 xd6"')
     moves.add_argument("--position", help="start from this JSON position file instead")
     moves.add_argument("--indent", type=int, default=None, help="pretty-print the JSON")
     moves.set_defaults(handler=_cmd_moves)
 
-    play = sub.add_parser("play", parents=[common], help="adjudicate a game from a move list or by self-play")
+    play = sub.add_parser(
+        "play", parents=[common], help="adjudicate a game from a move list or by self-play"
+    )
     _game_arguments(play)
     play.add_argument("--moves", default="", help="the moves of the game, space separated")
     play.add_argument("--moves-file", help="read the moves from this file (- for stdin)")
@@ -163,7 +170,9 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--quiet", action="store_true", help="print only the final board")
     play.set_defaults(handler=_cmd_play)
 
-    demo = sub.add_parser("demo", parents=[common], help="emulator + daemon: a scripted game of every game")
+    demo = sub.add_parser(
+        "demo", parents=[common], help="emulator + daemon: a scripted game of every game"
+    )
     demo.add_argument("--pace", type=float, default=0.35, help="seconds between hand actions")
     demo.add_argument("--game", action="append", help="only this game (repeatable)")
     demo.set_defaults(handler=_cmd_demo)
@@ -480,6 +489,9 @@ def _run_game(args: argparse.Namespace, journal: Journal, directory: Path) -> tu
         if not args.new:
             raise
         row = None  # the daemon marks it abandoned
+    if row is None and not args.new:
+        with contextlib.suppress(DamagedGameError):
+            row = journal.last_finished()  # its result is shown until the board is set up
     if row is not None and not args.new:
         try:
             game = catalog.load_game(row.game, row.options, directory)

@@ -223,11 +223,40 @@ class Daemon:
                 )
             self.journal.abandon(row.id)
             self.log.info("abandoned unfinished game %d", row.id)
+        if row is None and not new_game:
+            over = self._finished_game(options)
+            if over is not None:
+                return over
         state = start.copy(stack=False) if start is not None else game.new_state()
         self.game_id = self.journal.start_game(game, self.profile.id, self.start_json)
         self.created = True
         self.game_start = self.start_json
         self.log.info("new game %d: %s", self.game_id, game.title)
+        return state
+
+    def _finished_game(self, options: dict[str, object]) -> State | None:
+        """The journal's newest game, if it is over and has these settings: a restart shows
+        its result, and the next game begins (in the journal too) when the board is set up
+        for it, as after any game's end."""
+        try:
+            row = self.journal.last_finished()
+        except DamagedGameError:
+            return None
+        if row is None or (row.game, row.options, row.profile, row.start) != (
+            self.game.id, options, self.profile.id, self.start_json):  # fmt: skip
+            return None
+        try:
+            state = self.game.state_from_json(row.start) if row.start else self.game.new_state()
+            replay(state, row.entries)
+        except ValueError:
+            return None
+        outcome = state.outcome()
+        if outcome is None:
+            return None
+        self.game_id = row.id
+        self.game_start = row.start
+        self.log.info("game %d is over (%s): set the board up for a new game", row.id,
+                      outcome.describe(self.game.player_names))  # fmt: skip
         return state
 
     @property

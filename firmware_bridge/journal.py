@@ -186,9 +186,18 @@ class Journal:
             "SELECT id, game, options, profile, start FROM games WHERE status = 'playing' "
             "ORDER BY id DESC LIMIT 1"
         )
-        if not rows:
+        return self._checked(rows[0]) if rows else None
+
+    def last_finished(self) -> GameRow | None:
+        """The newest game, if it is finished (the result a restarted referee still shows)."""
+        rows = self._read(
+            "SELECT id, game, options, profile, start, status FROM games ORDER BY id DESC LIMIT 1"
+        )
+        if not rows or rows[0][5] != "finished":
             return None
-        row = rows[0]
+        return self._checked(rows[0][:5])
+
+    def _checked(self, row: tuple[Any, ...]) -> GameRow:
         entries = self._read(
             "SELECT action, text FROM entries WHERE game_id = ? ORDER BY number", (row[0],)
         )

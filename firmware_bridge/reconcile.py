@@ -415,6 +415,21 @@ class Reconciler:
                 return False
         return True
 
+    def _finishing_last_turn(self) -> bool:
+        """Whether every difference from the engine's layout is on a cell the last turn
+        changed, showing a value it showed during that turn: its consequences are being
+        carried out (a captured piece still to remove), not the board set up anew."""
+        layers = self._turn_tokens()
+        current = self._tokens(self.state.layout())
+        sensed = self.sensed
+        for cell in set(sensed) | set(current):
+            if sensed.get(cell) == current.get(cell):
+                continue
+            values = {layer.get(cell) for layer in layers}
+            if len(values) < 2 or sensed.get(cell) not in _with_gap(values):
+                return False
+        return True
+
     def _invisible_moves(self) -> list[Move]:
         return [p.moves[0] for p in self.paths() if not p.hand_cells and len(p.moves) == 1]
 
@@ -456,10 +471,23 @@ class Reconciler:
                     if state.deciding
                     else f"{player} is moving"
                 )
+            elif state.outcome() is not None and not self._finishing_last_turn():
+                # The game is over and the board is being set up again: guide it towards a
+                # new game's start, keeping the result in the words.
+                target = state.game.new_state().layout()
+                signals = self.guide(sensed, target, setup=True)
+                outcome = state.outcome()
+                assert outcome is not None
+                self.status = (
+                    f"game over: {outcome.describe(names)}; set up for a new game: "
+                    + self._guide_status(signals, "", sentence=False, layout=target, setup=True)
+                )
             else:
-                signals = self.guide(sensed, layout)
+                signals = self.guide(sensed, layout, setup=self.setting_up)
                 if self.setting_up:
-                    self.status = "new game: " + self._guide_status(signals, "", sentence=False)
+                    self.status = "new game: " + self._guide_status(
+                        signals, "", sentence=False, setup=True
+                    )
                 elif any(s in CORRECTIONS for s in signals.values()):
                     # Only a stable board is called illegal (a flicker never is), and then
                     # together with the lights that show how to correct it.
@@ -516,11 +544,14 @@ class Reconciler:
                 signals.setdefault(cell, signal)
         return signals
 
-    def guide(self, sensed: Tokens, target: Mapping[Cell, Piece]) -> dict[Cell, Signal]:
+    def guide(
+        self, sensed: Tokens, target: Mapping[Cell, Piece], *, setup: bool = False
+    ) -> dict[Cell, Signal]:
         """Signals that take the board from ``sensed`` to ``target``. Pieces to take away and
         pieces to put down are paired into from->to moves where the same piece fits, nearest
         first. A change the turn explains (a capture to carry out) is shown as a consequence;
-        anything else as a correction."""
+        anything else as a correction. ``setup``: setting the board up for a game, where
+        nothing is wrong, only not there yet (pieces come from the box: *put back*)."""
         profile = self.profile
         allowed = self._allowed()
         believed = self._believed(sensed)
@@ -540,7 +571,7 @@ class Reconciler:
         missing = [c for c in wrong if c in target]  # a piece to put down here
 
         def expected(cell: Cell) -> bool:
-            return sensed.get(cell) in allowed.get(cell, {None})
+            return setup or sensed.get(cell) in allowed.get(cell, {None})
 
         board = self.state.game.board
         signals: dict[Cell, Signal] = {}
@@ -550,7 +581,8 @@ class Reconciler:
             fits = [e for e in free
                     if e != cell and _fits(believed.get(e), sensed[e], want, profile)]  # fmt: skip
             if not fits:
-                signals.setdefault(cell, Signal.MOVE_TO if expected(cell) else Signal.PUT_BACK)
+                fresh = setup or not expected(cell)
+                signals.setdefault(cell, Signal.PUT_BACK if fresh else Signal.MOVE_TO)
                 continue
             source = min(fits, key=lambda e: _distance(board.coords[e], board.coords[cell]))
             free.remove(source)
@@ -585,13 +617,20 @@ class Reconciler:
         )
 
     def _guide_status(
-        self, signals: Mapping[Cell, Signal], player: str, *, sentence: bool = True
+        self,
+        signals: Mapping[Cell, Signal],
+        player: str,
+        *,
+        sentence: bool = True,
+        layout: Mapping[Cell, Piece] | None = None,
+        setup: bool = False,
     ) -> str:
-        """What the signals ask for, as one plain sentence: "Black: remove the piece on d5"."""
+        """What the signals ask for, as one plain sentence: "Black: remove the piece on d5".
+        ``layout`` names the pieces asked for (default: the engine's position)."""
         if not signals:
             return f"{player}: waiting for the board" if player else "waiting for the board"
         names = self.state.game.board.names
-        layout = self.state.layout()
+        layout = self.state.layout() if layout is None else layout
         by: dict[Signal, list[str]] = {}
         for cell, signal in sorted(signals.items()):
             by.setdefault(signal, []).append(names[cell])
@@ -622,7 +661,7 @@ class Reconciler:
             cells = by[Signal.ILLEGAL]
             parts.append(f"take the piece{'s' if len(cells) > 1 else ''} off {_join(cells)}")
         if Signal.PUT_BACK in by:
-            parts.append(kind_on(by[Signal.PUT_BACK], "put back"))
+            parts.append(kind_on(by[Signal.PUT_BACK], "put" if setup else "put back"))
         if Signal.ADJUST in by:
             parts.append(f"turn the piece on {_join(by[Signal.ADJUST])} to its new value")
         if Signal.CHOOSE in by:

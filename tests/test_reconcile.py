@@ -359,3 +359,47 @@ def test_a_promotion_the_sensors_cannot_see_is_an_adjust_prompt() -> None:
     assert table.signals() == {"b9": "adjust"}
     table.press(Button.CONFIRM)
     assert table.signals() == {}
+
+
+VG = load("vanguard")
+VG_OWNER = catalog.load_profile("vanguard", VG)
+
+
+def test_after_the_game_ends_the_leds_guide_the_set_up_for_a_new_game() -> None:
+    state = position(VG, {"B1": "C", "C1": "F", "G7": "O", "G8": "f", "H8": "c"})
+    table = Table(state, VG_OWNER)
+    table.lift("G8")  # the flag is captured by replacement
+    table.move("G7", "G8")
+    table.settle()
+    assert table.committed() == ["G7-G8"] and table.rec.state.outcome() is not None
+    assert table.signals() == {}
+    assert "game over" in table.rec.status and "wins" in table.rec.status
+    # Setting up again: the captain goes back towards its start, pieces come from the box.
+    table.move("G8", "D1")
+    table.settle()
+    signals = table.signals()
+    assert "illegal" not in signals.values() and "put_back" in signals.values()
+    assert table.rec.status.startswith("game over: Player 1 wins")
+    assert "set up for a new game" in table.rec.status and "illegal" not in table.rec.status
+    # Once the board shows the start, a new game begins.
+    start = VG.new_state().layout()
+    table.pieces = dict(start)
+    table.sense()
+    table.settle()
+    assert any(type(r).__name__ == "NewGame" for r in table.records)
+    assert table.rec.state.outcome() is None and table.signals() == {}
+
+
+def test_the_last_captures_are_still_prompted_after_the_winning_move() -> None:
+    # The Lion Game: a charge tramples d7 and takes the lion on d8; d7 must still come off.
+    state = position(LION, {"d6": "R", "d7": "r", "d8": "l", "b3": "L"},
+                     charges={"1": {"rhinoceros": "d6", "direction": "N", "level": 3}})  # fmt: skip
+    table = Table(state, LION_OWNER)
+    table.lift("d8")
+    table.move("d6", "d8")
+    table.settle()
+    assert table.committed() == ["d6-d8"] and table.rec.state.outcome() is not None
+    assert table.signals() == {"d7": "remove"}
+    table.lift("d7")
+    table.settle()
+    assert table.signals() == {} and "game over" in table.rec.status

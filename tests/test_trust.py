@@ -4,6 +4,7 @@ game stops the refereeing, never the game."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import time
 from pathlib import Path
@@ -46,3 +47,32 @@ def test_a_board_of_another_shape_mid_game_pauses_refereeing_and_keeps_the_game(
     daemon.wait_log("board scanned")
     right.do("play c9-c6")
     daemon.wait_moves(["c1-c4", "c9-c6"])
+
+
+FLAG_POSITION: dict[str, object] = {
+    "layout": {"B1": {"owner": 1, "piece": "captain"}, "C1": {"owner": 1, "piece": "flag"},
+               "G7": {"owner": 1, "piece": "outrider"}, "G8": {"owner": 2, "piece": "flag"},
+               "H8": {"owner": 2, "piece": "captain"}},
+    "to_move": 1,
+}  # fmt: skip
+
+
+def test_a_restart_after_the_game_ended_keeps_its_result(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = make(rigs, tmp_path, "vanguard", "vanguard", position=FLAG_POSITION)
+    daemon = rig.daemon
+    rig.emu.do("play G7-G8")
+    daemon.wait_moves(["G7-G8"])
+    daemon.wait_log("game over")
+    daemon.stop()
+    seen = len(daemon.log)
+    daemon.start()
+    daemon.wait_log("game 1 is over")
+    daemon.wait_log("board scanned")
+    time.sleep(0.5)
+    after = "\n".join(daemon.log[seen:])
+    assert "illegal" not in after and not re.search(r"new game \d", after), after
+    assert daemon.outcome() is not None and daemon.moves() == ["G7-G8"]
+    # Setting the board up for a new game: guided there, the result still in the words.
+    rig.emu.do("move G8 D1")
+    daemon.wait_log("game over: Player 1 wins.*set up for a new game")
+    assert "illegal" not in "\n".join(daemon.log[seen:])
