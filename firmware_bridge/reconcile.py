@@ -90,6 +90,7 @@ class Reconciler:
         self.notice = ""  # the answer to the last button press
         self.refused = False  # the last button press was refused (its notice says why)
         self.setting_up = False  # a new game was started: the board is being set up for it
+        self.taking_back = False  # a take-back is being carried out on the board
         # Cells whose piece was lifted off since the last step, latest last: a move that
         # changes nothing on the board (a null move) is made by lifting its piece, putting it
         # back and pressing CONFIRM, never inferred from a lift alone.
@@ -123,6 +124,7 @@ class Reconciler:
 
     def new_state(self, state: State) -> None:
         self.state = state
+        self.taking_back = False
         self.turn_layouts = [state.layout()]
         self.synced = False
         self.adjust.clear()
@@ -210,6 +212,7 @@ class Reconciler:
             # pending cell right at once), so a quick player never waits for the window.
             self.restore = False
             self.setting_up = False
+            self.taking_back = False
             if not self.synced:
                 self.synced = True
                 self.turn_layouts = [layout]
@@ -280,13 +283,17 @@ class Reconciler:
             self._refuse("nothing to take back")
             return []
         undone: list[str] = []
+        shown = [*self.turn_layouts, state.layout()]  # what the board may show now
         # Back to the start of the turn in progress, or else of the previous turn.
         while state.plies:
             move = state.undo()
             undone.append(state.notation(move))
             if not move.is_decision:
                 break
-        self.turn_layouts = [state.layout()]
+        # The layouts taken back stay in the turn's layouts, so the pieces going back are
+        # guided as moves (from -> to) and restored captures as put-backs, never as illegal.
+        self.turn_layouts = [state.layout(), *shown]
+        self.taking_back = True
         self.synced = False
         self.restore = True  # the board still shows what was taken back
         self.adjust.clear()
@@ -482,6 +489,9 @@ class Reconciler:
                     f"game over: {outcome.describe(names)}; set up for a new game: "
                     + self._guide_status(signals, "", sentence=False, layout=target, setup=True)
                 )
+            elif self.taking_back:
+                signals = self.guide(sensed, layout, back=True)
+                self.status = "take back: " + self._guide_status(signals, "", sentence=False)
             else:
                 signals = self.guide(sensed, layout, setup=self.setting_up)
                 if self.setting_up:
@@ -545,13 +555,19 @@ class Reconciler:
         return signals
 
     def guide(
-        self, sensed: Tokens, target: Mapping[Cell, Piece], *, setup: bool = False
+        self,
+        sensed: Tokens,
+        target: Mapping[Cell, Piece],
+        *,
+        setup: bool = False,
+        back: bool = False,
     ) -> dict[Cell, Signal]:
         """Signals that take the board from ``sensed`` to ``target``. Pieces to take away and
         pieces to put down are paired into from->to moves where the same piece fits, nearest
         first. A change the turn explains (a capture to carry out) is shown as a consequence;
         anything else as a correction. ``setup``: setting the board up for a game, where
-        nothing is wrong, only not there yet (pieces come from the box: *put back*)."""
+        nothing is wrong, only not there yet (pieces come from the box: *put back*). ``back``:
+        a take-back, where a piece with nowhere to come from is a capture to put back."""
         profile = self.profile
         allowed = self._allowed()
         believed = self._believed(sensed)
@@ -581,7 +597,7 @@ class Reconciler:
             fits = [e for e in free
                     if e != cell and _fits(believed.get(e), sensed[e], want, profile)]  # fmt: skip
             if not fits:
-                fresh = setup or not expected(cell)
+                fresh = setup or back or not expected(cell)
                 signals.setdefault(cell, Signal.PUT_BACK if fresh else Signal.MOVE_TO)
                 continue
             source = min(fits, key=lambda e: _distance(board.coords[e], board.coords[cell]))

@@ -272,7 +272,9 @@ def test_take_back_undoes_the_last_turn_and_guides_the_board_back() -> None:
     records = table.press(Button.TAKEBACK)
     assert records == [TookBack(("c2-c4",))]
     assert table.rec.state.plies == 0
-    assert table.signals() == {"c2": "put_back", "c4": "illegal", "d4": "put_back"}
+    # Shown as what it is: the piece goes back from -> to, the capture is put back.
+    assert table.signals() == {"c4": "move_from", "c2": "move_to", "d4": "put_back"}
+    assert table.rec.status == ("take back: move the piece from c4 to c2; put back a stone on d4")
     table.move("c4", "c2")
     table.place("d4")
     table.settle()
