@@ -24,7 +24,7 @@ from datetime import UTC, datetime
 
 from engine import NO_CELL, Effect, EventKind, Game, Piece, Player, State
 from firmware_bridge.journal import DamagedGameError, Journal, last_turn_layouts, replay
-from firmware_bridge.leds import led_frame
+from firmware_bridge.leds import Signal, led_frame
 from firmware_bridge.link import (
     BadFrame,
     Connected,
@@ -74,6 +74,7 @@ SCAN_RETRY = 1.0  # a SCAN asked for and not answered is asked for again after t
 SCAN_SPACING = 0.1  # at most one SCAN request per this many seconds
 HEARTBEAT = 2.0  # seconds between snapshots that only refresh the last-frame time
 MAX_FAULTS = 5
+REFUSED_FLASH = 1.0  # seconds the board flashes after a button press the rules refuse
 REMINDER = 60.0  # seconds between "still waiting for the board" lines
 
 
@@ -167,6 +168,7 @@ class Daemon:
         self.fitted = False  # a board has fitted the profile since start
         self.last_frame: float | None = None  # wall time of the last frame from the board
         self.notice = ""
+        self.refused_until: float | None = None  # the board flashes "refused" until then
         self.dirty = True
         self.serial = 0
         self.published: Snapshot | None = None
@@ -321,6 +323,8 @@ class Daemon:
             wakes.append(self.pending.sent + LED_RETRY)
         if self.scan_due is not None:
             wakes.append(self.scan_due)
+        if self.refused_until is not None:
+            wakes.append(self.refused_until)
         if self.link is None:
             wakes.append(self.next_connect)
         return min(wakes)
@@ -451,7 +455,7 @@ class Daemon:
             self.counter = message.counter
             if message.pressed and self.have_scan:
                 self.log.info("button %s pressed", message.button.name)
-                self._process(self.rec.press(message.button, now))
+                self._press(message.button, now)
         elif isinstance(message, Ack):
             if self.pending is not None and message.seq == self.pending.seq:
                 self.acked = self.pending.frame
@@ -551,9 +555,7 @@ class Daemon:
         try:
             if command.action == "press" and command.button is not None:
                 self.log.info("button %s pressed on the %s", command.button.name, command.source)
-                records = self.rec.press(command.button, now)
-                refused, notice = self.rec.refused, self.rec.notice
-                self._process(records)
+                refused, notice = self._press(command.button, now)
                 result = CommandResult(not refused, notice or "done")
             elif command.action == "new_game" and command.game is not None:
                 profile = command.profile or self.profile
@@ -742,10 +744,30 @@ class Daemon:
         if self.rec.status != self.last_status:
             self.last_status = self.rec.status
             self.log.info("%s", self.rec.status)
-        frame = led_frame(self.rec.signals, self.profile)  # ... then the LEDs
+        signals = self.rec.signals
+        if self.refused_until is not None:
+            if now < self.refused_until:
+                flash = dict.fromkeys(self.profile.led_of, Signal.REFUSED)
+                signals = {**flash, **signals}
+            else:
+                self.refused_until = None
+        frame = led_frame(signals, self.profile)  # ... then the LEDs
         if frame != self.want:
             self.want = frame
             self._send_leds(now)
+
+    def _press(self, button: Button, now: float) -> tuple[bool, str]:
+        """A button, from the board or a face. One the rules refuse is answered on the board
+        too, not only in the log: a brief flash of every unlit LED."""
+        records = self.rec.press(button, now)
+        refused, notice = self.rec.refused, self.rec.notice
+        if refused:
+            self.refused_until = now + REFUSED_FLASH
+            self.log.info("%s refused: %s", button.name, notice)
+            self.rec.notice = ""
+            self.notice = notice
+        self._process(records)
+        return refused, notice
 
     def _journal(self, record: Record) -> None:
         if isinstance(record, Committed):
@@ -784,6 +806,8 @@ class Daemon:
         if self.evaluate_at is not None and now >= self.evaluate_at:
             self.evaluate_at = None
             self._process(self.rec.evaluate(now))
+        if self.refused_until is not None and now >= self.refused_until:
+            self._process([])  # the flash is over
         if self.link is None:
             return
         if self.board is None and now - self.hello_sent >= HELLO_RETRY:

@@ -25,6 +25,7 @@ class Signal(Enum):
     HINT = "hint"  # a legal destination for the piece you are holding
     HELD = "held"  # this piece may not move now (stuck, immobilised): state no sensor sees
     CHARGED = "charged"  # this piece carries momentum into its next move (a charge)
+    REFUSED = "refused"  # the button just pressed does nothing now (a brief flash)
 
 
 VOCABULARY: Mapping[Signal, LedPattern] = {
@@ -38,6 +39,7 @@ VOCABULARY: Mapping[Signal, LedPattern] = {
     Signal.HINT: LedPattern(0, 40, 0, 0xFF),  # dim green, steady
     Signal.HELD: LedPattern(60, 0, 0, 0xFF),  # dim red, steady
     Signal.CHARGED: LedPattern(60, 30, 0, 0xF8),  # dim amber, long on, short off
+    Signal.REFUSED: LedPattern(255, 40, 0, 0xE0),  # orange-red, one long flash
 }
 
 TAGS: Mapping[Signal, str] = {
@@ -51,6 +53,7 @@ TAGS: Mapping[Signal, str] = {
     Signal.HINT: "..",
     Signal.HELD: "==",
     Signal.CHARGED: ">>",
+    Signal.REFUSED: "NO",
 }
 
 

@@ -76,3 +76,17 @@ def test_a_restart_after_the_game_ended_keeps_its_result(rigs: list[Rig], tmp_pa
     rig.emu.do("move G8 D1")
     daemon.wait_log("game over: Player 1 wins.*set up for a new game")
     assert "illegal" not in "\n".join(daemon.log[seen:])
+
+
+def test_a_refused_button_is_answered_on_the_board(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = make(rigs, tmp_path, "three-dragons", "three-dragons")
+    rig.emu.do("press select")  # nothing to select
+    rig.daemon.wait_log("SELECT refused: nothing to select")
+    deadline = time.monotonic() + 2
+    while "refused" not in rig.emu.current_leds().values() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    flashed = rig.emu.current_leds()
+    assert list(flashed.values()).count("refused") > 40, flashed  # the whole board flashes
+    rig.emu.do("expect none within=3")  # ... for a moment only
+    rig.emu.do("press pass")  # Three Dragons has no pass
+    rig.daemon.wait_log("PASS refused: passing is not allowed now")

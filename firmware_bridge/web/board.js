@@ -16,6 +16,7 @@ export const SIGNALS = {
   hint: { tag: "..", words: "may go here", shape: "dot" },
   held: { tag: "==", words: "may not move now", shape: "bar" },
   charged: { tag: ">>", words: "charging", shape: "arrow" },
+  refused: { tag: "NO", words: "that button does nothing now", shape: "dotted" },
 };
 
 function el(name, attrs = {}, parent = null) {
