@@ -422,6 +422,24 @@ class Reconciler:
                 return False
         return True
 
+    def _what_on(self, cells: list[str], layout: Mapping[Cell, Piece]) -> str:
+        """``a stone on d4``, ``pieces on d4 and e5``: the pieces ``layout`` has there."""
+        index = self.state.game.board.index
+        kinds = {layout[c].kind for c in map(index.get, cells) if c is not None and c in layout}
+        what = f"a {kinds.pop()}" if len(kinds) == 1 else "a piece"
+        return f"{what} on {_join(cells)}" if len(cells) == 1 else f"pieces on {_join(cells)}"
+
+    def _knocked(self, consistent: list[Path], current: Tokens) -> list[Cell]:
+        """Cells whose piece is gone while nothing a hand does for any consistent step has
+        begun: only a capture's consequence could explain them."""
+        sensed = self.sensed
+        changed = [c for c in set(sensed) | set(current) if sensed.get(c) != current.get(c)]
+        if self.state.deciding or not changed or any(c in sensed for c in changed):
+            return []
+        if any(c in p.hand_cells for p in consistent for c in changed):
+            return []
+        return sorted(changed)
+
     def _finishing_last_turn(self) -> bool:
         """Whether every difference from the engine's layout is on a cell the last turn
         changed, showing a value it showed during that turn: its consequences are being
@@ -471,7 +489,18 @@ class Reconciler:
             consistent = []
             if state.outcome() is None and not self.restore and self._turn_finished():
                 consistent = self._consistent_paths()
-            if consistent:
+            knocked = self._knocked(consistent, current) if consistent else []
+            if knocked:
+                # Only pieces gone that no hand of this turn touched: knocked off, most
+                # likely, though a capture could explain them. Say both ways forward.
+                signals = dict.fromkeys(knocked, Signal.PUT_BACK)
+                captures = sorted({state.notation(p.moves[0]) for p in consistent})
+                names_off = [state.game.board.names[c] for c in knocked]
+                self.status = (
+                    f"{player}: put back {self._what_on(names_off, layout)} (knocked off?), or "
+                    f"finish the capture that takes it: {', '.join(captures[:4])}"
+                )
+            elif consistent:
                 signals = self._progress_signals(consistent, current)
                 self.status = (
                     f"{player}: choose by doing one of {self._options_text()}"
@@ -652,11 +681,7 @@ class Reconciler:
             by.setdefault(signal, []).append(names[cell])
 
         def kind_on(cells: list[str], verb: str) -> str:
-            kinds = {layout[c].kind for c in map(self.state.game.board.index.get, cells)
-                     if c is not None and c in layout}  # fmt: skip
-            what = f"a {kinds.pop()}" if len(kinds) == 1 else "a piece"
-            return f"{verb} {what} on {_join(cells)}" if len(cells) == 1 else (
-                f"{verb} pieces on {_join(cells)}")  # fmt: skip
+            return f"{verb} {self._what_on(cells, layout)}"
 
         parts: list[str] = []
         if Signal.REMOVE in by:

@@ -405,3 +405,18 @@ def test_the_last_captures_are_still_prompted_after_the_winning_move() -> None:
     table.lift("d7")
     table.settle()
     assert table.signals() == {} and "game over" in table.rec.status
+
+
+def test_a_knocked_piece_a_capture_could_explain_is_put_back_or_the_capture_finished() -> None:
+    state = position(TD, {"c2": "S", "e4": "S", "d4": "s", **SPARE})
+    table = Table(state, TD_OWNER)
+    table.lift("d4")  # knocked off: c2-c4 would capture it, but nobody moved c2
+    table.settle()
+    assert table.committed() == []
+    assert table.signals() == {"d4": "put_back"}
+    assert table.rec.status == (
+        "White: put back a stone on d4 (knocked off?), or finish the capture that takes it: c2-c4"
+    )
+    table.move("c2", "c4")  # finishing the capture is fine too
+    table.settle()
+    assert table.committed() == ["c2-c4"] and table.signals() == {}
