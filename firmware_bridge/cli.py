@@ -591,9 +591,24 @@ def _demo_one(args: argparse.Namespace, game_id: str, profile_id: str, script: P
         command = [
             sys.executable, "-m", "firmware_bridge.cli", "--config-dir", str(directory),
             "emulate", "--game", game_id, "--board", profile_id, "--link", str(link),
-            "--script", str(script), "--pace", str(args.pace),
+            "--script", str(script), "--pace", str(args.pace), "--linger",
         ]  # fmt: skip
-        emulator = subprocess.Popen(command)
+        emulator = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, bufsize=1)
+        finished = threading.Event()
+        result: list[str] = []
+
+        def relay(stream: TextIO) -> None:  # the emulator's drawing, and the end of its script
+            for line in stream:
+                if line.startswith("script finished: "):
+                    result.append(line.split(": ", 1)[1].strip())
+                    finished.set()
+                else:
+                    sys.stdout.write(line)
+                    sys.stdout.flush()
+            finished.set()
+
+        assert emulator.stdout is not None
+        threading.Thread(target=relay, args=(emulator.stdout,), daemon=True).start()
         deadline = time.monotonic() + 15
         while not link.exists() and emulator.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -608,12 +623,17 @@ def _demo_one(args: argparse.Namespace, game_id: str, profile_id: str, script: P
         worker = threading.Thread(target=daemon.run, args=(stop,), daemon=True)
         worker.start()
         try:
-            code = emulator.wait()
+            finished.wait()
+            code = 0 if result == ["ok"] else 1
         except KeyboardInterrupt:
-            emulator.terminate()
             code = 1
-        stop.set()
+        stop.set()  # the referee stops first, so the board going away is no news to it
         worker.join(5)
+        emulator.terminate()
+        try:
+            emulator.wait(5)
+        except subprocess.TimeoutExpired:
+            emulator.kill()
         moves = journal.moves(daemon.game_id)
         journal.close()
         print(f"\njournal of {game.title}: {' '.join(moves)}", flush=True)

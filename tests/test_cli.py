@@ -181,3 +181,7 @@ def test_demo_runs_every_scripted_game_over_the_emulator() -> None:
     assert "the ram runs on: D6-C5-C4" in result.stderr
     assert "result: Black (player 2) wins: two passes, White 1, Black 3" in result.stdout
     assert "score: White 1, Black 2" in result.stderr
+    assert "journal of The Lion Game: g3-g3 f7-f6 d3-d4 e8-e6 d4-d6 c7-c6 d6-d8" in result.stdout
+    assert "result: White (player 1) wins: White captured the lion" in result.stdout
+    assert "the rhinoceros charges d6-d8, trampling 2" in result.stderr
+    assert "board disconnected" not in result.stderr  # the referee stops before the board

@@ -9,7 +9,7 @@ import signal
 import time
 from pathlib import Path
 
-from tests.e2e import EmulatorProcess
+from tests.e2e import DaemonProcess, EmulatorProcess
 from tests.test_end_to_end import Rig, make, rigs
 
 __all__ = ["rigs"]
@@ -90,3 +90,19 @@ def test_a_refused_button_is_answered_on_the_board(rigs: list[Rig], tmp_path: Pa
     rig.emu.do("expect none within=3")  # ... for a moment only
     rig.emu.do("press pass")  # Three Dragons has no pass
     rig.daemon.wait_log("PASS refused: passing is not allowed now")
+
+
+def test_a_flicker_shorter_than_the_settle_window_is_never_called_illegal(tmp_path: Path) -> None:
+    emu = EmulatorProcess(tmp_path, "three-dragons", "three-dragons")
+    daemon = DaemonProcess(tmp_path, "three-dragons", "three-dragons", emu.link, settle_ms=300)
+    try:
+        daemon.wait_log("board scanned")
+        for cell, millis in (("c9", 100), ("e5", 100), ("c1", 150), ("e5", 250), ("c9", 250)):
+            emu.do(f"flicker {cell} {millis}")
+            time.sleep(0.5)
+        emu.do("play c1-c4")
+        daemon.wait_moves(["c1-c4"])
+        assert "illegal" not in daemon.text() and "disturbed" not in daemon.text()
+    finally:
+        emu.close()
+        daemon.stop()

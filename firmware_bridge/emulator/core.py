@@ -785,6 +785,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--script", help="run the commands in this file, then exit")
     parser.add_argument(
+        "--linger", action="store_true",
+        help="with --script: after it, say 'script finished: ok' (or 'failed') and stay "
+        "connected until stopped, so the host can stop first (the demo does)",
+    )  # fmt: skip
+    parser.add_argument(
         "--wait-host",
         type=float,
         default=30.0,
@@ -891,6 +896,9 @@ def run(args: argparse.Namespace, options: dict[str, str]) -> int:
                       f"{args.wait_host:.0f} s", file=sys.stderr)  # fmt: skip
                 return 1
             ok = emulator.run_commands(lines, stop_on_error=True)
+            if args.linger:
+                print(f"script finished: {'ok' if ok else 'failed'}", flush=True)
+                threading.Event().wait()  # until SIGTERM
         else:
             ok = emulator.run_commands(sys.stdin, stop_on_error=False)
             if web is not None:  # no terminal: the page is the board's face until stopped
