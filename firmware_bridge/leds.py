@@ -37,7 +37,7 @@ VOCABULARY: Mapping[Signal, LedPattern] = {
     Signal.CHOOSE: LedPattern(0, 255, 255, 0xA8),  # cyan, triple flash
     Signal.ADJUST: LedPattern(255, 255, 255, 0x80),  # white, one short blip
     Signal.HINT: LedPattern(0, 40, 0, 0xFF),  # dim green, steady
-    Signal.HELD: LedPattern(60, 0, 0, 0xFF),  # dim red, steady
+    Signal.HELD: LedPattern(60, 0, 0, 0xFE),  # dim red, on with a short gap (not hint's)
     Signal.CHARGED: LedPattern(60, 30, 0, 0xF8),  # dim amber, long on, short off
     Signal.REFUSED: LedPattern(255, 40, 0, 0xE0),  # orange-red, one long flash
 }

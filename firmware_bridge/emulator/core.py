@@ -180,8 +180,13 @@ class Emulator:
             print(json.dumps({"event": event, **data}), file=self.out, flush=True)
         elif event == "say":
             print(f"\n>>> {data['text']}", file=self.out, flush=True)
-        elif event in ("error", "fault", "plug"):
-            print(f"[emulator] {event}: {data}", file=self.out, flush=True)
+        elif event == "fault":
+            print(f"[emulator] fault {data['code']} sent: {data['text']}", file=self.out,
+                  flush=True)  # fmt: skip
+        elif event == "plug":
+            where = f" on {data['device']}" if data.get("device") else ""
+            print(f"[emulator] board {data['state']}{where}", file=self.out, flush=True)
+        # Errors are said once, as a sentence, by whoever ran the command (run_commands).
 
     def show(self) -> None:
         if self.json_mode or not self.draw:
@@ -645,23 +650,33 @@ class Emulator:
             self._send(Fault(code, text))
 
     # -- commands ---------------------------------------------------------------------------
-    def run_commands(self, lines: Iterable[str], *, stop_on_error: bool) -> bool:
-        """Carry out commands; returns False if one failed (and ``stop_on_error``)."""
+    def run_commands(
+        self, lines: Iterable[str], *, stop_on_error: bool, interactive: bool = False
+    ) -> bool:
+        """Carry out commands; returns False if one failed (and ``stop_on_error``).
+        ``interactive``: a person at a terminal: a prompt, and errors without line numbers."""
+        ok = True
         for number, raw in enumerate(lines, start=1):
             line = raw.split("#", 1)[0].strip()
-            if not line:
-                continue
-            try:
-                if not self.command(line):
-                    return True
-                self.emit("ok", command=line)
-            except (CommandError, ValueError) as exc:
-                self.emit("error", command=line, line=number, message=str(exc))
-                if not self.json_mode:
-                    print(f"[emulator] line {number}: {line}: {exc}", file=sys.stderr)
-                if stop_on_error:
-                    return False
-        return True
+            if line:
+                try:
+                    if not self.command(line):
+                        return ok
+                    self.emit("ok", command=line)
+                except (CommandError, ValueError) as exc:
+                    ok = False
+                    self.emit("error", command=line, line=number, message=str(exc))
+                    if not self.json_mode:
+                        where = "" if interactive else f"line {number}: {line}: "
+                        print(f"[emulator] {where}{_sentence(str(exc))}", file=sys.stderr)
+                    if stop_on_error:
+                        return False
+            if interactive:
+                self.prompt()
+        return ok
+
+    def prompt(self) -> None:
+        print(PROMPT, end="", file=self.out, flush=True)
 
     def command(self, line: str) -> bool:
         """One command; returns False for quit."""
@@ -741,13 +756,21 @@ class Emulator:
             with self.lock:
                 names = self.game.board.names
                 layout = {names[c]: self.token(p) for c, p in sorted(self.pieces.items())}
+                hand = [self.token(p) for _, p in self.box]
             self.emit("pieces", layout=layout)
+            if not self.json_mode:
+                listed = " ".join(f"{cell}={token}" for cell, token in layout.items())
+                print(f"on the board ({len(layout)}): {listed or 'nothing'}", file=self.out)
+                print(f"in the hand: {' '.join(hand) or 'nothing'}", file=self.out, flush=True)
+        elif word == "help":
+            print(HELP, file=self.out, flush=True)
         elif word == "say":
             self.emit("say", text=" ".join(args))
         else:
-            raise CommandError(f"unknown command {word!r} (see board-referee emulate --help)")
+            raise CommandError(f"unknown command {word!r}: type help for the list")
         if word in ("lift", "place", "move", "play", "knock", "slide"):
             self._pause()
+            self.show()  # what the hands did, drawn (the LEDs redraw it too when they change)
         return True
 
     def latency_report(self) -> dict[str, float]:
@@ -764,6 +787,27 @@ class Emulator:
 def _need(args: list[str], count: int, usage: str) -> None:
     if len(args) < count:
         raise CommandError(f"usage: {usage}")
+
+
+PROMPT = "board> "
+HELP = """commands (cells like c4; pieces like S for player 1's, s for player 2's):
+  lift CELL...        take pieces off (into the hand)
+  place CELL [PIECE]  put a piece down: the one lifted from there or last, or a new PIECE
+  move FROM TO        lift and place            play MOVE   a move's hand action (c1-c4, s@c6)
+  press BUTTON        pass, confirm, takeback, select
+  follow [SECONDS]    do what the LEDs ask      show        draw the board and its LEDs
+  pieces              list the pieces           say TEXT    print a line
+  flicker CELL [MS], slide FROM TO, knock CELL [TO], garbage [N], corrupt, drop,
+  unplug, replug, fault CODE TEXT               faults to inject (docs/emulator.md)
+  expect CELL=SIGNAL... [within=S], wait S      for scripts
+  quit"""
+
+
+def _sentence(message: str) -> str:
+    """An error as a sentence: capital first letter, full stop."""
+    text = message.strip()
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?", ")")) else text + "."
 
 
 def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:
@@ -900,7 +944,11 @@ def run(args: argparse.Namespace, options: dict[str, str]) -> int:
                 print(f"script finished: {'ok' if ok else 'failed'}", flush=True)
                 threading.Event().wait()  # until SIGTERM
         else:
-            ok = emulator.run_commands(sys.stdin, stop_on_error=False)
+            interactive = sys.stdin.isatty() and not args.json
+            if interactive:
+                print("type help for the commands, quit to stop", file=sys.stdout)
+                emulator.prompt()
+            ok = emulator.run_commands(sys.stdin, stop_on_error=False, interactive=interactive)
             if web is not None:  # no terminal: the page is the board's face until stopped
                 threading.Event().wait()
     except KeyboardInterrupt:
