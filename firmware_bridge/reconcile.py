@@ -29,7 +29,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine import Cell, Effect, Move, MoveKind, NoteKind, Piece, State
+from engine import Cell, Effect, Move, MoveKind, NoteKind, Piece, Player, State
 from firmware_bridge.leds import Signal
 from firmware_bridge.profile import UNREADABLE, BoardProfile, Token
 from firmware_bridge.protocol import Button
@@ -422,6 +422,21 @@ class Reconciler:
                 return False
         return True
 
+    def _actor(self, signals: Mapping[Cell, Signal]) -> Player:
+        """Who carries out the consequences the signals ask for: the owner of the pieces to
+        move on (a defender's piece taking the attacker's hex moves by the defender's hand),
+        else the player whose move caused them."""
+        believed = self._believed(self.sensed)
+        owners = {
+            piece.owner
+            for cell, signal in signals.items()
+            if signal is Signal.MOVE_FROM and (piece := believed.get(cell)) is not None
+        }
+        if len(owners) == 1:
+            return owners.pop()
+        last = self.state.last_mover if len(self.turn_layouts) > 1 else None
+        return last if last is not None else self.state.to_move
+
     def _what_on(self, cells: list[str], layout: Mapping[Cell, Piece]) -> str:
         """``a stone on d4``, ``pieces on d4 and e5``: the pieces ``layout`` has there."""
         index = self.state.game.board.index
@@ -537,10 +552,7 @@ class Reconciler:
                             signals, "", sentence=False
                         )
                 else:
-                    # Consequences are carried out by the player whose move caused them.
-                    last = state.last_mover if len(self.turn_layouts) > 1 else None
-                    who = names[last.index] if last else player
-                    self.status = self._guide_status(signals, who)
+                    self.status = self._guide_status(signals, names[self._actor(signals).index])
         if not settled:  # corrections wait for a stable board, so a flicker never shows one
             signals = {
                 c: s for c, s in signals.items()

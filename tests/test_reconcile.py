@@ -420,3 +420,14 @@ def test_a_knocked_piece_a_capture_could_explain_is_put_back_or_the_capture_fini
     table.move("c2", "c4")  # finishing the capture is fine too
     table.settle()
     assert table.committed() == ["c2-c4"] and table.signals() == {}
+
+
+def test_a_defensive_capture_names_the_defender_as_the_one_to_act() -> None:
+    state = position(PTG, {"a1": "G", "i6": "g", "c4": "L", "c6": "p"}, phase="movement",
+                     south=1)  # fmt: skip
+    table = Table(state, PTG_ID)
+    table.move("c4", "c5")  # White's lyon walks next to Black's phant, which takes it
+    table.settle()
+    assert table.committed() == ["c4-c5"]
+    assert table.signals() == {"c6": "move_from", "c5": "remove"}
+    assert table.rec.status.startswith("Player 2: ")  # the defender moves its phant
