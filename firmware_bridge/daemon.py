@@ -39,6 +39,7 @@ from firmware_bridge.link import (
 from firmware_bridge.profile import BoardProfile, Token
 from firmware_bridge.protocol import (
     EMPTY,
+    PROTOCOL_DELTA,
     PROTOCOL_VERSION,
     Ack,
     Button,
@@ -55,6 +56,7 @@ from firmware_bridge.protocol import (
     Reading,
     Scan,
     ScanRequest,
+    led_delta,
 )
 from firmware_bridge.reconcile import Committed, NewGame, Reconciler, Record, TookBack
 from firmware_bridge.snapshot import (
@@ -360,7 +362,7 @@ class Daemon:
         self.connect_failures = 0
         self.link = link
         self._reset_link_state()
-        self._send(HostHello(PROTOCOL_VERSION, socket.gethostname()))
+        self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
         self.hello_sent = now
 
     def _drop_link(self, reason: str) -> None:
@@ -424,7 +426,7 @@ class Daemon:
             self._hello(message, now)
         elif self.board is None:
             if not isinstance(message, (Ack, Nak, Pong)):
-                self._send(HostHello(PROTOCOL_VERSION, socket.gethostname()))
+                self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
                 self.hello_sent = now
         elif isinstance(message, Scan):
             if len(message.readings) != len(self.readings):
@@ -465,6 +467,7 @@ class Daemon:
         elif isinstance(message, Nak):
             self.log.warning("board rejected frame %d: %s", message.seq, message.reason.name)
             if self.pending is not None:
+                self.acked = None  # what the board shows is unknown: a whole frame next
                 self._send_leds(now)
         elif isinstance(message, Fault):
             self.log.warning("board fault %d: %s", message.code, message.text)
@@ -499,8 +502,9 @@ class Daemon:
     def _misfit(self, hello: Hello) -> list[str]:
         profile = self.profile
         problems = []
-        if hello.protocol != PROTOCOL_VERSION:
-            problems.append(f"speaks protocol {hello.protocol}, not {PROTOCOL_VERSION}")
+        if hello.protocol not in (PROTOCOL_VERSION, PROTOCOL_DELTA):
+            problems.append(f"speaks protocol {hello.protocol}; this referee speaks "
+                            f"{PROTOCOL_VERSION} and {PROTOCOL_DELTA}")  # fmt: skip
         if hello.sensors != len(profile.sensor_cells):
             problems.append(f"has {hello.sensors} sensors, the profile wires "
                             f"{len(profile.sensor_cells)}")  # fmt: skip
@@ -594,10 +598,10 @@ class Daemon:
         hello = self.board
         if hello is not None and profile != old_profile and self._misfit(hello):
             self._hello(hello, self.clock())  # says why, and waits for a fitting board
-            self._send(HostHello(PROTOCOL_VERSION, socket.gethostname()))
+            self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
             return
         if hello is None:
-            self._send(HostHello(PROTOCOL_VERSION, socket.gethostname()))
+            self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
             self.hello_sent = self.clock()
             return
         self.have_scan = False
@@ -797,9 +801,20 @@ class Daemon:
             self.log.info("new game %d: %s", self.game_id, self.game.title)
 
     def _send_leds(self, now: float) -> None:
+        """Send the wanted LEDs: as an LED_DELTA of the LEDs that change when the board speaks
+        protocol 2 and what it shows is known (the frame it acknowledged, or the one in
+        flight), else as a whole LEDS frame."""
         if self.board is None:
             return
-        seq = self._send(self.want)
+        message: Message = self.want
+        if self.board.protocol >= PROTOCOL_DELTA and self.acked is not None:
+            shown = [self.acked.leds]
+            if self.pending is not None:
+                shown.append(self.pending.frame.leds)
+            delta = led_delta(self.want.leds, shown)
+            if delta is not None:
+                message = delta
+        seq = self._send(message)
         self.pending = None if seq is None else _Pending(seq, self.want, now)
 
     def _timers(self, now: float) -> None:
@@ -811,7 +826,7 @@ class Daemon:
         if self.link is None:
             return
         if self.board is None and now - self.hello_sent >= HELLO_RETRY:
-            self._send(HostHello(PROTOCOL_VERSION, socket.gethostname()))
+            self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
             self.hello_sent = now
         if self.scan_due is not None and now >= self.scan_due:
             self._request_scan(now, self.scan_why)

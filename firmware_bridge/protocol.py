@@ -15,7 +15,8 @@ from typing import ClassVar, NamedTuple, Self
 from firmware_bridge import cobs
 from firmware_bridge.crc import crc16
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 1  # v1: whole-board LED frames; what a board speaks unless asked for more
+PROTOCOL_DELTA = 2  # v2: v1 plus LED_DELTA, used when both ends say so in HELLO
 DELIMITER = b"\x00"
 MAX_BODY = 4096  # bytes of type + seq + payload; longer frames are rejected as noise
 
@@ -255,6 +256,7 @@ class NakReason(IntEnum):
     UNKNOWN_TYPE = 2
     BAD_PAYLOAD = 3
     WRONG_SIZE = 4  # an LED frame for a different number of LEDs
+    MISMATCH = 5  # an LED_DELTA whose result is not the frame its checksum names
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,6 +368,70 @@ class Leds(Message):
         return cls(leds)
 
 
+def leds_crc(leds: tuple[LedPattern, ...] | list[LedPattern]) -> int:
+    """The checksum of a whole board's LEDs (CRC-16 of their 4-byte forms in order): how an
+    LED_DELTA names the frame it must produce."""
+    return crc16(b"".join(bytes(led) for led in leds))
+
+
+@dataclass(frozen=True, slots=True)
+class LedDelta(Message):
+    """Only the LEDs that change (protocol 2). Each names its LED's whole new state, so
+    re-sending one is harmless; ``crc`` is the checksum of the whole frame that must result,
+    so a board that missed something answers NAK(MISMATCH), changes nothing, and the host
+    sends a whole LEDS frame: the board resynchronises as with v1 frames."""
+
+    TYPE = 0x85
+    NAME = "LED_DELTA"
+    count: int  # the board's number of LEDs
+    crc: int
+    changes: tuple[tuple[int, LedPattern], ...]  # (LED index, its new state)
+
+    def payload(self) -> bytes:
+        body = bytearray(struct.pack(">HHB", self.count, self.crc, len(self.changes)))
+        for index, led in self.changes:
+            body += struct.pack(">H", index) + bytes(led)
+        return bytes(body)
+
+    @classmethod
+    def from_payload(cls, data: bytes) -> Self:
+        count, crc, n = _unpack(">HHB", data)
+        if len(data) != 5 + 6 * n:
+            raise FrameError("LED_DELTA length does not match its change count")
+        changes = []
+        for i in range(n):
+            offset = 5 + 6 * i
+            (index,) = _unpack(">H", data, offset)
+            if index >= count:
+                raise FrameError(f"LED_DELTA names LED {index} of {count}")
+            changes.append((index, LedPattern(*data[offset + 2 : offset + 6])))
+        return cls(count, crc, tuple(changes))
+
+    def apply(self, leds: tuple[LedPattern, ...]) -> tuple[LedPattern, ...] | None:
+        """The frame that results on a board showing ``leds``; None if it is not the one the
+        checksum names (the board then keeps ``leds`` and answers NAK(MISMATCH))."""
+        if len(leds) != self.count:
+            return None
+        result = list(leds)
+        for index, led in self.changes:
+            result[index] = led
+        return tuple(result) if leds_crc(result) == self.crc else None
+
+
+def led_delta(
+    want: tuple[LedPattern, ...], maybe_shown: list[tuple[LedPattern, ...]]
+) -> LedDelta | None:
+    """The LED_DELTA that turns any of the frames ``maybe_shown`` (what the board may be
+    showing: the one it acknowledged, any sent since) into ``want``; None if a whole LEDS frame
+    is as short or the sizes differ."""
+    if any(len(shown) != len(want) for shown in maybe_shown) or not maybe_shown:
+        return None
+    changed = sorted({i for shown in maybe_shown for i, led in enumerate(want) if shown[i] != led})
+    if len(changed) > 255 or 6 * len(changed) + 5 >= 4 * len(want) + 2:
+        return None
+    return LedDelta(len(want), leds_crc(want), tuple((i, want[i]) for i in changed))
+
+
 @dataclass(frozen=True, slots=True)
 class Ping(Message):
     TYPE = 0x84
@@ -385,7 +451,7 @@ class Ping(Message):
 MESSAGES: dict[int, type[Message]] = {
     cls.TYPE: cls
     for cls in (Hello, Scan, Change, ButtonEvent, Ack, Nak, Fault, Pong,
-                HostHello, ScanRequest, Leds, Ping)
+                HostHello, ScanRequest, Leds, Ping, LedDelta)
 }  # fmt: skip
 
 

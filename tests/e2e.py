@@ -36,6 +36,7 @@ class EmulatorProcess:
         )  # fmt: skip
         self.events: queue.Queue[dict[str, Any]] = queue.Queue()
         self.leds: dict[str, str] = {}
+        self.led_frames: list[tuple[str, int]] = []  # (LEDS or LED_DELTA, bytes) that changed them
         self.lock = threading.Lock()
         threading.Thread(target=self._read, daemon=True).start()
         ready = self.next_event("ready")
@@ -51,6 +52,7 @@ class EmulatorProcess:
             if event.get("event") == "leds":
                 with self.lock:
                     self.leds = event["signals"]
+                    self.led_frames.append((event.get("via", ""), int(event.get("size", 0))))
             self.events.put(event)
 
     def next_event(self, kind: str, timeout: float = TIMEOUT) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from firmware_bridge.protocol import (
     FrameError,
     Hello,
     HostHello,
+    LedDelta,
     LedKind,
     LedPattern,
     Leds,
@@ -33,6 +34,7 @@ from firmware_bridge.protocol import (
     Sensing,
     decode_frame,
     encode_frame,
+    led_delta,
 )
 
 u8 = st.integers(0, 255)
@@ -57,6 +59,13 @@ messages: st.SearchStrategy[Message] = st.one_of(
     st.just(ScanRequest()),
     st.builds(Leds, st.lists(st.builds(LedPattern, u8, u8, u8, u8), max_size=150).map(tuple)),
     st.builds(Ping, u16),
+    st.integers(1, 300).flatmap(
+        lambda n: st.builds(
+            LedDelta, st.just(n), u16,
+            st.lists(st.tuples(st.integers(0, n - 1), st.builds(LedPattern, u8, u8, u8, u8)),
+                     max_size=40).map(tuple),
+        )
+    ),
 )  # fmt: skip
 
 
@@ -153,3 +162,51 @@ def test_garbage_never_decodes_to_a_frame_by_accident_or_crashes(garbage: bytes)
 def test_overlong_frames_are_rejected() -> None:
     with pytest.raises(FrameError, match="longer than any valid frame"):
         decode_frame(b"\x01" * 10000)
+
+
+leds = st.lists(st.builds(LedPattern, st.integers(0, 3), u8, u8, u8), min_size=1, max_size=80)
+
+
+@given(leds, st.data())
+def test_a_delta_turns_any_frame_the_board_may_show_into_the_one_wanted(
+    want: list[LedPattern], data: st.DataObject
+) -> None:
+    n = len(want)
+    frame = st.lists(st.builds(LedPattern, st.integers(0, 3), u8, u8, u8), min_size=n,
+                     max_size=n).map(tuple)  # fmt: skip
+    shown = data.draw(st.lists(frame, min_size=1, max_size=3))
+    delta = led_delta(tuple(want), shown)
+    if delta is None:  # a whole frame is as short
+        return
+    for board in shown:
+        assert delta.apply(board) == tuple(want)
+        assert delta.apply(delta.apply(board) or ()) == tuple(want)  # re-sending is harmless
+
+
+@given(leds, st.data())
+def test_a_delta_on_a_board_showing_something_else_is_refused(
+    want: list[LedPattern], data: st.DataObject
+) -> None:
+    before = tuple(LedPattern(0, 0, 0, 0) for _ in want)
+    delta = led_delta(tuple(want), [before])
+    if delta is None or not delta.changes:
+        return
+    index = data.draw(st.integers(0, len(want) - 1))
+    touched = {i for i, _ in delta.changes}
+    if index in touched:
+        return
+    wrong = list(before)
+    wrong[index] = LedPattern(9, 9, 9, 9)  # a cell the delta does not name differs
+    assert delta.apply(tuple(wrong)) is None
+    assert delta.apply(before[:-1]) is None  # another LED count
+
+
+def test_a_typical_delta_is_a_fraction_of_a_whole_three_dragons_frame() -> None:
+    off = LedPattern(0, 0, 0, 0)
+    before = (off,) * 77
+    after = list(before)
+    after[10], after[20] = LedPattern(255, 0, 0, 0xA0), LedPattern(0, 255, 0, 0xFF)
+    delta = led_delta(tuple(after), [before])
+    assert delta is not None
+    whole = len(encode_frame(Leds(tuple(after)), 0))
+    assert whole == 316 and len(encode_frame(delta, 0)) < 30

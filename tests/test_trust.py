@@ -106,3 +106,48 @@ def test_a_flicker_shorter_than_the_settle_window_is_never_called_illegal(tmp_pa
     finally:
         emu.close()
         daemon.stop()
+
+
+def test_led_updates_go_as_deltas_to_a_protocol_2_board(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = make(rigs, tmp_path, "three-dragons", "three-dragons", position=CAPTURE)
+    rig.emu.do("play c2-c4")
+    rig.emu.do("expect d4=remove within=5")
+    vias = {via for via, _ in rig.emu.led_frames}
+    assert "LED_DELTA" in vias
+    sizes = [size for via, size in rig.emu.led_frames if via == "LED_DELTA"]
+    assert max(sizes) < 100  # a whole Three Dragons frame is 316 bytes
+    # The board's LEDs go dark without telling the host: the next delta no longer fits, the
+    # board refuses it, and a whole frame puts everything right.
+    rig.emu.do("blank")
+    rig.emu.do("lift h2")  # a hint frame is sent
+    rig.daemon.wait_log("board rejected frame .*MISMATCH")
+    rig.emu.do("place h2")
+    rig.emu.do("expect d4=remove within=5")
+    rig.emu.do("follow")
+    rig.emu.do("expect none within=5")
+
+
+def test_a_protocol_1_board_gets_whole_frames_and_plays_the_same(tmp_path: Path) -> None:
+    emu = EmulatorProcess(tmp_path, "three-dragons", "three-dragons", "--protocol", "1")
+    daemon = DaemonProcess(tmp_path, "three-dragons", "three-dragons", emu.link)
+    try:
+        daemon.wait_log("board scanned")
+        emu.do("play c1-c3")
+        daemon.wait_moves(["c1-c3"])
+        emu.do("press takeback")
+        emu.do("expect c1=move_to c3=move_from within=5")
+        assert {via for via, _ in emu.led_frames} == {"LEDS"}
+    finally:
+        emu.close()
+        daemon.stop()
+
+
+CAPTURE: dict[str, object] = {
+    "layout": {
+        "c2": {"owner": 1, "piece": "stone"}, "e4": {"owner": 1, "piece": "stone"},
+        "h2": {"owner": 1, "piece": "stone"}, "i3": {"owner": 1, "piece": "stone"},
+        "d4": {"owner": 2, "piece": "stone"}, "h8": {"owner": 2, "piece": "stone"},
+        "i7": {"owner": 2, "piece": "stone"},
+    },
+    "to_move": 1,
+}  # fmt: skip

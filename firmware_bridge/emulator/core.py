@@ -54,6 +54,8 @@ from firmware_bridge.leds import TAGS, Signal, signals_from_frame
 from firmware_bridge.link import BadFrame, FrameProtocol, LinkEvent, Received
 from firmware_bridge.profile import BoardProfile
 from firmware_bridge.protocol import (
+    LED_OFF,
+    PROTOCOL_DELTA,
     PROTOCOL_VERSION,
     Ack,
     Button,
@@ -62,6 +64,8 @@ from firmware_bridge.protocol import (
     Fault,
     Hello,
     HostHello,
+    LedDelta,
+    LedPattern,
     Leds,
     Message,
     Nak,
@@ -96,8 +100,13 @@ class Emulator:
         seed: int = 1,
         board_id: str = "emulator",
         draw: bool = True,
+        protocol: int = PROTOCOL_DELTA,
     ) -> None:
         self.game = game
+        # The newest protocol this board speaks; it speaks v1 until a host asks for more.
+        self.max_protocol = protocol
+        self.protocol = PROTOCOL_VERSION
+        self.leds: tuple[LedPattern, ...] = (LED_OFF,) * len(profile.led_cells)
         self.profile = profile
         self.pieces = dict(pieces)
         self.box: list[tuple[Cell | None, Piece]] = []
@@ -117,6 +126,7 @@ class Emulator:
         self.seq = 0
         self.signals: dict[Cell, Signal] = {}
         self.led_frames = 0
+        self.wire_bytes: list[tuple[str, int]] = []  # (LEDS or LED_DELTA, bytes) received
         self.corrupt_next = 0
         self.drop_next = 0
         self.timers: list[tuple[float, int, Callable[[], None]]] = []
@@ -139,6 +149,7 @@ class Emulator:
     # -- the pty ----------------------------------------------------------------------------
     def plug(self) -> None:
         self.plugs += 1
+        self.protocol = PROTOCOL_VERSION  # a new connection: v1 until the host asks for more
         master, slave = os.openpty()
         tty.setraw(slave)
         os.set_blocking(master, False)
@@ -274,7 +285,7 @@ class Emulator:
 
     def _hello(self) -> Hello:
         return Hello(
-            PROTOCOL_VERSION,
+            self.protocol,
             len(self.profile.sensor_cells),
             len(self.profile.led_cells),
             self.profile.sensing,
@@ -292,6 +303,7 @@ class Emulator:
             return
         message = event.message
         if isinstance(message, HostHello):
+            self.protocol = max(PROTOCOL_VERSION, min(self.max_protocol, message.protocol))
             self._send(self._hello())
         elif isinstance(message, ScanRequest):
             self.flush_at.clear()
@@ -300,14 +312,26 @@ class Emulator:
             if not self.scanned:
                 self.scanned = True
                 self._changed()
-        elif isinstance(message, Leds):
-            if len(message.leds) != len(self.profile.led_cells):
-                self._send(Nak(event.seq, NakReason.WRONG_SIZE))
-                return
+        elif isinstance(message, LedDelta) and self.protocol < PROTOCOL_DELTA:
+            self._send(Nak(event.seq, NakReason.UNKNOWN_TYPE))  # as a v1 board would
+        elif isinstance(message, Leds | LedDelta):
+            if isinstance(message, Leds):
+                if len(message.leds) != len(self.profile.led_cells):
+                    self._send(Nak(event.seq, NakReason.WRONG_SIZE))
+                    return
+                result: tuple[LedPattern, ...] | None = message.leds
+            else:
+                result = message.apply(self.leds)
+                if result is None:  # keep what is shown; the host will send a whole frame
+                    self._send(Nak(event.seq, NakReason.MISMATCH))
+                    return
+            assert result is not None
             self._send(Ack(event.seq))
+            self.leds = result
+            self.wire_bytes.append((message.NAME, event.size))
             if self.scanned:
                 self.host_seen.set()
-            signals = signals_from_frame(message, self.profile)
+            signals = signals_from_frame(Leds(self.leds), self.profile)
             if self.last_change_sent is not None:
                 sent, size = self.last_change_sent
                 self.latencies.append((event.at - sent, size, event.size))
@@ -316,7 +340,8 @@ class Emulator:
                 self.signals = signals
                 self.led_frames += 1
                 names = self.game.board.names
-                self.emit("leds", signals={names[c]: s.value for c, s in sorted(signals.items())})
+                self.emit("leds", signals={names[c]: s.value for c, s in sorted(signals.items())},
+                          via=message.NAME, size=event.size)  # fmt: skip
                 self.leds_changed.notify_all()
                 self._changed()
                 if self.draw and not self.json_mode:
@@ -750,6 +775,11 @@ class Emulator:
         elif word == "fault":
             _need(args, 2, "fault CODE TEXT")
             self.fault(int(args[0]), " ".join(args[1:]))
+        elif word == "blank":
+            with self.lock:  # an LED driver glitch: dark, and the host is not told
+                self.leds = (LED_OFF,) * len(self.profile.led_cells)
+                self.signals = {}
+                self.leds_changed.notify_all()
         elif word == "show":
             self.show()
         elif word == "pieces":
@@ -852,6 +882,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-draw", action="store_true", help="do not draw the board")
     parser.add_argument("--seed", type=int, default=1, help="seed for injected noise")
     parser.add_argument(
+        "--protocol", type=int, choices=(1, 2), default=2,
+        help="the newest protocol the board speaks: 2 (LED_DELTA, when the host asks) or 1 "
+        "(whole-board LED frames only, like v1 firmware)",
+    )  # fmt: skip
+    parser.add_argument(
         "--web",
         metavar="HOST:PORT",
         help="also serve the board as a web page here, played by clicking (e.g. 127.0.0.1:8081)",
@@ -897,6 +932,7 @@ def run(args: argparse.Namespace, options: dict[str, str]) -> int:
         pace=args.pace,
         seed=args.seed,
         draw=not args.no_draw,
+        protocol=args.protocol,
     )
     web = None
     if args.web:
