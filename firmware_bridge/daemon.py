@@ -755,6 +755,9 @@ class Daemon:
                 signals = {**flash, **signals}
             else:
                 self.refused_until = None
+        wake = self.rec.wake_at()
+        if wake is not None and (self.evaluate_at is None or wake < self.evaluate_at):
+            self.evaluate_at = max(wake, now + 0.01)  # offer look-alike moves on time
         frame = led_frame(signals, self.profile)  # ... then the LEDs
         if frame != self.want:
             self.want = frame

@@ -106,6 +106,7 @@ class Reconciler:
         if dict(sensed) != self.sensed:
             self.sensed = dict(sensed)
             self._consistent = None
+            self._waiting_since = None  # look-alike moves wait anew once the board is still
             self.last_change = now
             if self.choosing:
                 self.choosing = []
@@ -132,6 +133,13 @@ class Reconciler:
 
     def settle_deadline(self) -> float:
         return self.last_change + self.settle
+
+    def wake_at(self) -> float | None:
+        """When to evaluate again with nothing new sensed: when moves that look alike but end
+        differently have waited long enough to be offered with SELECT and CONFIRM."""
+        if self._waiting_since is None or self.choosing:
+            return None
+        return self._waiting_since + 4 * self.settle
 
     def press(self, button: Button, now: float) -> list[Record]:
         """A button on the board was pressed."""
@@ -229,8 +237,9 @@ class Reconciler:
             return None
         done = [p for p in self._consistent_paths() if self._done(p)]
         firsts = list(dict.fromkeys(p.moves[0] for p in done))
-        if len(firsts) == 1:
+        if len(firsts) <= 1:
             self._waiting_since = None
+        if len(firsts) == 1:
             return self._commit(firsts[0])
         if len(firsts) > 1:
             finals = {tuple(sorted(p.tokens[-1].items(), key=str)) for p in done}
@@ -363,7 +372,9 @@ class Reconciler:
         piece still standing could otherwise pass for an opponent's move in progress."""
         if self.synced or self.state.deciding:
             return True
-        layers = self._turn_tokens()
+        # Only what the consequences changed can be unfinished (the layouts after the first
+        # hand action): a cell the hand itself changed may be changed again by the next move.
+        layers = self._turn_tokens()[1:] or self._turn_tokens()
         current = self._tokens(self.state.layout())
         touched: set[Cell] = set()
         for layer in layers:

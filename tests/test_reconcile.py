@@ -431,3 +431,21 @@ def test_a_defensive_capture_names_the_defender_as_the_one_to_act() -> None:
     assert table.committed() == ["c4-c5"]
     assert table.signals() == {"c6": "move_from", "c5": "remove"}
     assert table.rec.status.startswith("Player 2: ")  # the defender moves its phant
+
+
+def test_look_alike_moves_that_end_differently_are_offered_after_a_wait() -> None:
+    # A cobra stepping g5-f6, or striking g7 on the way to f6: the same hands, other results.
+    state = LION.new_state()
+    for text in ("g3-g5", "b7-b6"):
+        state.apply(state.parse(text))
+    table = Table(state, LION_OWNER)
+    table.move("g5", "f6")
+    table.settle()
+    assert table.committed() == [] and not table.rec.choosing
+    wake = table.rec.wake_at()
+    assert wake is not None and wake > table.now  # the daemon evaluates again then
+    table.now = wake
+    table.records += table.rec.evaluate(table.now)
+    assert "cannot tell these apart" in table.rec.status
+    table.press(Button.CONFIRM)
+    assert table.committed() in (["g5-f6"], ["g5-f6xg7"])

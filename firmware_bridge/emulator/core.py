@@ -563,6 +563,8 @@ class Emulator:
                 return  # taking the struck piece is the whole move
             self.lift(names[move.frm])
             self._pause()
+            if move.frm == move.to:  # held long enough for the firmware to report the lift
+                time.sleep(2 * self.profile.debounce + 0.02)
             self.place(names[move.to])
             if move.frm == move.to:  # a null move: lifted, put back, then CONFIRM
                 self._pause(2 + self.profile.settle / max(self.pace, 0.001))

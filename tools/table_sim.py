@@ -1,0 +1,321 @@
+"""A simulated table that never stops: self-played games of every game against the real daemon
+over the pty, carried out by hands that behave like people.
+
+The hands hesitate (lift a piece and put it back), slide pieces across cells, knock pieces off
+and put them back, play a wrong move and then correct it as the LEDs ask, remove captured pieces
+in any order, press buttons at wrong moments, take a move back and play it again, pull the
+cable and plug it in again, and the daemon is killed (SIGKILL) and restarted, between moves and
+in the middle of one. After every move the journal must hold exactly the moves played.
+
+It prints moves attempted, journaled, lost (played but missing from the journal), wrongly
+accepted (in the journal but never played), and stuck turns (the players could find no way
+forward from the LEDs and the status). Target for a long run: 0 lost, 0 wrong, 0 stuck.
+Run: ``python tools/table_sim.py [--moves N] [--seed S] [--game ID]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from engine import Game, Move, MoveKind, Player  # noqa: E402
+from firmware_bridge import catalog  # noqa: E402
+from firmware_bridge.cli import choose_move  # noqa: E402
+from tests.e2e import DaemonProcess, EmulatorProcess  # noqa: E402
+
+CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (\S+)")
+BEHAVIOURS = ("hesitate", "slide", "knock", "wrong", "button", "takeback", "unplug", "kill",
+              "kill-mid")  # fmt: skip
+BETWEEN = ("hesitate", "knock", "wrong", "button", "unplug", "kill")  # before a move
+
+
+@dataclass
+class Tally:
+    attempted: int = 0
+    journaled: int = 0
+    lost: int = 0
+    wrong: int = 0
+    stuck: int = 0
+    games: int = 0
+    behaviours: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def line(self) -> str:
+        done = ", ".join(f"{k} {v}" for k, v in sorted(self.behaviours.items()))
+        return (f"games {self.games}, moves attempted {self.attempted}, journaled "
+                f"{self.journaled}, lost {self.lost}, wrongly accepted {self.wrong}, stuck "
+                f"{self.stuck}; hands: {done}")  # fmt: skip
+
+
+class Table:
+    """One game on one emulated board, with its referee, and the rules' own record of it."""
+
+    def __init__(self, folder: Path, game: Game, rng: random.Random, tally: Tally) -> None:
+        self.folder = folder
+        self.game = game
+        self.rng = rng
+        self.tally = tally
+        self.state = game.new_state()
+        self.played: list[str] = []
+        self.emu = EmulatorProcess(folder, game.id, game.id, pace=0.01)
+        self.daemon = DaemonProcess(folder, game.id, game.id, self.emu.link, settle_ms=80)
+        self.daemon.wait_log("board scanned")
+
+    def close(self) -> None:
+        self.emu.close()
+        self.daemon.stop()
+
+    # -- what the players see and do -----------------------------------------------------------
+    def journal(self) -> list[str]:
+        return self.daemon.moves()
+
+    def settle(self, timeout: float = 8.0) -> bool:
+        """Wait until the journal holds exactly the moves played; choose with SELECT/CONFIRM
+        when the status says the board cannot tell moves apart."""
+        deadline = time.monotonic() + timeout
+        offered = len(CHOICE.findall(self.daemon.text()))
+        while time.monotonic() < deadline:
+            journal = self.journal()
+            if journal == self.played:
+                return True
+            if len(journal) > len(self.played) or journal != self.played[: len(journal)]:
+                return False  # something was accepted that nobody played
+            choices = CHOICE.findall(self.daemon.text())
+            if len(choices) > offered:
+                offered = len(choices)
+                wanted = self.played[len(journal)]
+                self.emu.do("press confirm" if choices[-1] == wanted else "press select")
+            time.sleep(0.03)
+        return self.journal() == self.played
+
+    def finish_turn(self, timeout: float = 10.0) -> None:
+        """Do what the LEDs ask (captured pieces off in a random order, moves from -> to)
+        until the board shows the position, then put right what the LEDs leave to the
+        players' knowledge (a dragon to bring in, a held piece to put back where it was)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not self.matches():
+            leds = self.emu.current_leds()
+            physical = self.emu.pieces()
+            removals = [c for c, s in leds.items() if s in ("remove", "illegal") and c in physical]
+            if removals:
+                self.rng.shuffle(removals)
+                for name in removals:
+                    self.emu.do(f"lift {name}")
+            elif any(s in ("move_from", "move_to", "put_back") for s in leds.values()):
+                self.emu.do("follow 5", timeout=30)
+            else:
+                time.sleep(0.1)
+                if not self.emu.current_leds():
+                    break
+        self.tidy()
+
+    def tidy(self) -> None:
+        """Pieces the players know belong somewhere: put the held ones back, bring in new ones,
+        take off strays."""
+        physical = self.emu.pieces()
+        names = self.game.board.names
+        layout = self.state.layout()
+        for cell, piece in layout.items():
+            name = names[cell]
+            if name not in physical and not self.state.deciding:
+                symbol = self.game.pieces[piece.kind].symbol
+                symbol = symbol if piece.owner is Player.ONE else symbol.lower()
+                state = "" if piece.state is None else str(piece.state)
+                self.emu.do(f"place {name} {symbol}{state}")
+        wanted = {names[c] for c in layout}
+        for name in physical:
+            if name not in wanted and not self.state.deciding:
+                self.emu.do(f"lift {name}")
+        time.sleep(0.1)
+
+    # -- human behaviour ------------------------------------------------------------------------
+    def stuck_note(self, what: str) -> None:
+        log = self.daemon.text().splitlines()[-8:]
+        self.tally.notes.append(f"{self.game.id}: stuck after {what}: journal ends "
+                                f"{self.journal()[-3:]}, played ends {self.played[-3:]}; LEDs "
+                                f"{self.emu.current_leds()}; log: " + " | ".join(log))  # fmt: skip
+
+    def matches(self) -> bool:
+        """The board shows the rules' position (who owns what where; kinds may differ where
+        the sensors cannot tell, as after a promotion on an owner board)."""
+        physical = self.emu.pieces()
+        names = self.game.board.names
+        want = {names[c]: p.owner for c, p in self.state.layout().items()}
+        return {n: (Player.ONE if t[0].isupper() else Player.TWO) for n, t in physical.items()} \
+            == want  # fmt: skip
+
+    def misbehave(self, what: str) -> bool:
+        """Something between moves; False if the players are then stuck."""
+        self.behave(what)
+        self.finish_turn()  # the players put the board right as the LEDs ask
+        if self.settle() and self.matches():
+            return True
+        self.stuck_note(what)
+        return False
+
+    def behave(self, what: str) -> None:
+        self.tally.behaviours[what] = self.tally.behaviours.get(what, 0) + 1
+        emu, names, state = self.emu, self.game.board.names, self.state
+        mine = [c for c, p in state.layout().items() if p.owner is state.to_move]
+        if what == "hesitate" and mine:
+            cell = names[self.rng.choice(mine)]
+            emu.do(f"lift {cell}")
+            time.sleep(self.rng.uniform(0.05, 0.4))
+            emu.do(f"place {cell}")
+        elif what == "knock":
+            cell = names[self.rng.choice(list(state.layout()))]
+            emu.do(f"lift {cell}")
+            time.sleep(self.rng.uniform(0.2, 0.5))
+            emu.do(f"place {cell}")
+        elif what == "wrong" and mine:
+            empty = [c for c in range(self.game.board.size)
+                     if c not in state.layout() and c not in self.game.board.blocked
+                     and c not in self.game.board.zone_of]  # fmt: skip
+            legal_to = {m.to for m in state.legal_moves() if m.kind is MoveKind.MOVE}
+            wrong = [c for c in empty if c not in legal_to]
+            if wrong:
+                emu.do(f"move {names[self.rng.choice(mine)]} {names[self.rng.choice(wrong)]}")
+                time.sleep(0.4)  # long enough to be called illegal
+                emu.do("follow 10", timeout=30)
+        elif what == "button":
+            emu.do(f"press {self.rng.choice(('select', 'select', 'takeback'))}")
+            time.sleep(0.2)
+            if self.journal() != self.played:  # a take-back: the move goes back on the board
+                self.played = self.journal()
+                self._rebuild()
+                emu.do("follow 10", timeout=30)
+        elif what == "unplug":
+            emu.do("unplug")
+            time.sleep(self.rng.uniform(0.1, 0.6))
+            emu.do("replug")
+            self.daemon.wait_log("board scanned")
+        elif what == "kill":
+            self.daemon.kill(signal.SIGKILL)
+            self.daemon.start()
+
+    def _rebuild(self) -> None:
+        self.state = self.game.new_state()
+        for text in self.played:
+            self.state.apply(self.state.parse(text))
+
+    def play(self, move: Move, what: str | None) -> bool:
+        """One move by the hands (with ``what`` misbehaviour); False if the turn got stuck."""
+        state = self.state
+        text = state.notation(move)
+        simple = move.kind is MoveKind.MOVE and not move.cells and move.frm != move.to
+        if what == "slide" and simple and state.cells[move.to] is None:
+            self.tally.behaviours["slide"] = self.tally.behaviours.get("slide", 0) + 1
+            names = self.game.board.names
+            self.emu.do(f"slide {names[move.frm]} {names[move.to]}")
+        else:
+            self.emu.do(f"play {text}")
+        self.tally.attempted += 1
+        effect = state.apply(move)
+        self.played.append(text)
+        if what == "kill-mid":
+            self.tally.behaviours["kill-mid"] = self.tally.behaviours.get("kill-mid", 0) + 1
+            self.daemon.kill(signal.SIGKILL)
+            seen = len(self.daemon.log)
+            self.daemon.start()
+            if move.kind is MoveKind.PASS:
+                # A press while the referee was down is gone (a piece moved is still on the
+                # board): once the board says it is still their turn, the player presses again.
+                deadline = time.monotonic() + 10
+                while time.monotonic() < deadline and "board scanned" not in "".join(
+                    self.daemon.log[seen:]):  # fmt: skip
+                    time.sleep(0.05)
+                time.sleep(0.3)
+                if self.journal() != self.played:
+                    self.emu.do("press pass")
+        if not self.settle():
+            self.stuck_note(f"{text} ({what or 'plain'})")
+            return False
+        if effect.footprint().result != effect.footprint().hand or state.deciding:
+            self.finish_turn()
+        if what == "takeback" and not state.deciding and state.outcome() is None:
+            self.tally.behaviours["takeback"] = self.tally.behaviours.get("takeback", 0) + 1
+            standing = len(self.played)
+            self.emu.do("press takeback")
+            deadline = time.monotonic() + 5
+            while len(self.journal()) >= standing and time.monotonic() < deadline:
+                time.sleep(0.02)
+            self.played = list(self.journal())
+            self._rebuild()
+            self.emu.do("follow 10", timeout=30)  # the LEDs guide the move back
+            if not self.settle():
+                return False
+        return True
+
+
+def run(games: list[str], moves: int, seed: int, tally: Tally, *, verbose: bool = False) -> Tally:
+    rng = random.Random(seed)
+    folder = Path(tempfile.mkdtemp(prefix="board-referee-table-"))
+    try:
+        while tally.attempted < moves:
+            game_id = games[tally.games % len(games)]
+            game = catalog.load_game(game_id)
+            tmp = folder / f"game-{tally.games}"
+            tmp.mkdir()
+            table = Table(tmp, game, rng, tally)
+            tally.games += 1
+            try:
+                while table.state.outcome() is None and tally.attempted < moves:
+                    what = rng.choice(BEHAVIOURS) if rng.random() < 0.5 else None
+                    if what in BETWEEN and not table.misbehave(what):
+                        tally.stuck += 1
+                        break
+                    if table.state.outcome() is not None:
+                        break
+                    move = choose_move(table.state, rng, rng.choice(("random", "greedy")))
+                    if not table.play(move, what):
+                        tally.stuck += 1
+                        break
+                    if len(table.state.history) > 120:
+                        break  # long enough: on to the next game
+            finally:
+                journal = table.journal()
+                played = table.played
+                common = 0
+                while common < min(len(journal), len(played)) and journal[common] == (
+                    played[common]):  # fmt: skip
+                    common += 1
+                tally.journaled += len(journal)
+                tally.lost += len(played) - common
+                tally.wrong += len(journal) - common
+                if "Traceback" in table.daemon.text():
+                    tally.notes.append(f"{game_id}: the daemon printed a traceback")
+                    tally.wrong += 1
+                table.close()
+            if verbose:
+                print(f"{game_id}: {tally.line()}", flush=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return tally
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=2000, help="moves to attempt in all")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--game", action="append", help="only these games (default: all)")
+    args = parser.parse_args()
+    tally = run(args.game or catalog.game_ids(), args.moves, args.seed, Tally(), verbose=True)
+    print(tally.line())
+    for note in tally.notes:
+        print(f"  {note}")
+    return 0 if tally.lost == tally.wrong == tally.stuck == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
