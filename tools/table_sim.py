@@ -173,7 +173,7 @@ class Table:
             emu.do(f"lift {cell}")
             time.sleep(self.rng.uniform(0.05, 0.4))
             emu.do(f"place {cell}")
-        elif what == "knock":
+        elif what == "knock" and state.layout():
             cell = names[self.rng.choice(list(state.layout()))]
             emu.do(f"lift {cell}")
             time.sleep(self.rng.uniform(0.2, 0.5))
@@ -258,7 +258,17 @@ class Table:
         return True
 
 
-def run(games: list[str], moves: int, seed: int, tally: Tally, *, verbose: bool = False) -> Tally:
+def run(
+    games: list[str],
+    moves: int,
+    seed: int,
+    tally: Tally,
+    *,
+    per_game: int = 120,
+    verbose: bool = False,
+) -> Tally:
+    """Play games in turn until ``moves`` moves were attempted; a game is left after
+    ``per_game`` plies (or its end), so every game gets its share."""
     rng = random.Random(seed)
     folder = Path(tempfile.mkdtemp(prefix="board-referee-table-"))
     try:
@@ -281,7 +291,7 @@ def run(games: list[str], moves: int, seed: int, tally: Tally, *, verbose: bool 
                     if not table.play(move, what):
                         tally.stuck += 1
                         break
-                    if len(table.state.history) > 120:
+                    if len(table.state.history) >= per_game:
                         break  # long enough: on to the next game
             finally:
                 journal = table.journal()
