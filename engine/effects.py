@@ -46,8 +46,9 @@ class EventKind(Enum):
     END = "end"
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
+    """What a move did, in words (a named tuple like ``Change``: made on every apply)."""
+
     kind: EventKind
     text: str
     cells: tuple[Cell, ...] = ()

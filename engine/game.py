@@ -56,6 +56,7 @@ class Game(ABC):
         )
         self.board: Board = build_board(self._board_node(node.get("board")))
         self._step_moves: dict[tuple[Cell, Cell], Move] = {}
+        self._descriptions: dict[Piece, str] = {}
         self.draw_after = int(self.options.get("draw_after", 0))
         self.repetitions = int(self.options.get("repetitions", 0))
         self._configure(node)
@@ -158,6 +159,16 @@ class Game(ABC):
         return cell
 
     # -- helpers for subclasses -------------------------------------------------------------
+    def describe(self, piece: Piece) -> str:
+        """``White rhinoceros``, ``Player 1 die (5)``: made once per piece value, since every
+        move's event text names one."""
+        text = self._descriptions.get(piece)
+        if text is None:
+            name = self.player_names[piece.owner - 1]
+            state = "" if piece.state is None else f" ({piece.state})"
+            text = self._descriptions[piece] = f"{name} {piece.kind}{state}"
+        return text
+
     def step_move(self, frm: Cell, to: Cell) -> Move:
         """The MOVE from ``frm`` to ``to``, built once: rules code yields these from tables."""
         return self._step_moves.setdefault((frm, to), Move(MoveKind.MOVE, frm, to))
@@ -390,16 +401,16 @@ class State(ABC):
         self._record = None
         self._stack.append(record)
         self._lazy = _UNKNOWN
-        return Effect(
-            move=move,
-            player=record.player,
-            hand=tuple(record.hand),
-            consequences=tuple(record.auto),
-            events=tuple(record.events),
-            to_move=self.to_move,
-            phase=self.phase,
-            decision=self.deciding,
-            outcome=self.outcome(),
+        return Effect(  # positional: this runs on every ply of every playout
+            move,  # move
+            record.player,  # player
+            tuple(record.hand),  # hand
+            tuple(record.auto),  # consequences
+            tuple(record.events),  # events
+            self.to_move,  # to_move
+            self.phase,  # phase
+            self.phase in self.game.decision_phases,  # decision
+            self.outcome(),  # outcome
         )
 
     def undo(self) -> Move:
@@ -490,7 +501,10 @@ class State(ABC):
     def _moved(self, piece: Piece, frm: Cell, to: Cell) -> None:
         """Record that ``piece`` went from ``frm`` to ``to``."""
         names = self.game.board.names
-        self._event(EventKind.MOVE, f"{self._describe(piece)} {names[frm]}-{names[to]}", frm, to)
+        record = self._record
+        assert record is not None
+        text = f"{self.game.describe(piece)} {names[frm]}-{names[to]}"
+        record.events.append(Event(EventKind.MOVE, text, (frm, to)))
 
     def _capture(self, cell: Cell, how: str) -> Piece:
         piece = self.cells[cell]
@@ -542,9 +556,7 @@ class State(ABC):
         return key
 
     def _describe(self, piece: Piece) -> str:
-        name = self.game.player_names[piece.owner.index]
-        state = "" if piece.state is None else f" ({piece.state})"
-        return f"{name} {piece.kind}{state}"
+        return self.game.describe(piece)
 
     def _snapshot(self) -> tuple[Any, ...]:
         return (self.to_move, self.phase, self.extra, self.quiet, self.turn_captured, self._outcome)
