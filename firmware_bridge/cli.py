@@ -47,7 +47,13 @@ from engine import (
 )
 from firmware_bridge import catalog, logs
 from firmware_bridge.daemon import Daemon, DaemonError
-from firmware_bridge.journal import DamagedGameError, Journal, JournalError
+from firmware_bridge.journal import (
+    DamagedGameError,
+    GameRecord,
+    Journal,
+    JournalError,
+    read_records,
+)
 from firmware_bridge.kiosk import KioskError, KioskServer, is_loopback, load_token
 from firmware_bridge.link import LinkError, PortError, SerialLink, check_port
 from firmware_bridge.render import render_state
@@ -169,6 +175,18 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--max-moves", type=int, default=1000, help="self-play move limit")
     play.add_argument("--quiet", action="store_true", help="print only the final board")
     play.set_defaults(handler=_cmd_play)
+
+    records = sub.add_parser(
+        "records", parents=[common], help="the games in the journals: list, or one game's record"
+    )
+    records.add_argument(
+        "--journal", action="append",
+        help="a journal file (repeatable; default: every journal in "
+        "$XDG_STATE_HOME/board-referee/)",
+    )  # fmt: skip
+    records.add_argument("--game-id", type=int, help="one game's record (its number in the list)")
+    records.add_argument("--json", action="store_true", help="JSON instead of text")
+    records.set_defaults(handler=_cmd_records)
 
     demo = sub.add_parser(
         "demo", parents=[common], help="emulator + daemon: a scripted game of every game"
@@ -378,13 +396,113 @@ def _strip_comments(text: str) -> list[str]:
     return [t for t in tokens if not t.rstrip(".").isdigit()]  # allow "1. b2-b5" numbering
 
 
+def _state_dir() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "board-referee"
+
+
+def _cmd_records(args: argparse.Namespace) -> int:
+    """Finished and unfinished games, from the journals: a list, or one game's record as text
+    that ``play --moves-file`` replays, or as JSON."""
+    if args.journal:
+        paths = [Path(p) for p in args.journal]
+        for path in paths:
+            if not path.is_file():
+                raise UserError(f"{path}: no such journal")
+    else:
+        folder = _state_dir()
+        paths = sorted(folder.glob("journal*.sqlite3")) if folder.is_dir() else []
+        if not paths:
+            raise UserError(f"no journals in {folder} (name one with --journal)")
+    records = [record for path in paths for record in read_records(path)]
+    if args.game_id is not None:
+        chosen = [r for r in records if r.id == args.game_id]
+        if not chosen:
+            raise UserError(f"no game {args.game_id} in {', '.join(map(str, paths))}")
+        if len(chosen) > 1:
+            raise UserError(f"game {args.game_id} is in several journals: name one with --journal")
+        record = chosen[0]
+        if args.json:
+            json.dump(record.to_json(), sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        else:
+            sys.stdout.write(record_text(record, args.config_dir))
+        return 0
+    if args.json:
+        json.dump([r.to_json() for r in records], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    for record in records:
+        result = _result_words(record, args.config_dir)
+        print(f"{Path(record.journal).name} game {record.id}: {record.game} on {record.profile}, "
+              f"{record.started[:16].replace('T', ' ')}, {record.status}, {len(record.moves)} "
+              f"moves{': ' + result if result else ''}")  # fmt: skip
+    return 0
+
+
+def _record_game(record: GameRecord, config_dir: str | None) -> Game | None:
+    try:
+        return catalog.load_game(record.game, record.options, catalog.config_dir(config_dir))
+    except ConfigError:
+        return None  # the game's config is gone or changed: names and results stay plain
+
+
+def _result_words(record: GameRecord, config_dir: str | None) -> str:
+    outcome = record.outcome
+    if not outcome:
+        return ""
+    game = _record_game(record, config_dir)
+    winner = outcome.get("winner")
+    reason = str(outcome.get("reason", ""))
+    if winner not in (1, 2):
+        return f"draw ({reason})"
+    names = game.player_names if game is not None else ("Player 1", "Player 2")
+    return f"{names[int(str(winner)) - 1]} wins: {reason}"
+
+
+def record_text(record: GameRecord, config_dir: str | None = None) -> str:
+    """A game's record for people: a header of comments, then one move a line with who and
+    when; ``board-referee play --moves-file`` replays it as it stands."""
+    game = _record_game(record, config_dir)
+    title = game.title if game is not None else record.game
+    names = game.player_names if game is not None else ("Player 1", "Player 2")
+    options = " ".join(f"--option {k}={str(v).lower() if isinstance(v, bool) else v}"
+                       for k, v in record.options.items())  # fmt: skip
+    result = f": {_result_words(record, config_dir)}" if record.outcome else ""
+    ended = f", ended {record.ended}" if record.ended else ""
+    replay = " ".join(["board-referee play --game", record.game, options, "--moves-file FILE"])
+    lines = [
+        f"# {title}: game {record.id} of {Path(record.journal).name}, on board {record.profile}",
+        f"# started {record.started}{ended}",
+        f"# {record.status}{result}",
+        f"# replay: {replay.replace('  ', ' ')}",
+    ]
+    if record.start:
+        lines.append("# started from a position: replay with --position (the JSON record has it)")
+    state = None
+    if game is not None:
+        try:
+            state = game.state_from_json(record.start) if record.start else game.new_state()
+        except ValueError:
+            state = None
+    for number, (move, at) in enumerate(record.moves, start=1):
+        who = ""
+        if state is not None:
+            who = names[state.to_move.index]
+            try:
+                state.apply(state.parse(move))
+            except ValueError:
+                state = None
+        lines.append(f"{number}. {move:<12} # {who} {at[11:19]}".rstrip())
+    return "\n".join(lines) + "\n"
+
+
 def _journal_path(given: str | None, port: str | None) -> Path:
     """The journal: as given, else one per board (named after its port), so two tables on one
     machine never share one."""
     if given:
         return Path(given)
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "board-referee" / f"journal-{board_slug(port)}.sqlite3"
+    return _state_dir() / f"journal-{board_slug(port)}.sqlite3"
 
 
 def board_slug(port: str | None) -> str:

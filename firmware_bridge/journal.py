@@ -321,3 +321,73 @@ def last_turn_layouts(state: State) -> list[dict[Cell, Piece]]:
         effect = probe.apply(move, check=False)
         layouts += [effect.footprint().hand_layout(before), probe.layout()]
     return layouts
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """One game as the journal holds it, for ``board-referee records``."""
+
+    journal: str
+    id: int
+    game: str
+    options: dict[str, object]
+    profile: str
+    start: dict[str, object] | None
+    status: str  # playing | finished | abandoned
+    outcome: dict[str, object] | None
+    started: str
+    ended: str | None
+    moves: tuple[tuple[str, str], ...]  # (move, ISO time), take-backs applied
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "journal": self.journal, "id": self.id, "game": self.game, "options": self.options,
+            "board": self.profile, "start": self.start, "status": self.status,
+            "outcome": self.outcome, "started": self.started, "ended": self.ended,
+            "moves": [{"move": m, "at": at} for m, at in self.moves],
+        }  # fmt: skip
+
+
+def read_records(path: Path) -> list[GameRecord]:
+    """Every game in the journal at ``path``, read without locking or changing it (a referee
+    may be writing it meanwhile)."""
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise JournalError(f"cannot read the journal {path}: {exc}") from exc
+    try:
+        games = db.execute(
+            "SELECT id, game, options, profile, start, status, outcome, started, ended "
+            "FROM games ORDER BY id"
+        ).fetchall()
+        entries = db.execute(
+            "SELECT game_id, action, text, at FROM entries ORDER BY game_id, number"
+        ).fetchall()
+    except sqlite3.Error as exc:
+        raise JournalError(
+            f"the journal {path} cannot be read: it is damaged or not a journal ({exc})"
+        ) from exc
+    finally:
+        db.close()
+    by_game: dict[int, list[tuple[str, str, str]]] = {}
+    for game_id, action, text, at in entries:
+        by_game.setdefault(int(game_id), []).append((str(action), str(text), str(at)))
+    records = []
+    for gid, game, options, profile, start, status, outcome, started, ended in games:
+        moves: list[tuple[str, str]] = []
+        for action, text, at in by_game.get(int(gid), []):
+            if action == "takeback" and text.isdigit():
+                del moves[len(moves) - int(text) :]
+            elif action == "move":
+                moves.append((text, at))
+        try:
+            record = GameRecord(
+                str(path), int(gid), str(game), json.loads(options), str(profile),
+                json.loads(start) if start else None, str(status),
+                json.loads(outcome) if outcome else None, str(started),
+                None if ended is None else str(ended), tuple(moves),
+            )  # fmt: skip
+        except (TypeError, json.JSONDecodeError):
+            continue  # a row edited by hand: left out of the records, never guessed at
+        records.append(record)
+    return records

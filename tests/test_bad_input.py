@@ -228,6 +228,13 @@ CASES: list[tuple[str, Setup | None, list[str], str]] = [
      [*RUN, "--game", "three-dragons"], "--new"),
     ("journal holds another unfinished game", journal_with(),
      [*RUN, "--game", "vanguard"], "unfinished game"),
+    # -- records
+    ("records of a missing journal", None, ["records", "--journal", "nope.sqlite3"], "nope"),
+    ("records with no journals at all", None, ["records"], "no journals"),
+    ("records of a game not there", journal_with(),
+     ["records", "--journal", "j.sqlite3", "--game-id", "9"], "no game 9"),
+    ("records of a foreign database", foreign_db, ["records", "--journal", "j.sqlite3"],
+     "not a journal"),
     # -- the emulator
     ("emulator link in a missing folder", None,
      ["emulate", "--game", "vanguard", "--link", "no/such/folder/board"], "no/such/folder"),
