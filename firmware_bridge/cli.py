@@ -56,6 +56,7 @@ from firmware_bridge.journal import (
 )
 from firmware_bridge.kiosk import KioskError, KioskServer, is_loopback, load_token
 from firmware_bridge.link import LinkError, PortError, SerialLink, check_port
+from firmware_bridge.probe import find_board
 from firmware_bridge.render import render_state
 from firmware_bridge.webserver import parse_address
 
@@ -108,7 +109,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--port", default=os.environ.get("BOARD_REFEREE_PORT"),
         help="the board's serial port: a device (/dev/ttyACM0), socket://HOST:PORT, "
-        "rfc2217://HOST:PORT, spy://DEVICE, or the emulator's link path "
+        "rfc2217://HOST:PORT, spy://DEVICE, the emulator's link path, or auto (probe the "
+        "serial ports, /dev/serial/by-id first, for a board that answers) "
         "(default: $BOARD_REFEREE_PORT; with neither, the built-in board emulator is started "
         "with its web page)",
     )  # fmt: skip
@@ -517,6 +519,14 @@ def board_slug(port: str | None) -> str:
 def _cmd_run(args: argparse.Namespace) -> int:
     log = logs.configure(args.verbose)
     directory = catalog.config_dir(args.config_dir)
+    if args.port == "auto":  # find the board: the first port that answers HELLO
+        try:
+            found = find_board()
+        except PortError as exc:
+            raise UserError(str(exc)) from exc
+        args.port = found.port
+        log.info("--port auto: board %r (firmware %s) answers on %s", found.hello.board_id,
+                 found.hello.firmware, found.port)  # fmt: skip
     if args.port:
         try:
             check_port(args.port)

@@ -100,7 +100,7 @@ class EmulatorProcess:
 
 class DaemonProcess:
     def __init__(self, tmp: Path, game: str, board: str, port: Path | str, *args: str,
-                 settle_ms: int = 100):  # fmt: skip
+                 settle_ms: int = 100, env: dict[str, str] | None = None):  # fmt: skip
         self.journal = tmp / "journal.sqlite3"
         self.command = [
             *PYTHON, "run", "--game", game, "--board", board, "--port", str(port),
@@ -108,6 +108,7 @@ class DaemonProcess:
         ]  # fmt: skip
         if "--kiosk" not in args:
             self.command.append("--no-kiosk")
+        self.env = {**os.environ, **(env or {})}
         self.log: list[str] = []
         self.lock = threading.Lock()
         self.start()
@@ -115,7 +116,7 @@ class DaemonProcess:
     def start(self, *extra: str) -> None:
         self.proc = subprocess.Popen(
             [*self.command, *extra], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE, text=True, bufsize=1,
+            stderr=subprocess.PIPE, text=True, bufsize=1, env=self.env,
         )  # fmt: skip
         threading.Thread(target=self._read, args=(self.proc,), daemon=True).start()
 

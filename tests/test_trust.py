@@ -4,8 +4,11 @@ game stops the refereeing, never the game."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -151,3 +154,40 @@ CAPTURE: dict[str, object] = {
     },
     "to_move": 1,
 }  # fmt: skip
+
+
+def test_port_auto_finds_the_board_that_answers(tmp_path: Path) -> None:
+    silent_master, silent_slave = os.openpty()  # a serial device with nothing behind it
+    (tmp_path / "a-silent").symlink_to(os.ttyname(silent_slave))
+    emu = EmulatorProcess(tmp_path, "three-dragons", "three-dragons")
+    (tmp_path / "b-board").symlink_to(emu.link)
+    env = {"BOARD_REFEREE_PROBE": f"{tmp_path}/a-*:{tmp_path}/b-*"}
+    daemon = DaemonProcess(tmp_path, "three-dragons", "three-dragons", "auto", env=env)
+    try:
+        daemon.wait_log(r"--port auto: board 'emulator' .* answers on .*b-board")
+        daemon.wait_log("board scanned")
+        emu.do("play c1-c4")
+        daemon.wait_moves(["c1-c4"])
+    finally:
+        emu.close()
+        daemon.stop()
+        os.close(silent_master)
+        os.close(silent_slave)
+
+
+def test_port_auto_says_what_it_tried_when_no_board_answers(tmp_path: Path) -> None:
+    master, slave = os.openpty()
+    (tmp_path / "a-silent").symlink_to(os.ttyname(slave))
+    env = {**os.environ, "BOARD_REFEREE_PROBE": f"{tmp_path}/a-*"}
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "firmware_bridge.cli", "run", "--no-kiosk", "--game",
+             "vanguard", "--port", "auto", "--journal", str(tmp_path / "j.sqlite3")],
+            capture_output=True, text=True, env=env, timeout=30, check=False,
+        )  # fmt: skip
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert result.returncode == 2
+    (line,) = result.stderr.splitlines()
+    assert "found no board that answers" in line and "a-silent: no answer" in line
