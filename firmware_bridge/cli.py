@@ -128,6 +128,11 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     run.add_argument("--board", help="hardware profile in config/boards/ (default: the game's)")
     run.add_argument(
+        "--board-id", default=os.environ.get("BOARD_REFEREE_BOARD_ID"), metavar="NAME",
+        help="this board's name at the club (table1): names its journal, its systemd unit "
+        "and (later) its MQTT topics (default: $BOARD_REFEREE_BOARD_ID)",
+    )  # fmt: skip
+    run.add_argument(
         "--journal", default=os.environ.get("BOARD_REFEREE_JOURNAL"),
         help="game journal file (default: $BOARD_REFEREE_JOURNAL, else "
         "$XDG_STATE_HOME/board-referee/journal.sqlite3)",
@@ -177,6 +182,28 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--max-moves", type=int, default=1000, help="self-play move limit")
     play.add_argument("--quiet", action="store_true", help="print only the final board")
     play.set_defaults(handler=_cmd_play)
+
+    service = sub.add_parser(
+        "install-service", parents=[common],
+        help="install the systemd units for this board (and its kiosk screen)",
+    )  # fmt: skip
+    service.add_argument("--board-id", required=True, metavar="NAME", help="the board's name")
+    service.add_argument("--port", default="auto", help="the board's port (default: auto)")
+    service.add_argument("--game", help="the game (default: the journal's, else three-dragons)")
+    service.add_argument(
+        "--kiosk", default=DEFAULT_KIOSK, metavar="HOST:PORT",
+        help=f"where the kiosk page is served (default {DEFAULT_KIOSK})",
+    )  # fmt: skip
+    service.add_argument("--user", default="root", help="the user the referee runs as")
+    service.add_argument("--kiosk-user", help="also a kiosk screen unit: Chromium in kiosk "
+                         "mode as this desktop user")  # fmt: skip
+    service.add_argument(
+        "--state-dir", default="/var/lib/board-referee",
+        help="where the journals are kept (default /var/lib/board-referee)",
+    )  # fmt: skip
+    service.add_argument("--dest", default="/etc/systemd/system",
+                         help="where to write the units (default /etc/systemd/system)")  # fmt: skip
+    service.set_defaults(handler=_cmd_install_service)
 
     records = sub.add_parser(
         "records", parents=[common], help="the games in the journals: list, or one game's record"
@@ -398,6 +425,50 @@ def _strip_comments(text: str) -> list[str]:
     return [t for t in tokens if not t.rstrip(".").isdigit()]  # allow "1. b2-b5" numbering
 
 
+def _cmd_install_service(args: argparse.Namespace) -> int:
+    """Write the referee's unit (and the kiosk screen's) for this board, filled in for this
+    installation, and say how to start them."""
+    name = args.board_id
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", name):
+        raise UserError(f"--board-id {name!r}: letters, digits, '.', '_' and '-' only")
+    templates = Path(__file__).resolve().parent / "systemd"
+    dest = Path(args.dest)
+    run_args = [f"--port {args.port}", f"--kiosk {args.kiosk}"]
+    if args.game:
+        run_args.append(f"--game {args.game}")
+    if args.config_dir:
+        run_args.append(f"--config-dir {Path(args.config_dir).resolve()}")
+    host, port = parse_address(args.kiosk)
+    url_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    fields = {
+        "@PYTHON@": sys.executable, "@USER@": args.user, "@STATE@": args.state_dir,
+        "@RUN_ARGS@": " ".join(run_args), "@DOCS@": str(Path(__file__).resolve().parent.parent
+                                                       / "docs"),
+        "@KIOSK_USER@": args.kiosk_user or "", "@CHROMIUM@": "/usr/bin/chromium",
+        "@KIOSK_URL@": f"http://{url_host}:{port}/",
+    }  # fmt: skip
+    units = ["board-referee@.service"] + (
+        ["board-referee-kiosk@.service"] if args.kiosk_user else [])  # fmt: skip
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        for unit in units:
+            text = (templates / unit).read_text(encoding="utf-8")
+            for key, value in fields.items():
+                text = text.replace(key, value)
+            (dest / unit).write_text(text, encoding="utf-8")
+            print(f"wrote {dest / unit}")
+    except OSError as exc:
+        raise UserError(
+            f"cannot write the units to {dest}: {exc.strerror or exc} (as root: sudo)"
+        ) from exc
+    enable = " ".join(u.replace("@.", f"@{name}.") for u in units)
+    print(f"start them now and at every boot: sudo systemctl daemon-reload && "
+          f"sudo systemctl enable --now {enable}")  # fmt: skip
+    print(f"journals go to {args.state_dir}; settings can go in /etc/board-referee/{name}.env "
+          "(BOARD_REFEREE_PORT=..., BOARD_REFEREE_KIOSK=...)")  # fmt: skip
+    return 0
+
+
 def _state_dir() -> Path:
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "board-referee"
@@ -532,7 +603,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
             check_port(args.port)
         except PortError as exc:
             raise UserError(str(exc)) from exc
-    journal_path = _journal_path(args.journal, args.port)
+    if args.board_id is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}",
+                                                      args.board_id):  # fmt: skip
+        raise UserError(f"--board-id {args.board_id!r}: letters, digits, '.', '_' and '-' only")
+    journal_path = _journal_path(args.journal, args.board_id or args.port)
     kiosk = None if args.no_kiosk else parse_address(args.kiosk)
     journal = Journal(journal_path)
     emulator: subprocess.Popen[str] | None = None

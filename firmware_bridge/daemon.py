@@ -36,6 +36,7 @@ from firmware_bridge.link import (
     Received,
     SerialLink,
 )
+from firmware_bridge.notify import Notifier
 from firmware_bridge.profile import BoardProfile, Token
 from firmware_bridge.protocol import (
     EMPTY,
@@ -288,9 +289,19 @@ class Daemon:
             self.game.title, _options(self.game), self.port, self.profile.id,
             self.profile.sensing.name.lower(),
         )  # fmt: skip
+        notifier = Notifier()
+        notifier.send("READY=1", f"STATUS=refereeing {self.game.title} on {self.port}")
+        next_watchdog = 0.0
+        told = ""
         try:
             while not stop.is_set():
                 now = self.clock()
+                if notifier.watchdog is not None and now >= next_watchdog:
+                    notifier.send("WATCHDOG=1")  # from the loop itself: a hung loop is restarted
+                    next_watchdog = now + notifier.watchdog
+                if self.last_status != told:
+                    told = self.last_status
+                    notifier.send(f"STATUS={told}")
                 if self.link is None and now >= self.next_connect:
                     self._connect(now)
                 wait = max(0.0, min(self._next_wake(now) - now, 0.25))
@@ -307,6 +318,8 @@ class Daemon:
                 if self.listeners and (self.dirty or now - self.published_at >= HEARTBEAT):
                     self._publish(now)
         finally:
+            notifier.send("STOPPING=1")
+            notifier.close()
             self._shutdown()
 
     def _shutdown(self) -> None:

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The browser tests need Debian's chromium (Playwright drives it; it never downloads a browser).
-# Installs it with apt-get when it is missing, so `make test` passes on a fresh machine.
+# Real programs the tests start: Debian's chromium (Playwright drives it; it never downloads a
+# browser) and systemd-analyze (the unit files are verified with it). Installs what is missing
+# with apt-get, so `make test` passes on a fresh machine.
 set -euo pipefail
-if [ -x /usr/bin/chromium ]; then
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium fonts-dejavu-core)
+command -v systemd-analyze >/dev/null || missing+=(systemd)
+if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi
-echo "installing Debian's chromium for the browser tests (apt-get)..." >&2
+echo "installing ${missing[*]} for the tests (apt-get)..." >&2
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 $SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
