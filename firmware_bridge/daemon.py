@@ -350,9 +350,17 @@ class Daemon:
             if not link.is_open:
                 link.open()
         except PortError as exc:
-            if self.created and not self.state.plies:
-                self.journal.discard(self.game_id)  # nothing was played: leave nothing behind
-            raise DaemonError(str(exc)) from exc
+            if not self.fitted:  # at the start: a setting to fix, said in one line
+                if self.created and not self.state.plies:
+                    self.journal.discard(self.game_id)  # nothing was played: leave nothing
+                raise DaemonError(str(exc)) from exc
+            # The board was ours before: whoever holds its port now may let go; keep the game
+            # and wait, saying so (a reminder follows every minute).
+            self.next_connect = now + RECONNECT_INTERVAL
+            if now >= self.next_reminder:
+                self.next_reminder = now + REMINDER
+                self.log.error("%s; waiting for the port", exc)
+            return
         except LinkError as exc:
             self.next_connect = now + RECONNECT_INTERVAL
             if self.connect_failures == 0:

@@ -423,8 +423,19 @@ class Reconciler:
         return self._consistent
 
     def _done(self, path: Path) -> bool:
-        """Every cell the first step's hand action changes shows a value from after it."""
+        """Every cell the first step's hand action changes shows a value from after it. A move
+        that takes a piece but leaves its own piece where it stands (a cobra's strike and
+        return, an elephant's squash) also needs that piece lifted and put back: a piece
+        knocked off the board must never pass for one."""
         if not path.hand_cells:
+            return False
+        first = path.moves[0]
+        if (
+            first.kind is MoveKind.MOVE
+            and first.frm == first.to
+            and first.frm not in path.hand_cells
+            and first.frm not in self.lifted
+        ):
             return False
         current = self._tokens(self.state.layout())
         for cell in path.hand_cells:

@@ -449,3 +449,17 @@ def test_look_alike_moves_that_end_differently_are_offered_after_a_wait() -> Non
     assert "cannot tell these apart" in table.rec.status
     table.press(Button.CONFIRM)
     assert table.committed() in (["g5-f6"], ["g5-f6xg7"])
+
+
+def test_a_knocked_piece_never_passes_for_a_strike_and_return() -> None:
+    # Black's cobra on a3 may strike the frog on b3 and return (a3-a3xb3): taking b3 off is
+    # the visible part, but a frog knocked off alone is not that move.
+    state = position(LION, {"a3": "c", "b3": "F", "b2": "L", "f8": "l"}, to_move=2)
+    table = Table(state, LION_OWNER)
+    table.lift("b3")
+    table.settle()
+    assert table.committed() == []
+    table.lift("a3")  # the cobra strikes ...
+    table.place("a3")  # ... and returns: now it is the move
+    table.settle()
+    assert table.committed() == ["a3-a3xb3"]

@@ -196,13 +196,23 @@ class Table:
                 self._rebuild()
                 emu.do("follow 10", timeout=30)
         elif what == "unplug":
+            seen = len(self.daemon.log)
             emu.do("unplug")
             time.sleep(self.rng.uniform(0.1, 0.6))
             emu.do("replug")
-            self.daemon.wait_log("board scanned")
+            self.wait_scanned(seen)  # the players wait for the board to come back to life
         elif what == "kill":
+            seen = len(self.daemon.log)
             self.daemon.kill(signal.SIGKILL)
             self.daemon.start()
+            self.wait_scanned(seen)
+
+    def wait_scanned(self, seen: int, timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any("board scanned" in line for line in self.daemon.log[seen:]):
+                return
+            time.sleep(0.05)
 
     def _rebuild(self) -> None:
         self.state = self.game.new_state()
@@ -231,10 +241,7 @@ class Table:
             if move.kind is MoveKind.PASS:
                 # A press while the referee was down is gone (a piece moved is still on the
                 # board): once the board says it is still their turn, the player presses again.
-                deadline = time.monotonic() + 10
-                while time.monotonic() < deadline and "board scanned" not in "".join(
-                    self.daemon.log[seen:]):  # fmt: skip
-                    time.sleep(0.05)
+                self.wait_scanned(seen)
                 time.sleep(0.3)
                 if self.journal() != self.played:
                     self.emu.do("press pass")

@@ -165,6 +165,11 @@ class Emulator:
 
     def unplug(self) -> None:
         with self.lock:
+            # The stable path goes with the board, as /dev/serial/by-id names do: a stale link
+            # could lead a referee to another board's pty once the kernel reuses its number.
+            with contextlib.suppress(FileNotFoundError):
+                if self.device and os.readlink(self.link_path) == self.device:
+                    self.link_path.unlink()
             for fd in (self.master, self.slave):
                 if fd is not None:
                     os.close(fd)
@@ -559,14 +564,12 @@ class Emulator:
             if move.to != move.frm and move.to in self.pieces:
                 self.lift(names[move.to])
                 self._pause()
-            if move.frm == move.to and move.cells:
-                return  # taking the struck piece is the whole move
             self.lift(names[move.frm])
             self._pause()
             if move.frm == move.to:  # held long enough for the firmware to report the lift
                 time.sleep(2 * self.profile.debounce + 0.02)
             self.place(names[move.to])
-            if move.frm == move.to:  # a null move: lifted, put back, then CONFIRM
+            if move.frm == move.to and not move.cells:  # a null move: lifted, back, CONFIRM
                 self._pause(2 + self.profile.settle / max(self.pace, 0.001))
                 self.press("confirm")
 
