@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from tests.e2e import DaemonProcess, EmulatorProcess
-from tests.test_end_to_end import Rig, make, rigs
+from tests.test_end_to_end import TD_POSITION, Rig, make, rigs
 
 __all__ = ["rigs"]
 
@@ -112,7 +112,7 @@ def test_a_flicker_shorter_than_the_settle_window_is_never_called_illegal(tmp_pa
 
 
 def test_led_updates_go_as_deltas_to_a_protocol_2_board(rigs: list[Rig], tmp_path: Path) -> None:
-    rig = make(rigs, tmp_path, "three-dragons", "three-dragons", position=CAPTURE)
+    rig = make(rigs, tmp_path, "three-dragons", "three-dragons", position=TD_POSITION)
     rig.emu.do("play c2-c4")
     rig.emu.do("expect d4=remove within=5")
     vias = {via for via, _ in rig.emu.led_frames}
@@ -143,17 +143,6 @@ def test_a_protocol_1_board_gets_whole_frames_and_plays_the_same(tmp_path: Path)
     finally:
         emu.close()
         daemon.stop()
-
-
-CAPTURE: dict[str, object] = {
-    "layout": {
-        "c2": {"owner": 1, "piece": "stone"}, "e4": {"owner": 1, "piece": "stone"},
-        "h2": {"owner": 1, "piece": "stone"}, "i3": {"owner": 1, "piece": "stone"},
-        "d4": {"owner": 2, "piece": "stone"}, "h8": {"owner": 2, "piece": "stone"},
-        "i7": {"owner": 2, "piece": "stone"},
-    },
-    "to_move": 1,
-}  # fmt: skip
 
 
 def test_port_auto_finds_the_board_that_answers(tmp_path: Path) -> None:
