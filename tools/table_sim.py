@@ -113,12 +113,21 @@ class Table:
                 for name in removals:
                     self.emu.do(f"lift {name}")
             elif any(s in ("move_from", "move_to", "put_back") for s in leds.values()):
-                self.emu.do("follow 5", timeout=30)
+                self.follow(5)
             else:
                 time.sleep(0.1)
                 if not self.emu.current_leds():
                     break
         self.tidy()
+
+    def follow(self, seconds: float) -> None:
+        """Do what the LEDs ask for a while; when they still ask for something a player's
+        hands cannot do (a piece not in the box), the players go on by what they know."""
+        try:
+            self.emu.do(f"follow {seconds:g}", timeout=seconds + 20)
+        except AssertionError as exc:
+            self.tally.notes.append(f"{self.game.id}: follow gave up ({exc}); tidied by hand")
+            self.tidy()
 
     def tidy(self) -> None:
         """Pieces the players know belong somewhere: put the held ones back, bring in new ones,
@@ -187,14 +196,14 @@ class Table:
             if wrong:
                 emu.do(f"move {names[self.rng.choice(mine)]} {names[self.rng.choice(wrong)]}")
                 time.sleep(0.4)  # long enough to be called illegal
-                emu.do("follow 10", timeout=30)
+                self.follow(10)
         elif what == "button":
             emu.do(f"press {self.rng.choice(('select', 'select', 'takeback'))}")
             time.sleep(0.2)
             if self.journal() != self.played:  # a take-back: the move goes back on the board
                 self.played = self.journal()
                 self._rebuild()
-                emu.do("follow 10", timeout=30)
+                self.follow(10)
         elif what == "unplug":
             seen = len(self.daemon.log)
             emu.do("unplug")
@@ -259,7 +268,7 @@ class Table:
                 time.sleep(0.02)
             self.played = list(self.journal())
             self._rebuild()
-            self.emu.do("follow 10", timeout=30)  # the LEDs guide the move back
+            self.follow(10)  # the LEDs guide the move back
             if not self.settle():
                 return False
         return True
