@@ -80,6 +80,7 @@ class EmulatorProcess:
         self.proc.stdin.write("pieces\n")
         self.proc.stdin.flush()
         layout: dict[str, str] = self.next_event("pieces")["layout"]
+        self.next_event("ok")  # the command's own "ok", so no later do() takes it for its own
         return layout
 
     def current_leds(self) -> dict[str, str]:
