@@ -46,17 +46,20 @@ from engine import (
     State,
 )
 from firmware_bridge import catalog, logs
+from firmware_bridge.club import ClubServer
+from firmware_bridge.controls import ControlError, control_command
 from firmware_bridge.daemon import Daemon, DaemonError
 from firmware_bridge.journal import (
     DamagedGameError,
-    GameRecord,
     Journal,
     JournalError,
     read_records,
 )
 from firmware_bridge.kiosk import KioskError, KioskServer, is_loopback, load_token
 from firmware_bridge.link import LinkError, PortError, SerialLink, check_port
+from firmware_bridge.mqtt import MqttError, MqttPublisher, parse_broker
 from firmware_bridge.probe import find_board
+from firmware_bridge.records import record_text, result_words
 from firmware_bridge.render import render_state
 from firmware_bridge.webserver import parse_address
 
@@ -64,6 +67,8 @@ EXIT_USAGE = 2
 DEFAULT_GAME = "three-dragons"
 DEFAULT_KIOSK = "127.0.0.1:8080"
 DEFAULT_EMULATOR_WEB = "127.0.0.1:8081"
+DEFAULT_CLUB = "127.0.0.1:8090"
+MQTT_ACTIONS = frozenset({"takeback", "new-game"})  # what the club view may ask of a board
 USER_ERRORS = (ConfigError, IllegalMoveError, InvalidMoveError, PositionError)
 
 
@@ -77,7 +82,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result: int = args.handler(args)
         return result
-    except (UserError, DaemonError, JournalError, KioskError, *USER_ERRORS) as exc:
+    except (UserError, DaemonError, JournalError, KioskError, MqttError, *USER_ERRORS) as exc:
         print(f"board-referee: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # e.g. `board-referee moves ... | head`
@@ -137,11 +142,41 @@ def _parser() -> argparse.ArgumentParser:
         help="game journal file (default: $BOARD_REFEREE_JOURNAL, else "
         "$XDG_STATE_HOME/board-referee/journal.sqlite3)",
     )  # fmt: skip
+    _mqtt_arguments(run)
+    run.add_argument(
+        "--mqtt-commands", action="store_true",
+        default=os.environ.get("BOARD_REFEREE_MQTT_COMMANDS", "") in ("1", "yes", "true"),
+        help="accept new game and take back from the club view over MQTT (the broker's "
+        "credentials and ACLs decide who may send them; docs/mqtt.md)",
+    )  # fmt: skip
     run.add_argument("--settle-ms", type=int, help="override the profile's settle window")
     run.add_argument("--position", help="start the new game from this JSON position")
     run.add_argument("--new", action="store_true", help="abandon an unfinished game")
     run.add_argument("--verbose", action="store_true", help="log every frame")
     run.set_defaults(handler=_cmd_run)
+
+    club = sub.add_parser(
+        "club", parents=[common],
+        help="the club view: every board published to an MQTT broker, on one page",
+    )  # fmt: skip
+    _mqtt_arguments(club)
+    club.add_argument(
+        "--listen", default=os.environ.get("BOARD_REFEREE_CLUB", DEFAULT_CLUB), metavar="HOST:PORT",
+        help=f"serve the page here (default: $BOARD_REFEREE_CLUB, else {DEFAULT_CLUB}; beyond "
+        "loopback, controls need the access token printed at start)",
+    )  # fmt: skip
+    club.add_argument(
+        "--alert-after",
+        type=float,
+        default=20.0,
+        metavar="SECONDS",
+        help="an illegal move uncorrected this long is an alert (default 20)",
+    )
+    club.add_argument("--results", metavar="FILE",
+                      help="where finished games are kept (default: club-results.jsonl in "
+                      "$XDG_STATE_HOME/board-referee/)")  # fmt: skip
+    club.add_argument("--verbose", action="store_true", help="log more")
+    club.set_defaults(handler=_cmd_club)
 
     emulate = sub.add_parser(
         "emulate", parents=[common], help="the board emulator (a pty playing the firmware side)",
@@ -224,6 +259,35 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--game", action="append", help="only this game (repeatable)")
     demo.set_defaults(handler=_cmd_demo)
     return parser
+
+
+def _mqtt_arguments(parser: argparse.ArgumentParser) -> None:
+    env = os.environ.get
+    parser.add_argument(
+        "--mqtt", default=env("BOARD_REFEREE_MQTT"), metavar="URL",
+        help="publish to this MQTT broker: mqtt://[USER[:PASSWORD]@]HOST[:PORT], or mqtts:// "
+        "for TLS (default: $BOARD_REFEREE_MQTT; docs/mqtt.md)",
+    )  # fmt: skip
+    parser.add_argument("--mqtt-user", default=env("BOARD_REFEREE_MQTT_USER"),
+                        help="the broker login (default: $BOARD_REFEREE_MQTT_USER)")  # fmt: skip
+    parser.add_argument(
+        "--mqtt-password-file", default=env("BOARD_REFEREE_MQTT_PASSWORD_FILE"), metavar="FILE",
+        help="a file holding the broker password (default: $BOARD_REFEREE_MQTT_PASSWORD_FILE, "
+        "else $BOARD_REFEREE_MQTT_PASSWORD, else the URL's)",
+    )  # fmt: skip
+    parser.add_argument("--mqtt-ca", default=env("BOARD_REFEREE_MQTT_CA"), metavar="FILE",
+                        help="CA certificate for mqtts:// (default: the system's)")  # fmt: skip
+    parser.add_argument(
+        "--mqtt-prefix", default=env("BOARD_REFEREE_MQTT_PREFIX"), metavar="TOPIC",
+        help="topic prefix (default: board-referee/v1)",
+    )  # fmt: skip
+
+
+def _broker(args: argparse.Namespace) -> Any:
+    return parse_broker(
+        args.mqtt, username=args.mqtt_user, password=os.environ.get("BOARD_REFEREE_MQTT_PASSWORD"),
+        password_file=args.mqtt_password_file, ca_file=args.mqtt_ca, prefix=args.mqtt_prefix,
+    )  # fmt: skip
 
 
 def _game_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
@@ -506,68 +570,11 @@ def _cmd_records(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     for record in records:
-        result = _result_words(record, args.config_dir)
+        result = result_words(record, args.config_dir)
         print(f"{Path(record.journal).name} game {record.id}: {record.game} on {record.profile}, "
               f"{record.started[:16].replace('T', ' ')}, {record.status}, {len(record.moves)} "
               f"moves{': ' + result if result else ''}")  # fmt: skip
     return 0
-
-
-def _record_game(record: GameRecord, config_dir: str | None) -> Game | None:
-    try:
-        return catalog.load_game(record.game, record.options, catalog.config_dir(config_dir))
-    except ConfigError:
-        return None  # the game's config is gone or changed: names and results stay plain
-
-
-def _result_words(record: GameRecord, config_dir: str | None) -> str:
-    outcome = record.outcome
-    if not outcome:
-        return ""
-    game = _record_game(record, config_dir)
-    winner = outcome.get("winner")
-    reason = str(outcome.get("reason", ""))
-    if winner not in (1, 2):
-        return f"draw ({reason})"
-    names = game.player_names if game is not None else ("Player 1", "Player 2")
-    return f"{names[int(str(winner)) - 1]} wins: {reason}"
-
-
-def record_text(record: GameRecord, config_dir: str | None = None) -> str:
-    """A game's record for people: a header of comments, then one move a line with who and
-    when; ``board-referee play --moves-file`` replays it as it stands."""
-    game = _record_game(record, config_dir)
-    title = game.title if game is not None else record.game
-    names = game.player_names if game is not None else ("Player 1", "Player 2")
-    options = " ".join(f"--option {k}={str(v).lower() if isinstance(v, bool) else v}"
-                       for k, v in record.options.items())  # fmt: skip
-    result = f": {_result_words(record, config_dir)}" if record.outcome else ""
-    ended = f", ended {record.ended}" if record.ended else ""
-    replay = " ".join(["board-referee play --game", record.game, options, "--moves-file FILE"])
-    lines = [
-        f"# {title}: game {record.id} of {Path(record.journal).name}, on board {record.profile}",
-        f"# started {record.started}{ended}",
-        f"# {record.status}{result}",
-        f"# replay: {replay.replace('  ', ' ')}",
-    ]
-    if record.start:
-        lines.append("# started from a position: replay with --position (the JSON record has it)")
-    state = None
-    if game is not None:
-        try:
-            state = game.state_from_json(record.start) if record.start else game.new_state()
-        except ValueError:
-            state = None
-    for number, (move, at) in enumerate(record.moves, start=1):
-        who = ""
-        if state is not None:
-            who = names[state.to_move.index]
-            try:
-                state.apply(state.parse(move))
-            except ValueError:
-                state = None
-        lines.append(f"{number}. {move:<12} # {who} {at[11:19]}".rstrip())
-    return "\n".join(lines) + "\n"
 
 
 def _journal_path(given: str | None, port: str | None) -> Path:
@@ -608,9 +615,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UserError(f"--board-id {args.board_id!r}: letters, digits, '.', '_' and '-' only")
     journal_path = _journal_path(args.journal, args.board_id or args.port)
     kiosk = None if args.no_kiosk else parse_address(args.kiosk)
+    broker = _broker(args) if args.mqtt else None
     journal = Journal(journal_path)
     emulator: subprocess.Popen[str] | None = None
     server: KioskServer | None = None
+    publisher: MqttPublisher | None = None
     folder: Path | None = None
     try:
         game, profile = _run_game(args, journal, directory)
@@ -647,13 +656,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if kiosk is not None:
             token = None if is_loopback(kiosk[0]) else load_token(journal_path.parent)
             server = KioskServer(kiosk[0], kiosk[1], submit=daemon.submit, config_dir=directory,
-                                 token=token, log=log)  # fmt: skip
+                                 token=token, log=log, journal=journal_path)  # fmt: skip
             kiosk_url = server.start()
             daemon.add_listener(server.publish)
             log.info("kiosk page: %s", kiosk_url)
             if token is not None:
                 log.info("kiosk controls need the access token: open %s?token=%s",
                          kiosk_url, token)  # fmt: skip
+        if broker is not None:
+            publisher = _publisher(args, broker, daemon, directory, log)
         if folder is not None:
             emulator, board_url = _start_emulator(
                 args, game=daemon.game, profile=daemon.profile, directory=directory,
@@ -666,6 +677,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     finally:
         if server is not None:
             server.stop()
+        if publisher is not None:
+            publisher.stop()
         if emulator is not None:
             emulator.terminate()
             try:
@@ -675,6 +688,59 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if folder is not None:
             shutil.rmtree(folder, ignore_errors=True)
         journal.close()
+    log.info("stopped")
+    return 0
+
+
+def _publisher(
+    args: argparse.Namespace, broker: Any, daemon: Daemon, directory: Path, log: Any
+) -> MqttPublisher:
+    """The board's MQTT face, named by --board-id (else its port), with commands if asked."""
+    known = set(catalog.game_ids(directory))
+
+    def command(body: dict[str, Any], current: tuple[str, str]) -> Any:
+        try:
+            return control_command(body, config_dir=directory, known=known, current=current,
+                                   source="club (MQTT)", allowed=MQTT_ACTIONS)  # fmt: skip
+        except ControlError as exc:
+            raise ValueError(str(exc)) from exc
+
+    name = args.board_id or board_slug(args.port)
+    publisher = MqttPublisher(broker, name, log=log,
+                              submit=daemon.submit if args.mqtt_commands else None,
+                              commands=command if args.mqtt_commands else None)  # fmt: skip
+    publisher.start()
+    daemon.add_listener(publisher.publish)
+    return publisher
+
+
+def _cmd_club(args: argparse.Namespace) -> int:
+    """The director's page, fed by the broker, until stopped."""
+    log = logs.configure(args.verbose)
+    if not args.mqtt:
+        raise UserError("say which broker: --mqtt mqtt://HOST[:PORT] (or $BOARD_REFEREE_MQTT)")
+    broker = _broker(args)
+    host, port = parse_address(args.listen, "--listen")
+    if not 0 < args.alert_after <= 3600:
+        raise UserError("--alert-after must be between 0 and 3600 seconds")
+    directory = catalog.config_dir(args.config_dir)
+    results = Path(args.results) if args.results else _state_dir() / "club-results.jsonl"
+    token = None
+    if not is_loopback(host):
+        token = load_token(results.parent, "club-token")
+    server = ClubServer(host, port, broker=broker, config_dir=directory, token=token, log=log,
+                        results_path=results, alert_after=args.alert_after)  # fmt: skip
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    url = server.start()
+    log.info("club view: %s (boards from %s)", url, broker.describe())
+    if token is not None:
+        log.info("club view controls need the access token: open %s?token=%s", url, token)
+    try:
+        stop.wait()
+    finally:
+        server.stop()
     log.info("stopped")
     return 0
 

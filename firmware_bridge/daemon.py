@@ -176,6 +176,7 @@ class Daemon:
         self.serial = 0
         self.published: Snapshot | None = None
         self.published_at = 0.0
+        self.alert: tuple[str, float | None] = ("", None)  # (kind, wall time it began)
 
     # -- start-up ---------------------------------------------------------------------------
     def _resume_or_start(self, start: State | None, new_game: bool) -> State:
@@ -686,6 +687,9 @@ class Daemon:
                 symbol = game.pieces[piece.kind].symbol
                 captured[piece.owner.index].append(symbol)
         self.serial += 1
+        alert = rec.alert if have and not self.mismatch else ""
+        if alert != self.alert[0]:
+            self.alert = (alert, time.time() if alert else None)
         return Snapshot(
             serial=self.serial,
             at=time.time(),
@@ -708,6 +712,8 @@ class Daemon:
             last_move=last,
             status=self._status_sentence(),
             notice=self.notice,
+            alert=alert,
+            alert_since=self.alert[1],
             to_move=None if outcome is not None else int(state.to_move),
             phase=state.phase,
             deciding=state.deciding,

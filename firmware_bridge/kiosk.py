@@ -23,18 +23,18 @@ from typing import Any
 
 from aiohttp import web
 
-from engine import ConfigError, Game
+from engine import ConfigError
 from firmware_bridge import catalog
+from firmware_bridge.controls import ControlError, button_command, new_game_command
 from firmware_bridge.daemon import Command, CommandResult
-from firmware_bridge.profile import BoardProfile
+from firmware_bridge.journal import JournalError, read_records
 from firmware_bridge.protocol import Button
+from firmware_bridge.records import record_text
 from firmware_bridge.snapshot import Snapshot
 from firmware_bridge.webserver import BadRequest, LiveServer, WebError
 
 TOKEN_HEADER = "X-Board-Referee-Token"
 COMMAND_TIMEOUT = 5.0
-FACE_BUTTONS = {"pass": Button.PASS, "confirm": Button.CONFIRM, "select": Button.SELECT,
-                "takeback": Button.TAKEBACK}  # fmt: skip
 
 KioskError = WebError
 
@@ -48,9 +48,9 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def load_token(folder: Path) -> str:
-    """The kiosk's access token, generated once and kept in ``folder`` (beside the journal)."""
-    path = folder / "kiosk-token"
+def load_token(folder: Path, name: str = "kiosk-token") -> str:
+    """A page's access token, generated once and kept in ``folder`` (beside the journal)."""
+    path = folder / name
     try:
         token = path.read_text(encoding="utf-8").strip()
     except FileNotFoundError:
@@ -113,8 +113,10 @@ class KioskServer(LiveServer):
         config_dir: Path,
         token: str | None,
         log: logging.Logger,
+        journal: Path | None = None,
     ) -> None:
         super().__init__(host, port)
+        self.journal = journal  # read-only, for the game records
         self.submit = submit
         self.config_dir = config_dir
         self.token = token
@@ -146,9 +148,33 @@ class KioskServer(LiveServer):
         app.router.add_post("/api/new-game", self._new_game)
         app.router.add_post("/api/button", self._button)
         app.router.add_post("/api/takeback", self._takeback)
+        app.router.add_get("/api/record/{number}", self._record)
 
     async def _games(self, request: web.Request) -> web.Response:
         return web.json_response({"games": self.games, "token_required": self.token is not None})
+
+    async def _record(self, request: web.Request) -> web.Response:
+        """A game's record as text (``board-referee records --game-id N``), from the journal,
+        read without locking it."""
+        path = self.journal
+        try:
+            number = int(request.match_info["number"])
+        except ValueError:
+            raise BadRequest(404, "a game number, like /api/record/3") from None
+        if path is None:
+            raise BadRequest(404, "this referee keeps no journal")
+
+        def read() -> str:
+            try:
+                found = [r for r in read_records(path) if r.id == number]
+            except JournalError as exc:
+                raise BadRequest(500, str(exc)) from exc
+            if not found:
+                raise BadRequest(404, f"no game {number} in the journal")
+            return record_text(found[0], str(self.config_dir))
+
+        text = await asyncio.get_running_loop().run_in_executor(None, read)
+        return web.Response(text=text, content_type="text/plain", charset="utf-8")
 
     def _authorise(self, request: web.Request) -> None:
         if self.token is None:
@@ -175,10 +201,11 @@ class KioskServer(LiveServer):
     async def _button(self, request: web.Request) -> web.Response:
         self._authorise(request)
         name = (await self.body(request)).get("button")
-        button = FACE_BUTTONS.get(name) if isinstance(name, str) else None
-        if button is None:
-            raise BadRequest(400, f"unknown button {name!r} (pass, confirm, select, takeback)")
-        return await self._command(Command("press", button=button))
+        try:
+            command = button_command(name, "kiosk")
+        except ControlError as exc:
+            raise BadRequest(400, str(exc)) from exc
+        return await self._command(command)
 
     async def _takeback(self, request: web.Request) -> web.Response:
         self._authorise(request)
@@ -187,30 +214,18 @@ class KioskServer(LiveServer):
     async def _new_game(self, request: web.Request) -> web.Response:
         self._authorise(request)
         body = await self.body(request)
-        game_id = body.get("game")
-        options = body.get("options", {})
-        if not isinstance(game_id, str) or not game_id:
-            raise BadRequest(400, 'say which game, like {"game": "three-dragons"}')
-        if not isinstance(options, dict):
-            raise BadRequest(400, "options must be an object of option names and values")
-        if any(not isinstance(v, str | int | bool) for v in options.values()):
-            raise BadRequest(400, "option values are text, numbers or true/false")
         loop = asyncio.get_running_loop()
-        game, profile = await loop.run_in_executor(None, self._load, game_id, options)
-        return await self._command(Command("new_game", game=game, profile=profile))
+        known = {g["id"] for g in self.games}
 
-    def _load(self, game_id: str, options: dict[str, Any]) -> tuple[Game, BoardProfile]:
-        if game_id not in {g["id"] for g in self.games}:
-            known = ", ".join(g["id"] for g in self.games)
-            raise BadRequest(400, f"unknown game {game_id!r} (known games: {known})")
-        try:
-            game = catalog.load_game(game_id, options, self.config_dir)
-            current_game, current_profile = self.current
-            profile_id = current_profile if game_id == current_game else None
-            profile = catalog.load_profile(profile_id, game, self.config_dir)
-        except ConfigError as exc:
-            raise BadRequest(400, str(exc)) from exc
-        return game, profile
+        def load() -> Command:
+            try:
+                return new_game_command(body.get("game"), body.get("options", {}),
+                                        config_dir=self.config_dir, known=known,
+                                        current=self.current, source="kiosk")  # fmt: skip
+            except ControlError as exc:
+                raise BadRequest(400, str(exc)) from exc
+
+        return await self._command(await loop.run_in_executor(None, load))
 
 
 __all__ = ["KioskError", "KioskServer", "is_loopback", "load_token"]

@@ -89,6 +89,9 @@ class Reconciler:
         self.status = ""  # what the players should do now, for the display and the log
         self.notice = ""  # the answer to the last button press
         self.refused = False  # the last button press was refused (its notice says why)
+        # What a director should look at: "illegal" (an illegal move or a disturbed board is
+        # shown), "knocked" (a piece gone that no hand touched), else "".
+        self.alert = ""
         self.setting_up = False  # a new game was started: the board is being set up for it
         self.taking_back = False  # a take-back is being carried out on the board
         # Cells whose piece was lifted off since the last step, latest last: a move that
@@ -507,6 +510,7 @@ class Reconciler:
         signals: dict[Cell, Signal] = {}
         names = state.game.player_names
         player = names[state.to_move.index]
+        alert, self.alert = self.alert, ""
         if self.choosing:
             for move in self.choosing:
                 for path in self.paths():
@@ -531,6 +535,7 @@ class Reconciler:
                 # Only pieces gone that no hand of this turn touched: knocked off, most
                 # likely, though a capture could explain them. Say both ways forward.
                 signals = dict.fromkeys(knocked, Signal.PUT_BACK)
+                self.alert = "knocked"
                 captures = sorted({state.notation(p.moves[0]) for p in consistent})
                 names_off = [state.game.board.names[c] for c in knocked]
                 self.status = (
@@ -570,9 +575,12 @@ class Reconciler:
                     shown = any(self.signals.get(c) == s for c, s in signals.items()
                                 if s in CORRECTIONS)  # fmt: skip
                     if settled or shown:
+                        self.alert = "illegal"
                         self.status = "illegal move or disturbed board: " + self._guide_status(
                             signals, "", sentence=False
                         )
+                    else:
+                        self.alert = alert  # not settled yet: what was shown stays
                 else:
                     self.status = self._guide_status(signals, names[self._actor(signals).index])
         if not settled:  # corrections wait for a stable board, so a flicker never shows one

@@ -155,6 +155,8 @@ class Snapshot:
     last_move: tuple[str, ...]  # cells the last move touched
     status: str  # what must happen now, in one sentence
     notice: str  # the answer to the last button or control
+    alert: str  # "illegal" (illegal move or disturbed board shown), "knocked", or ""
+    alert_since: float | None  # wall time the alert began
     to_move: int | None  # 1 or 2; None once the game is over
     phase: str
     deciding: bool
@@ -209,6 +211,8 @@ class Snapshot:
             "last_move": list(self.last_move),
             "status": self.status,
             "notice": self.notice,
+            "alert": self.alert or None,
+            "alert_since": self.alert_since,
             "to_move": self.to_move,
             "phase": self.phase,
             "deciding": self.deciding,

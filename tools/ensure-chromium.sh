@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Real programs the tests start: Debian's chromium (Playwright drives it; it never downloads a
-# browser) and systemd-analyze (the unit files are verified with it). Installs what is missing
+# browser), systemd-analyze (the unit files are verified with it) and Mosquitto (the MQTT
+# broker the club tests and the club benchmark run). Installs what is missing
 # with apt-get, so `make test` passes on a fresh machine.
 set -euo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium fonts-dejavu-core)
 command -v systemd-analyze >/dev/null || missing+=(systemd)
+[ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null || missing+=(mosquitto)
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi

@@ -3,6 +3,14 @@
 import { BoardView, legend } from "/static/board.js";
 
 const $ = (id) => document.getElementById(id);
+// The same page serves the kiosk (API at /api) and a board's page in the club view (its own
+// API path; only take back and new game, and a way back to all boards).
+const API = document.body.dataset.api || "/api";
+const CLUB = document.body.dataset.face === "club";
+if (CLUB) {
+  for (const id of ["btn-pass", "btn-confirm", "btn-select"]) $(id).hidden = true;
+  $("club-link").hidden = false;
+}
 const params = new URLSearchParams(location.search);
 if (params.get("token")) localStorage.setItem("board-referee-token", params.get("token"));
 const token = () => localStorage.getItem("board-referee-token") || "";
@@ -13,7 +21,7 @@ let current = null;
 
 // -- live state -------------------------------------------------------------------------------
 function connect() {
-  const source = new EventSource("/api/events");
+  const source = new EventSource(`${API}/events`);
   source.addEventListener("state", (event) => {
     $("banner").hidden = true;
     render(JSON.parse(event.data));
@@ -45,7 +53,10 @@ function render(s) {
   const options = Object.entries(s.game.options).map(([k, v]) => `${k}=${v}`).join(", ");
   $("title").textContent = s.game.title;
   $("title").title = `${options} · board profile ${s.game.profile} · game ${s.game_number}`;
-  document.title = `${s.game.title} — Board Referee`;
+  document.title = CLUB ? `${document.body.dataset.board}: ${s.game.title} — club view`
+    : `${s.game.title} — Board Referee`;
+  if (CLUB) $("title").textContent = `${document.body.dataset.board}: ${s.game.title}`;
+  $("record-link").href = `${API}/record/${s.game_number}`;
   const c = s.connection;
   $("conn").className = `conn ${c.state}`;
   $("conn").textContent = c.state === "connected" ? `board ${c.board_id}` : c.state.replace("-", " ");
@@ -155,7 +166,9 @@ async function post(path, body) {
 
 for (const button of document.querySelectorAll("[data-button]")) {
   button.addEventListener("click", async () => {
-    const result = await post("/api/button", { button: button.dataset.button });
+    const result = await (button.dataset.button === "takeback"
+      ? post(`${API}/takeback`, {})
+      : post(`${API}/button`, { button: button.dataset.button }));
     $("notice").textContent = capitalise(result.message);
     $("notice").classList.toggle("error", !result.ok);
   });
@@ -163,7 +176,7 @@ for (const button of document.querySelectorAll("[data-button]")) {
 
 async function loadGames() {
   try {
-    const response = await fetch("/api/games");
+    const response = await fetch(`${API}/games`);
     games = (await response.json()).games;
   } catch { /* offline: the next reconnect tries again */ }
 }
@@ -226,7 +239,7 @@ $("newgame-form").addEventListener("submit", async (event) => {
     options[input.name] = input.dataset.type === "bool" ? input.checked
       : input.dataset.type === "int" ? Number(input.value) : input.value;
   }
-  const result = await post("/api/new-game", { game: $("ng-game").value, options });
+  const result = await post(`${API}/new-game`, { game: $("ng-game").value, options });
   if (result.ok) {
     $("newgame").close();
     $("notice").textContent = capitalise(result.message);

@@ -1,0 +1,523 @@
+"""The club view: one page for a tournament director, fed by every board's MQTT topics.
+
+``board-referee club --mqtt URL`` subscribes to ``PREFIX/+/state``, ``/status`` and ``/events``
+(docs/mqtt.md) and serves a page with every board as a small live picture, alerts, a results
+table, and each board's full live page (the kiosk page, fed from its retained state). New game
+and take back on a board's page are published to that board's ``command`` topic; the broker's
+credentials and ACLs decide whether the board hears them.
+
+paho-mqtt's network thread only hands messages to the web server's event loop, which owns all
+the club's state; a message that is not what the contract says is ignored with a log line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import logging
+import secrets
+import statistics
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as paho
+from aiohttp import web
+
+from firmware_bridge.journal import GameRecord
+from firmware_bridge.kiosk import TOKEN_HEADER, games_catalog
+from firmware_bridge.mqtt import Broker, new_client
+from firmware_bridge.records import record_text
+from firmware_bridge.webserver import WEB, BadRequest, LiveServer
+
+COMMAND_TIMEOUT = 5.0
+DELAYS_KEPT = 20000  # delivery delays kept for /api/stats
+SUMMARY_KEYS = ("game_number", "pieces", "signals", "last_move", "lifted", "unexpected", "ghosts",
+                "status", "notice", "to_move", "phase", "scores", "outcome", "winner",
+                "alert", "alert_since", "at")  # fmt: skip
+
+
+@dataclass
+class BoardEntry:
+    """What the club knows of one board: its latest retained state and status."""
+
+    name: str
+    state: dict[str, Any] | None = None
+    state_text: str = ""
+    online: bool | None = None  # None: no status seen yet
+    status_reason: str = ""
+    status_at: float | None = None
+    last_event: str = ""
+    seq: int = 0
+    summary_text: str = ""
+    results: list[int] = field(default_factory=list)  # game numbers already in the results
+
+    def summary(self) -> dict[str, Any]:
+        s = self.state or {}
+        game = s.get("game") or {}
+        connection = s.get("connection") or {}
+        board = s.get("board") or {}
+        moves = s.get("moves") or []
+        out: dict[str, Any] = {key: s.get(key) for key in SUMMARY_KEYS}
+        out.update(
+            name=self.name,
+            online=self.online,
+            status_reason=self.status_reason,
+            status_at=self.status_at,
+            title=game.get("title", ""),
+            game=game.get("id", ""),
+            players=game.get("players", []),
+            options=game.get("options", {}),
+            key=board.get("key", ""),
+            moves=len(moves),
+            last_text=moves[-1].get("text", "") if moves else "",
+            connection={
+                "state": connection.get("state", ""),
+                "message": connection.get("message", ""),
+                "faults": connection.get("faults", [])[-3:],
+            },
+            last_event=self.last_event,
+        )
+        return out
+
+
+class ClubServer(LiveServer):
+    page = "club.html"
+    name = "club view"
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        broker: Broker,
+        config_dir: Path,
+        token: str | None,
+        log: logging.Logger,
+        results_path: Path | None,
+        alert_after: float = 20.0,
+    ) -> None:
+        super().__init__(host, port)
+        self.broker = broker
+        self.config_dir = config_dir
+        self.token = token
+        self.log = log
+        self.results_path = results_path
+        self.alert_after = alert_after
+        self.boards: dict[str, BoardEntry] = {}
+        self.pictures: dict[str, str] = {}  # board picture JSON by key
+        self.results: list[dict[str, Any]] = []
+        self.games: list[dict[str, Any]] = []
+        self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}  # command id -> answer
+        self.delays: deque[float] = deque(maxlen=DELAYS_KEPT)
+        self.received = 0
+        self.started = time.monotonic()
+        self.ignored: dict[str, float] = {}  # topic -> when we last logged ignoring it
+        self.mqtt_connected = threading.Event()
+        self.client = new_client(broker, f"board-referee-club-{secrets.token_hex(3)}")
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_connect_fail = self._on_connect_fail
+        self.client.on_message = self._on_message
+        self.complained = ("", 0.0)
+
+    # -- life cycle -----------------------------------------------------------------------
+    def start(self) -> str:
+        self.games = games_catalog(self.config_dir)
+        self._load_results()
+        url = super().start()
+        self.client.connect_async(self.broker.host, self.broker.port, keepalive=30)
+        self.client.loop_start()
+        return url
+
+    def stop(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+        super().stop()
+
+    # -- MQTT (paho's thread: hand over, nothing more) ------------------------------------
+    def _on_connect(
+        self, client: paho.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+    ) -> None:
+        if reason.is_failure:
+            self._complain(f"the broker {self.broker.describe()} refused us: {reason}")
+            return
+        prefix = self.broker.prefix
+        client.subscribe([(f"{prefix}/+/state", 1), (f"{prefix}/+/status", 1),
+                          (f"{prefix}/+/events", 1)])  # fmt: skip
+        self.mqtt_connected.set()
+        self.log.info("club view: connected to %s, following %s/+/", self.broker.describe(),
+                      prefix)  # fmt: skip
+
+    def _on_disconnect(
+        self, client: paho.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+    ) -> None:
+        self.mqtt_connected.clear()
+        if reason.is_failure:
+            self._complain(f"lost the broker {self.broker.describe()} ({reason}); retrying")
+
+    def _on_connect_fail(self, client: paho.Client, userdata: Any) -> None:
+        self._complain(f"cannot reach the broker {self.broker.describe()}; retrying")
+
+    def _complain(self, text: str) -> None:
+        said, when = self.complained
+        now = time.monotonic()
+        if text != said or now - when >= 60:
+            self.complained = (text, now)
+            self.log.warning("club view: %s", text)
+
+    def _on_message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
+        received = time.time()
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._message, message.topic, message.payload,
+                                          message.retain, received)  # fmt: skip
+
+    # -- the club's state (the event loop's thread) ----------------------------------------
+    def _ignore(self, topic: str, why: str) -> None:
+        now = time.monotonic()
+        if now - self.ignored.get(topic, -60.0) >= 60:  # a broken publisher is said once a min
+            self.ignored[topic] = now
+            self.log.warning("club view: ignored a message on %s: %s", topic, why)
+
+    def _message(
+        self, topic: str, payload: bytes | bytearray, retained: bool, received: float
+    ) -> None:
+        self.received += 1
+        prefix = self.broker.prefix + "/"
+        rest = topic[len(prefix) :] if topic.startswith(prefix) else ""
+        name, _, kind = rest.partition("/")
+        if not name or kind not in ("state", "status", "events"):
+            return
+        if not payload:  # a retained message cleared by the director: forget the board
+            if kind == "state" and name in self.boards:
+                del self.boards[name]
+                self._changed(None)
+            return
+        try:
+            body = json.loads(payload.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            self._ignore(topic, "not JSON")
+            return
+        if not isinstance(body, dict) or body.get("schema") != 1:
+            self._ignore(topic, "not a schema 1 JSON object")
+            return
+        at = body.get("at")
+        if not retained and isinstance(at, int | float):
+            self.delays.append(max(0.0, received - float(at)))
+        entry = self.boards.get(name) or BoardEntry(name)
+        if kind == "state":
+            if not isinstance(body.get("game"), dict) or not isinstance(body.get("board"), dict):
+                self._ignore(topic, "a state without its game or board")
+                return
+            entry.state = body
+            entry.state_text = bytes(payload).decode("utf-8")
+            picture = body["board"]
+            key = picture.get("key")
+            if isinstance(key, str) and key not in self.pictures:
+                self.pictures[key] = json.dumps(picture, separators=(",", ":"))
+            self._maybe_result(entry, body)
+        elif kind == "status":
+            state = body.get("state")
+            if state not in ("online", "offline"):
+                self._ignore(topic, "a status that is neither online nor offline")
+                return
+            entry.online = state == "online"
+            entry.status_reason = str(body.get("reason", ""))
+            entry.status_at = at if isinstance(at, int | float) else received
+        else:
+            kind_of = body.get("type")
+            if not isinstance(kind_of, str):
+                self._ignore(topic, "an event without a type")
+                return
+            if kind_of == "command":
+                waiter = self.waiting.pop(str(body.get("id")), None)
+                if waiter is not None and not waiter.done():
+                    waiter.set_result(body)
+                return
+            entry.last_event = kind_of
+        self.boards[name] = entry
+        self._changed(entry)
+
+    def _changed(self, entry: BoardEntry | None) -> None:
+        self.serial += 1
+        if entry is not None:
+            entry.seq = self.serial
+            entry.summary_text = json.dumps(entry.summary(), separators=(",", ":"))
+        task = asyncio.ensure_future(self._notify())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- results --------------------------------------------------------------------------
+    def _maybe_result(self, entry: BoardEntry, state: dict[str, Any]) -> None:
+        number = state.get("game_number")
+        if state.get("outcome") is None or not isinstance(number, int):
+            return
+        if number in entry.results:
+            return
+        entry.results.append(number)
+        if any(r["board"] == entry.name and r["game_number"] == number for r in self.results):
+            return  # known from the results file (a club view restarted)
+        game = state.get("game") or {}
+        moves = state.get("moves") or []
+        result = {
+            "board": entry.name,
+            "game_number": number,
+            "game": game.get("id", ""),
+            "title": game.get("title", ""),
+            "options": game.get("options", {}),
+            "profile": game.get("profile", ""),
+            "players": game.get("players", []),
+            "outcome": state.get("outcome"),
+            "winner": state.get("winner"),
+            "moves": [[m.get("text", ""), m.get("at", "")] for m in moves],
+            "ended": moves[-1].get("at", "") if moves else "",
+        }
+        self.results.append(result)
+        if self.results_path is not None:
+            try:
+                self.results_path.parent.mkdir(parents=True, exist_ok=True)
+                with self.results_path.open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(result) + "\n")
+            except OSError as exc:
+                self.log.warning("club view: cannot keep the result in %s: %s",
+                                 self.results_path, exc.strerror)  # fmt: skip
+
+    def _load_results(self) -> None:
+        path = self.results_path
+        if path is None or not path.is_file():
+            return
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            self.log.warning("club view: cannot read the results in %s: %s", path, exc)
+            return
+        for line in lines:
+            try:
+                result = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(result, dict) and {"board", "game_number"} <= result.keys():
+                self.results.append(result)
+
+    def record(self, name: str, number: int) -> str:
+        """A game's record as text: a finished one from the results, else the board's
+        current game from its state."""
+        found = next((r for r in reversed(self.results)
+                      if r["board"] == name and r["game_number"] == number), None)  # fmt: skip
+        if found is None:
+            entry = self.boards.get(name)
+            state = entry.state if entry is not None else None
+            if state is None or state.get("game_number") != number:
+                raise BadRequest(404, f"no game {number} of board {name} is known here")
+            game = state.get("game") or {}
+            moves = state.get("moves") or []
+            found = {
+                "board": name, "game_number": number, "game": game.get("id", ""),
+                "options": game.get("options", {}), "profile": game.get("profile", ""),
+                "outcome": state.get("outcome"),
+                "moves": [[m.get("text", ""), m.get("at", "")] for m in moves],
+                "ended": moves[-1].get("at", "") if moves and state.get("outcome") else None,
+            }  # fmt: skip
+        moves = tuple((str(m), str(at)) for m, at in found["moves"])
+        record = GameRecord(
+            f"board {name}", number, str(found["game"]), dict(found["options"]),
+            str(found["profile"]), None, "finished" if found["outcome"] else "playing", None,
+            moves[0][1] if moves else "", found.get("ended") or None, moves,
+        )  # fmt: skip
+        return record_text(record, str(self.config_dir), result=found["outcome"] or "")
+
+    # -- the web side ---------------------------------------------------------------------
+    def routes(self, app: web.Application) -> None:
+        app.router.add_get("/api/club", self._club)
+        app.router.add_get("/api/picture/{key}", self._picture)
+        app.router.add_get("/api/results", self._results)
+        app.router.add_get("/api/stats", self._stats)
+        app.router.add_get("/records/{name}/{number}", self._record)
+        app.router.add_get("/board/{name}/", self._board_page)
+        app.router.add_get("/board/{name}/api/state", self._board_state)
+        app.router.add_get("/board/{name}/api/events", self._board_events)
+        app.router.add_get("/board/{name}/api/games", self._games)
+        app.router.add_get("/board/{name}/api/record/{number}", self._record)
+        app.router.add_post("/board/{name}/api/takeback", self._takeback)
+        app.router.add_post("/board/{name}/api/new-game", self._new_game)
+        app.router.add_post("/board/{name}/api/button", self._button)
+
+    def _club_json(self) -> dict[str, Any]:
+        return {
+            "schema": 1,
+            "alert_after": self.alert_after,
+            "broker": self.mqtt_connected.is_set(),
+            "boards": [json.loads(e.summary_text) for e in self.boards.values() if e.summary_text],
+        }
+
+    async def _club(self, request: web.Request) -> web.Response:
+        return web.json_response(self._club_json())
+
+    async def _picture(self, request: web.Request) -> web.Response:
+        text = self.pictures.get(request.match_info["key"])
+        if text is None:
+            raise BadRequest(404, "no such board picture")
+        return web.Response(text=text, content_type="application/json",
+                            headers={"Cache-Control": "max-age=3600"})  # fmt: skip
+
+    async def _results(self, request: web.Request) -> web.Response:
+        rows = [{k: v for k, v in r.items() if k != "moves"} | {"moves": len(r["moves"])}
+                for r in self.results]  # fmt: skip
+        return web.json_response({"results": rows})
+
+    async def _stats(self, request: web.Request) -> web.Response:
+        delays = sorted(self.delays)
+
+        def q(p: float) -> float | None:
+            return (
+                None
+                if not delays
+                else round(delays[min(len(delays) - 1, int(p * len(delays)))] * 1000, 2)
+            )
+
+        elapsed = max(1e-9, time.monotonic() - self.started)
+        return web.json_response({
+            "boards": len(self.boards), "received": self.received,
+            "per_second": round(self.received / elapsed, 1), "delays": len(delays),
+            "delay_ms": {"median": round(statistics.median(delays) * 1000, 2) if delays else None,
+                         "p99": q(0.99), "max": q(1.0)},
+        })  # fmt: skip
+
+    async def _record(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        try:
+            number = int(request.match_info["number"].removesuffix(".txt"))
+        except ValueError:
+            raise BadRequest(404, "a game number, like /records/table1/3") from None
+        return web.Response(text=self.record(name, number), content_type="text/plain",
+                            charset="utf-8")  # fmt: skip
+
+    def _entry(self, request: web.Request) -> BoardEntry:
+        entry = self.boards.get(request.match_info["name"])
+        if entry is None or entry.state is None:
+            raise BadRequest(404, f"no board {request.match_info['name']!r} has published")
+        return entry
+
+    async def _board_page(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        page = (WEB / "kiosk.html").read_text(encoding="utf-8")
+        attrs = f'<body data-api="/board/{name}/api" data-face="club" data-board="{name}">'
+        html = page.replace("<body>", attrs, 1)
+        return web.Response(text=html, content_type="text/html",
+                            headers={"Cache-Control": "no-cache"})  # fmt: skip
+
+    async def _board_state(self, request: web.Request) -> web.Response:
+        return web.Response(text=self._entry(request).state_text, content_type="application/json")
+
+    async def _board_events(self, request: web.Request) -> web.StreamResponse:
+        name = request.match_info["name"]
+        assert self.changed is not None and self.stopping is not None
+        response = await self._stream(request)
+        sent = ""
+        while not self.stopping.is_set():
+            entry = self.boards.get(name)
+            text = entry.state_text if entry is not None else ""
+            if text and text is not sent:
+                sent = text
+                await response.write(f"event: state\ndata: {text}\n\n".encode())
+                continue
+            await self._wait(response)
+        return response
+
+    async def _stream(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
+                                               "Cache-Control": "no-cache",
+                                               "X-Accel-Buffering": "no"})  # fmt: skip
+        await response.prepare(request)
+        await response.write(b"retry: 1000\n\n")
+        return response
+
+    async def _wait(self, response: web.StreamResponse) -> None:
+        assert self.changed is not None
+        async with self.changed:
+            try:
+                await asyncio.wait_for(self.changed.wait(), 15.0)
+            except TimeoutError:
+                await response.write(b": still here\n\n")
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        """The club's stream: everything at once (``club``), then the boards that changed
+        (``boards``), coalesced so a slow page never falls behind."""
+        assert self.stopping is not None
+        response = await self._stream(request)
+        await response.write(f"event: club\ndata: {json.dumps(self._club_json())}\n\n".encode())
+        sent = self.serial
+        while not self.stopping.is_set():
+            if self.serial != sent:
+                changed = [e.summary_text for e in self.boards.values()
+                           if e.seq > sent and e.summary_text]  # fmt: skip
+                sent = self.serial
+                if changed:
+                    text = ",".join(changed)
+                    await response.write(f"event: boards\ndata: [{text}]\n\n".encode())
+                else:  # a board was forgotten: the whole club again
+                    body = json.dumps(self._club_json())
+                    await response.write(f"event: club\ndata: {body}\n\n".encode())
+                continue
+            await self._wait(response)
+        return response
+
+    # -- controls, to a board's command topic -------------------------------------------------
+    def _authorise(self, request: web.Request) -> None:
+        if self.token is None:
+            return
+        given = request.headers.get(TOKEN_HEADER) or request.query.get("token")
+        if not given:
+            raise BadRequest(401, "this control needs the club view's access token (printed "
+                             "when it starts; open the page with ?token=...)")  # fmt: skip
+        if not hmac.compare_digest(given.encode(), self.token.encode()):
+            raise BadRequest(403, "wrong access token")
+
+    async def _games(self, request: web.Request) -> web.Response:
+        return web.json_response({"games": self.games, "token_required": self.token is not None,
+                                  "face": "club"})  # fmt: skip
+
+    async def _button(self, request: web.Request) -> web.Response:
+        raise BadRequest(400, "the club view can start a new game or take a move back; the "
+                         "other buttons are the players' own")  # fmt: skip
+
+    async def _takeback(self, request: web.Request) -> web.Response:
+        self._authorise(request)
+        return await self._send(request, {"action": "takeback"})
+
+    async def _new_game(self, request: web.Request) -> web.Response:
+        self._authorise(request)
+        body = await self.body(request)
+        return await self._send(request, {"action": "new-game", "game": body.get("game"),
+                                          "options": body.get("options", {})})  # fmt: skip
+
+    async def _send(self, request: web.Request, control: dict[str, Any]) -> web.Response:
+        entry = self._entry(request)
+        if not self.mqtt_connected.is_set():
+            raise BadRequest(503, "the club view is not connected to the broker")
+        ident = secrets.token_hex(8)
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[ident] = answer
+        topic = f"{self.broker.prefix}/{entry.name}/command"
+        self.client.publish(topic, json.dumps({**control, "id": ident}), qos=1)
+        try:
+            body = await asyncio.wait_for(answer, COMMAND_TIMEOUT)
+        except TimeoutError:
+            raise BadRequest(504, f"board {entry.name} did not answer: commands may be off on "
+                             "that board (--mqtt-commands), or the broker does not let this "
+                             "club view send them") from None  # fmt: skip
+        finally:
+            self.waiting.pop(ident, None)
+        ok = bool(body.get("ok"))
+        return web.json_response({"ok": ok, "message": str(body.get("message", ""))},
+                                 status=200 if ok else 409)  # fmt: skip
+
+
+__all__ = ["BoardEntry", "ClubServer"]

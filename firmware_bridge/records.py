@@ -1,0 +1,76 @@
+"""Game records for people: one game as text that ``board-referee play --moves-file``
+replays, used by ``board-referee records``, the kiosk page and the club view."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from engine import ConfigError, Game
+from firmware_bridge import catalog
+from firmware_bridge.journal import GameRecord
+
+
+def _record_game(record: GameRecord, config_dir: str | None) -> Game | None:
+    try:
+        return catalog.load_game(record.game, record.options, catalog.config_dir(config_dir))
+    except ConfigError:
+        return None  # the game's config is gone or changed: names and results stay plain
+
+
+def result_words(record: GameRecord, config_dir: str | None) -> str:
+    outcome = record.outcome
+    if not outcome:
+        return ""
+    game = _record_game(record, config_dir)
+    winner = outcome.get("winner")
+    reason = str(outcome.get("reason", ""))
+    if winner not in (1, 2):
+        return f"draw ({reason})"
+    names = game.player_names if game is not None else ("Player 1", "Player 2")
+    return f"{names[int(str(winner)) - 1]} wins: {reason}"
+
+
+def record_text(
+    record: GameRecord, config_dir: str | None = None, result: str | None = None
+) -> str:
+    """A game's record for people: a header of comments, then one move a line with who and
+    when; ``board-referee play --moves-file`` replays it as it stands. ``result``: the result
+    in words when the record has no outcome object (a record built from a board's state)."""
+    game = _record_game(record, config_dir)
+    title = game.title if game is not None else record.game
+    names = game.player_names if game is not None else ("Player 1", "Player 2")
+    options = " ".join(f"--option {k}={str(v).lower() if isinstance(v, bool) else v}"
+                       for k, v in record.options.items())  # fmt: skip
+    if result is None:
+        result = f": {result_words(record, config_dir)}" if record.outcome else ""
+    else:
+        result = f": {result}" if result else ""
+    ended = f", ended {record.ended}" if record.ended else ""
+    replay = " ".join(["board-referee play --game", record.game, options, "--moves-file FILE"])
+    lines = [
+        f"# {title}: game {record.id} of {Path(record.journal).name}, on board {record.profile}",
+        f"# started {record.started}{ended}",
+        f"# {record.status}{result}",
+        f"# replay: {replay.replace('  ', ' ')}",
+    ]
+    if record.start:
+        lines.append("# started from a position: replay with --position (the JSON record has it)")
+    state = None
+    if game is not None:
+        try:
+            state = game.state_from_json(record.start) if record.start else game.new_state()
+        except ValueError:
+            state = None
+    for number, (move, at) in enumerate(record.moves, start=1):
+        who = ""
+        if state is not None:
+            who = names[state.to_move.index]
+            try:
+                state.apply(state.parse(move))
+            except ValueError:
+                state = None
+        lines.append(f"{number}. {move:<12} # {who} {at[11:19]}".rstrip())
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["record_text", "result_words"]

@@ -1,0 +1,212 @@
+// The club view: every board as a small live picture, alerts for what needs the director,
+// and the results. Fed by the club server's stream (Server-Sent Events); a board's card opens
+// its full live page.
+import { BoardView } from "/static/board.js";
+
+const $ = (id) => document.getElementById(id);
+const boards = new Map(); // name -> summary
+const cards = new Map(); // name -> { a, view, ... }
+const pictures = new Map(); // board key -> picture (or a promise of it)
+let alertAfter = 20;
+let resultsShown = -1;
+
+function time(seconds) {
+  return new Date(seconds * 1000).toLocaleTimeString([], { hour12: false });
+}
+
+function ago(seconds) {
+  const s = Math.max(0, Math.round(Date.now() / 1000 - seconds));
+  return s < 90 ? `${s} s` : `${Math.round(s / 60)} min`;
+}
+
+// What needs the director, worst first: [level, sentence] or null.
+function attention(b) {
+  if (b.online === false) return ["red", `offline since ${time(b.status_at)} (${b.status_reason === "stopped" ? "the referee was stopped" : "the referee's connection was lost"})`];
+  const c = b.connection || {};
+  if (b.alert && b.alert_since && Date.now() / 1000 - b.alert_since >= alertAfter) {
+    const what = b.alert === "knocked" ? "a knocked-over piece" : "an illegal move or disturbed board";
+    const todo = b.status.replace(/^illegal move or disturbed board: /, "");
+    return ["red", `${what} uncorrected for ${ago(b.alert_since)}: ${todo}`];
+  }
+  const recent = (c.faults || []).filter((f) => Date.now() / 1000 - f.at < 600);
+  if (recent.length) {
+    const f = recent[recent.length - 1];
+    return ["red", `the board reported FAULT ${f.code}: ${f.text} at ${time(f.at)}`];
+  }
+  if (c.state === "waiting" || c.state === "connecting") return ["amber", `board not connected: ${c.message}`];
+  if (c.state === "wrong-board") return ["amber", `wrong board: ${c.message}`];
+  if (b.alert) return ["amber", b.status];
+  return null;
+}
+
+async function picture(key) {
+  if (!pictures.has(key)) {
+    pictures.set(key, fetch(`/api/picture/${encodeURIComponent(key)}`).then((r) => (r.ok ? r.json() : null)));
+  }
+  return pictures.get(key);
+}
+
+function card(name) {
+  let c = cards.get(name);
+  if (c) return c;
+  const a = document.createElement("a");
+  a.className = "card";
+  a.href = `/board/${encodeURIComponent(name)}/`;
+  a.dataset.board = name;
+  a.innerHTML = `<div class="head"><span class="name"></span><span class="game"></span></div>
+    <svg class="board" aria-hidden="true"></svg><div class="status"></div>
+    <div class="foot"><span class="turn"></span><span class="badge"></span></div>`;
+  c = { a, view: new BoardView(a.querySelector("svg")), key: null };
+  a.querySelector(".name").textContent = name;
+  cards.set(name, c);
+  return c;
+}
+
+async function draw(b) {
+  const c = card(b.name);
+  const a = c.a;
+  a.querySelector(".game").textContent = b.title;
+  a.querySelector(".game").title = `${b.title} · game ${b.game_number} · ${Object.entries(b.options || {}).map(([k, v]) => `${k}=${v}`).join(", ")}`;
+  const status = a.querySelector(".status");
+  status.textContent = b.outcome ? `Game over: ${b.outcome}` : (b.status ? b.status[0].toUpperCase() + b.status.slice(1) : "");
+  status.className = "status" + (b.outcome ? " over" : "") + (b.alert ? " alert" : "");
+  const turn = b.outcome ? `${b.moves} moves` : b.to_move ? `${b.players[b.to_move - 1]} to move · ${b.moves} moves` : "";
+  a.querySelector(".turn").textContent = turn + (b.last_text ? ` · last ${b.last_text}` : "");
+  const badge = a.querySelector(".badge");
+  const conn = b.online === false ? "offline" : (b.connection || {}).state || "";
+  badge.className = `badge ${conn}`;
+  badge.textContent = conn.replace("-", " ");
+  if (b.key && b.key !== c.key) {
+    const pic = await picture(b.key);
+    if (pic) { c.view.setBoard(pic); c.key = b.key; }
+  }
+  if (c.key) {
+    c.view.render({ pieces: b.pieces || [], signals: b.signals || {}, last: b.last_move || [],
+      lifted: b.lifted || [], unexpected: b.unexpected || [], ghosts: b.ghosts || [] });
+  }
+}
+
+function matches(b, text, show) {
+  const need = attention(b);
+  if (show === "attention" && !need) return false;
+  if (show === "playing" && (b.outcome || b.online === false)) return false;
+  if (show === "over" && !b.outcome) return false;
+  if (show === "offline" && b.online !== false) return false;
+  if (!text) return true;
+  const hay = [b.name, b.title, b.game, ...(b.players || [])].join(" ").toLowerCase();
+  return hay.includes(text.toLowerCase());
+}
+
+function tableOrder(a, b) {
+  return a.name.localeCompare(b.name, undefined, { numeric: true });
+}
+
+function arrange() {
+  const text = $("filter").value.trim();
+  const show = $("show").value;
+  const sort = $("sort").value;
+  const list = [...boards.values()].filter((b) => matches(b, text, show));
+  const rank = (b) => { const n = attention(b); return n ? (n[0] === "red" ? 0 : 1) : 2; };
+  list.sort((a, b) => {
+    if (sort === "attention") return rank(a) - rank(b) || tableOrder(a, b);
+    if (sort === "recent") return (b.at || 0) - (a.at || 0) || tableOrder(a, b);
+    if (sort === "game") return a.title.localeCompare(b.title) || tableOrder(a, b);
+    return tableOrder(a, b);
+  });
+  const grid = $("grid");
+  const wanted = list.map((b) => card(b.name).a);
+  const same = wanted.length === grid.children.length && wanted.every((a, i) => grid.children[i] === a);
+  if (!same) grid.replaceChildren(...wanted);
+  if (!list.length) {
+    const p = document.createElement("p");
+    p.className = "empty";
+    p.textContent = boards.size ? "No board matches." : "No board has published yet. Start referees with --mqtt and --board-id.";
+    grid.replaceChildren(p);
+  }
+  refreshAlerts();
+}
+
+function refreshAlerts() {
+  const box = $("alerts");
+  const rows = [];
+  let red = 0, offline = 0, over = 0;
+  for (const b of [...boards.values()].sort(tableOrder)) {
+    const need = attention(b);
+    const c = cards.get(b.name);
+    if (c) {
+      c.a.classList.toggle("red", need?.[0] === "red");
+      c.a.classList.toggle("amber", need?.[0] === "amber");
+      c.a.classList.toggle("offline", b.online === false);
+    }
+    if (b.online === false) offline += 1;
+    if (b.outcome) over += 1;
+    if (need && need[0] === "red") {
+      red += 1;
+      const a = document.createElement("a");
+      a.className = "alert red";
+      a.href = `/board/${encodeURIComponent(b.name)}/`;
+      a.dataset.board = b.name;
+      a.textContent = `${b.name}: ${need[1]}`;
+      rows.push(a);
+    }
+  }
+  box.replaceChildren(...rows);
+  $("summary").textContent = `${boards.size} boards · ${red} need attention · ${offline} offline · ${over} games over`;
+}
+setInterval(refreshAlerts, 1000);
+
+async function loadResults() {
+  const response = await fetch("/api/results");
+  if (!response.ok) return;
+  const { results } = await response.json();
+  if (results.length === resultsShown) return;
+  resultsShown = results.length;
+  const body = $("results").tBodies[0];
+  body.replaceChildren();
+  for (const r of [...results].reverse()) {
+    const tr = body.insertRow();
+    const ended = r.ended ? new Date(r.ended).toLocaleTimeString([], { hour12: false }) : "";
+    for (const text of [r.board, `${r.title} (game ${r.game_number})`, (r.players || []).join(" v "), r.outcome, r.moves, ended]) {
+      tr.insertCell().textContent = text;
+    }
+    const link = document.createElement("a");
+    link.href = `/records/${encodeURIComponent(r.board)}/${r.game_number}`;
+    link.textContent = "record";
+    link.target = "_blank";
+    tr.insertCell().appendChild(link);
+  }
+  $("no-results").hidden = results.length > 0;
+}
+
+function take(list) {
+  for (const b of list) {
+    boards.set(b.name, b);
+    draw(b);
+  }
+  arrange();
+  if (list.some((b) => b.outcome)) loadResults();
+}
+
+function connect() {
+  const source = new EventSource("/api/events");
+  source.addEventListener("club", (event) => {
+    $("banner").hidden = true;
+    const club = JSON.parse(event.data);
+    alertAfter = club.alert_after;
+    $("broker").className = `conn ${club.broker ? "online" : "offline"}`;
+    $("broker").textContent = club.broker ? "broker connected" : "broker not connected";
+    const names = new Set(club.boards.map((b) => b.name));
+    for (const name of [...boards.keys()]) if (!names.has(name)) { boards.delete(name); cards.delete(name); }
+    take(club.boards);
+    loadResults();
+  });
+  source.addEventListener("boards", (event) => take(JSON.parse(event.data)));
+  source.onopen = () => { $("banner").hidden = true; };
+  source.onerror = () => {
+    $("banner").hidden = false;
+    if (source.readyState === EventSource.CLOSED) { source.close(); setTimeout(connect, 1000); }
+  };
+}
+
+for (const id of ["filter", "show", "sort"]) $(id).addEventListener("input", arrange);
+connect();
