@@ -182,8 +182,9 @@ class ClubServer(LiveServer):
     # -- the club's state (the event loop's thread) ----------------------------------------
     def _ignore(self, topic: str, why: str) -> None:
         now = time.monotonic()
-        if now - self.ignored.get(topic, -60.0) >= 60:  # a broken publisher is said once a min
-            self.ignored[topic] = now
+        key = f"{topic} {why}"
+        if now - self.ignored.get(key, -60.0) >= 60:  # a broken publisher: once a minute
+            self.ignored[key] = now
             self.log.warning("club view: ignored a message on %s: %s", topic, why)
 
     def _message(

@@ -1,0 +1,331 @@
+"""A club of boards over a real Mosquitto (started here on a free port): real referees with
+their built-in emulators publish with --mqtt, a real ``board-referee club`` follows them, and
+the club page is looked at in Debian's chromium. Moves made on an emulated board's page go
+emulator -> pty -> daemon -> MQTT -> club view -> page."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as paho
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+from playwright.sync_api import Browser, expect
+
+from tests.test_kiosk import TIMEOUT, Referee, browser, click, free_port
+from tools.mosquitto import Mosquitto
+
+__all__ = ["browser"]  # the fixture, shared with the kiosk tests
+
+PREFIX = "board-referee/v1"
+ACL = f"""# the club view: reads every board, may command any board
+user club
+topic read {PREFIX}/#
+topic write {PREFIX}/+/command
+
+# each board (its login is its board id): its own topics only
+pattern write {PREFIX}/%u/state
+pattern write {PREFIX}/%u/events
+pattern write {PREFIX}/%u/status
+pattern read {PREFIX}/%u/command
+"""
+
+
+class Club:
+    """``board-referee club`` as its own process."""
+
+    def __init__(self, tmp: Path, url: str, *args: str) -> None:
+        self.port = free_port()
+        self.log: list[str] = []
+        self.lock = threading.Lock()
+        command = [sys.executable, "-m", "firmware_bridge.cli", "club", "--mqtt", url,
+                   "--listen", f"127.0.0.1:{self.port}", "--results",
+                   str(tmp / "results.jsonl"), *args]  # fmt: skip
+        self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True, bufsize=1)  # fmt: skip
+        threading.Thread(target=self._read, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.wait_log("club view: connected")
+
+    def _read(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            with self.lock:
+                self.log.append(line.rstrip("\n"))
+
+    def wait_log(self, pattern: str, timeout: float = 20.0) -> None:
+        regex = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                if any(regex.search(line) for line in self.log):
+                    return
+            time.sleep(0.05)
+        raise AssertionError(f"no {pattern!r} in the club's log:\n" + "\n".join(self.log))
+
+    def get(self, path: str) -> Any:
+        with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=10) as answer:
+            if answer.headers.get_content_type() == "application/json":
+                return json.loads(answer.read())
+            return answer.read().decode()
+
+    def post(self, path: str, body: object) -> tuple[int, Any]:
+        request = urllib.request.Request(self.url + path.lstrip("/"), method="POST",
+                                         data=json.dumps(body).encode())  # fmt: skip
+        request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=15) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    def board(self, name: str) -> dict[str, Any] | None:
+        boards = self.get("/api/club")["boards"]
+        return next((b for b in boards if b["name"] == name), None)
+
+    def wait_board(self, name: str, test: Any, timeout: float = 20.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        board = None
+        while time.monotonic() < deadline:
+            board = self.board(name)
+            if board is not None and test(board):
+                return board
+            time.sleep(0.1)
+        raise AssertionError(f"board {name} never got there: {board}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+class Listener:
+    """A plain MQTT subscriber: what a home-automation system or a script would see."""
+
+    def __init__(self, url: str, topic: str, user: str | None = None, password: str = "") -> None:
+        port = int(url.rsplit(":", 1)[1])
+        self.messages: list[tuple[str, dict[str, Any]]] = []
+        self.client = paho.Client(CallbackAPIVersion.VERSION2)
+        if user:
+            self.client.username_pw_set(user, password)
+        self.client.on_message = lambda c, u, m: self.messages.append(
+            (m.topic, json.loads(m.payload))
+        )
+        self.client.connect("127.0.0.1", port)
+        self.client.subscribe(topic, qos=1)
+        self.client.loop_start()
+
+    def events(self, kind: str) -> list[dict[str, Any]]:
+        return [body for topic, body in list(self.messages)
+                if topic.endswith("/events") and body.get("type") == kind]  # fmt: skip
+
+    def wait_event(self, kind: str, timeout: float = 20.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if found := self.events(kind):
+                return found[-1]
+            time.sleep(0.05)
+        raise AssertionError(f"no {kind} event: {[b.get('type') for _, b in self.messages]}")
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+@pytest.fixture
+def cleanup() -> Iterator[list[Any]]:
+    made: list[Any] = []
+    yield made
+    for thing in reversed(made):
+        thing.stop() if hasattr(thing, "stop") else thing.close()
+
+
+def referee(tmp: Path, broker: str, name: str, *args: str) -> Referee:
+    folder = tmp / name
+    folder.mkdir()
+    return Referee(folder, "--mqtt", broker, "--board-id", name, *args)
+
+
+def test_moves_alerts_and_a_killed_referee_in_the_club_page(
+    browser: Browser, cleanup: list[Any], tmp_path: Path
+) -> None:
+    broker = Mosquitto(tmp_path / "broker")
+    cleanup.append(broker)
+    club = Club(tmp_path, broker.url, "--alert-after", "1")
+    cleanup.append(club)
+    events = Listener(broker.url, f"{PREFIX}/#")
+    cleanup.append(events)
+    one = referee(tmp_path, broker.url, "table1", "--game", "three-dragons")
+    cleanup.append(one)
+    two = referee(tmp_path, broker.url, "table2", "--game", "the-lion-game")
+    cleanup.append(two)
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(club.url)
+    expect(page.locator('.card[data-board="table1"] .status')).to_have_text(
+        "White to move", timeout=TIMEOUT
+    )
+    expect(page.locator(".card")).to_have_count(2, timeout=TIMEOUT)
+
+    # A move on table 1's board reaches the club page and the events topic.
+    board = browser.new_page(viewport={"width": 800, "height": 480})
+    board.goto(one.board_url)
+    board.wait_for_selector(".cell[data-cell]")
+    click(board, "c1", "c4")
+    expect(page.locator('.card[data-board="table1"] .status')).to_have_text(
+        "Black to move", timeout=TIMEOUT
+    )
+    expect(page.locator('.card[data-board="table1"] .turn')).to_contain_text("last c1-c4")
+    move = events.wait_event("move")
+    assert (move["board"], move["text"], move["number"]) == ("table1", "c1-c4", 1)
+
+    # An illegal move on table 2 left uncorrected becomes an alert; correcting it clears it.
+    lion = browser.new_page(viewport={"width": 800, "height": 480})
+    lion.goto(two.board_url)
+    lion.wait_for_selector(".cell[data-cell]")
+    click(lion, "d2", "d5")  # the lion cannot go three squares
+    alert = page.locator('#alerts .alert[data-board="table2"]')
+    expect(alert).to_contain_text("illegal move or disturbed board uncorrected", timeout=TIMEOUT)
+    expect(page.locator('.card[data-board="table2"]')).to_have_class(re.compile("red"))
+    assert events.wait_event("illegal")["board"] == "table2"
+    click(lion, "d5", "d2")
+    expect(alert).to_have_count(0, timeout=TIMEOUT)
+    assert events.wait_event("corrected")["was"] == "illegal"
+
+    # The director opens table 1's full page: the kiosk page, fed through the broker.
+    page.locator('.card[data-board="table1"]').click()
+    expect(page.locator("#title")).to_have_text("table1: Three Dragons", timeout=TIMEOUT)
+    expect(page.locator("#moves li")).to_have_count(1, timeout=TIMEOUT)
+    expect(page.locator("#btn-pass")).to_be_hidden()
+    record = club.get(page.locator("#record-link").get_attribute("href") or "")
+    assert re.search(r"^1\. c1-c4 ", record, re.MULTILINE), record
+    page.locator("#club-link").click()
+
+    # A referee killed outright: the broker's last will marks it offline on the page.
+    one.proc.send_signal(signal.SIGKILL)
+    one.proc.wait()
+    expect(page.locator('#alerts .alert[data-board="table1"]')).to_contain_text(
+        "offline since", timeout=40_000
+    )
+    assert club.board("table1")["online"] is False  # type: ignore[index]
+    page.screenshot(path=str(tmp_path / "club.png"))
+
+
+def test_a_broker_restart_loses_no_state_and_a_bad_message_is_ignored(
+    cleanup: list[Any], tmp_path: Path
+) -> None:
+    broker = Mosquitto(tmp_path / "broker")
+    cleanup.append(broker)
+    club = Club(tmp_path, broker.url)
+    cleanup.append(club)
+    one = referee(tmp_path, broker.url, "table1", "--game", "three-dragons")
+    cleanup.append(one)
+    club.wait_board("table1", lambda b: b["status"] == "White to move")
+
+    broker.stop()
+    one.wait_log(r"MQTT: lost the broker .* \(refereeing goes on\)")
+    # Refereeing goes on with the broker away: a move is made and shown on the kiosk.
+    code, _ = one.post("/api/takeback", {})  # nothing to take back: refused, answered at once
+    assert code == 409
+    board_action(one, "lift", "c1")
+    board_action(one, "place", "c4")
+    deadline = time.monotonic() + 10
+    while one.state()["to_move"] != 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert one.state()["moves"][-1]["text"] == "c1-c4"
+
+    broker.start()  # no persistence: the broker comes back empty
+    one.wait_log("MQTT: connected again")
+    club.wait_log("club view: connected", timeout=40)
+    restored = club.wait_board("table1", lambda b: b["moves"] == 1, timeout=40)
+    assert restored["online"] is True and restored["last_text"] == "c1-c4"
+
+    # Garbage on a board's topic: ignored with a log line, the board's state kept.
+    stranger = paho.Client(CallbackAPIVersion.VERSION2)
+    stranger.connect("127.0.0.1", broker.port)
+    stranger.loop_start()
+    stranger.publish(f"{PREFIX}/table1/state", b"\xff not json", qos=1).wait_for_publish(5)
+    stranger.publish(f"{PREFIX}/table1/state", json.dumps({"schema": 1}), qos=1)
+    stranger.loop_stop()
+    stranger.disconnect()
+    club.wait_log(r"ignored a message on board-referee/v1/table1/state: not JSON")
+    club.wait_log(r"ignored a message on .*table1/state: a state without its game or board")
+    assert club.board("table1")["last_text"] == "c1-c4"  # type: ignore[index]
+    assert club.proc.poll() is None
+
+
+def board_action(referee: Referee, action: str, cell: str) -> None:
+    request = urllib.request.Request(referee.board_url.rstrip("/") + "/api/action",
+                                     data=json.dumps({"do": action, "cell": cell}).encode(),
+                                     method="POST")  # fmt: skip
+    request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert answer.status == 200
+    time.sleep(0.3)
+
+
+def test_club_commands_need_enabling_and_the_brokers_permission(
+    cleanup: list[Any], tmp_path: Path
+) -> None:
+    users = {"club": "club-secret", "table1": "t1-secret", "table2": "t2-secret",
+             "stranger": "nope"}  # fmt: skip
+    broker = Mosquitto(tmp_path / "broker", users=users, acl=ACL)
+    cleanup.append(broker)
+    url = f"mqtt://127.0.0.1:{broker.port}"
+    (tmp_path / "club-password").write_text("club-secret\n")
+    club = Club(tmp_path, url, "--mqtt-user", "club", "--mqtt-password-file",
+                str(tmp_path / "club-password"))  # fmt: skip
+    cleanup.append(club)
+    one = referee(tmp_path, "mqtt://table1:t1-secret@127.0.0.1:" + str(broker.port), "table1",
+                  "--game", "three-dragons", "--mqtt-commands")  # fmt: skip
+    cleanup.append(one)
+    two = referee(
+        tmp_path,
+        "mqtt://table2:t2-secret@127.0.0.1:" + str(broker.port),
+        "table2",
+        "--game",
+        "three-dragons",
+    )  # commands not enabled on this board
+    cleanup.append(two)
+    club.wait_board("table1", lambda b: b["status"] == "White to move")
+    club.wait_board("table2", lambda b: b["status"] == "White to move")
+    board_action(one, "lift", "c1")
+    board_action(one, "place", "c4")
+    club.wait_board("table1", lambda b: b["moves"] == 1)
+
+    # Another login may not command a board: the broker drops it, the board never hears it.
+    stranger = Listener(url, f"{PREFIX}/#", user="stranger", password="nope")
+    stranger.client.publish(f"{PREFIX}/table1/command", json.dumps({"action": "takeback"}),
+                            qos=1).wait_for_publish(5)  # fmt: skip
+    time.sleep(1.0)
+    assert not any("TAKEBACK" in line for line in one.log)
+    assert club.board("table1")["moves"] == 1  # type: ignore[index]
+    stranger.close()
+
+    # The club's login may: the take-back goes through the board's queue and its journal.
+    code, answer = club.post("/board/table1/api/takeback", {})
+    assert (code, answer["ok"]) == (200, True), answer
+    one.wait_log(r"button TAKEBACK pressed on the club \(MQTT\)")
+    one.wait_log("took back c1-c4")
+    club.wait_board("table1", lambda b: b["moves"] == 0)
+    code, answer = club.post("/board/table1/api/new-game", {"game": "no-such-game"})
+    assert code == 409 and "unknown game" in answer["message"]
+    code, answer = club.post("/board/table1/api/button", {"button": "pass"})
+    assert code == 400
+
+    # A board that did not enable commands does not answer them.
+    code, answer = club.post("/board/table2/api/takeback", {})
+    assert code == 504 and "--mqtt-commands" in answer["error"]
