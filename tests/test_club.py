@@ -23,8 +23,8 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import Browser, expect
 
+from tests.mosquitto import Mosquitto
 from tests.test_kiosk import TIMEOUT, Referee, browser, click, free_port
-from tools.mosquitto import Mosquitto
 
 __all__ = ["browser"]  # the fixture, shared with the kiosk tests
 
