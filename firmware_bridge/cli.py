@@ -135,7 +135,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--board-id", default=os.environ.get("BOARD_REFEREE_BOARD_ID"), metavar="NAME",
         help="this board's name at the club (table1): names its journal, its systemd unit "
-        "and (later) its MQTT topics (default: $BOARD_REFEREE_BOARD_ID)",
+        "and its MQTT topics (default: $BOARD_REFEREE_BOARD_ID)",
     )  # fmt: skip
     run.add_argument(
         "--journal", default=os.environ.get("BOARD_REFEREE_JOURNAL"),
@@ -257,6 +257,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--pace", type=float, default=0.35, help="seconds between hand actions")
     demo.add_argument("--game", action="append", help="only this game (repeatable)")
+    _mqtt_arguments(demo)  # publish each game as board demo-GAME, e.g. to watch a club view
     demo.set_defaults(handler=_cmd_demo)
     return parser
 
@@ -832,6 +833,8 @@ DEMOS = (
 def _cmd_demo(args: argparse.Namespace) -> int:
     """Each acceptance game: the emulator in its own process over a pty, the daemon here."""
     scenarios = Path(__file__).resolve().parent / "emulator" / "scenarios"
+    if args.mqtt:
+        _broker(args)  # a broker URL that can never work is one line, before any game
     known = [game_id for game_id, _, _ in DEMOS]
     for game_id in args.game or []:
         if game_id not in known:
@@ -888,6 +891,11 @@ def _demo_one(args: argparse.Namespace, game_id: str, profile_id: str, script: P
         journal = Journal(Path(tmp) / "journal.sqlite3")
         stop = threading.Event()
         daemon = Daemon(game, profile, journal, str(link), log=log)
+        publisher = None
+        if args.mqtt:
+            publisher = MqttPublisher(_broker(args), f"demo-{game_id}", log=log)
+            publisher.start()
+            daemon.add_listener(publisher.publish)
         worker = threading.Thread(target=daemon.run, args=(stop,), daemon=True)
         worker.start()
         try:
@@ -897,6 +905,8 @@ def _demo_one(args: argparse.Namespace, game_id: str, profile_id: str, script: P
             code = 1
         stop.set()  # the referee stops first, so the board going away is no news to it
         worker.join(5)
+        if publisher is not None:
+            publisher.stop()
         emulator.terminate()
         try:
             emulator.wait(5)

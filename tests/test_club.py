@@ -5,7 +5,9 @@ emulator -> pty -> daemon -> MQTT -> club view -> page."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 import signal
 import subprocess
@@ -215,8 +217,12 @@ def test_moves_alerts_and_a_killed_referee_in_the_club_page(
     page.locator("#club-link").click()
 
     # A referee killed outright: the broker's last will marks it offline on the page.
+    children = Path(f"/proc/{one.proc.pid}/task/{one.proc.pid}/children").read_text().split()
     one.proc.send_signal(signal.SIGKILL)
     one.proc.wait()
+    for child in children:  # its emulator, orphaned by the kill
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(child), signal.SIGTERM)
     expect(page.locator('#alerts .alert[data-board="table1"]')).to_contain_text(
         "offline since", timeout=40_000
     )
