@@ -184,6 +184,13 @@ def test_a_move_on_the_board_page_reaches_the_kiosk(
     expect(kiosk.locator("#moves li").first).to_contain_text("White: c1-c4")
     expect(kiosk.locator(".cell.last")).to_have_count(2)
     referee.wait_log("move 1: White c1-c4")
+    # The page links the game's record, read from the journal: text that replays.
+    href = kiosk.locator("#record-link").get_attribute("href")
+    assert href == "/api/record/1"
+    with urllib.request.urlopen(referee.kiosk_url.rstrip("/") + href, timeout=10) as answer:
+        record = answer.read().decode()
+    assert record.startswith("# Three Dragons: game 1 of journal.sqlite3")
+    assert re.search(r"^1\. c1-c4 +# White \d\d:\d\d:\d\d$", record, re.MULTILINE), record
 
 
 def test_a_removal_prompt_is_carried_out_from_the_pages(
