@@ -31,7 +31,7 @@ from aiohttp import web
 
 from firmware_bridge.journal import GameRecord
 from firmware_bridge.kiosk import TOKEN_HEADER, games_catalog
-from firmware_bridge.mqtt import Broker, new_client
+from firmware_bridge.mqtt import Broker, Complaints, new_client
 from firmware_bridge.records import record_text
 from firmware_bridge.webserver import WEB, BadRequest, LiveServer
 
@@ -124,7 +124,7 @@ class ClubServer(LiveServer):
         self.client.on_disconnect = self._on_disconnect
         self.client.on_connect_fail = self._on_connect_fail
         self.client.on_message = self._on_message
-        self.complained = ("", 0.0)
+        self.complaints = Complaints(log, "club view: %s")
 
     # -- life cycle -----------------------------------------------------------------------
     def start(self) -> str:
@@ -165,11 +165,7 @@ class ClubServer(LiveServer):
         self._complain(f"cannot reach the broker {self.broker.describe()}; retrying")
 
     def _complain(self, text: str) -> None:
-        said, when = self.complained
-        now = time.monotonic()
-        if text != said or now - when >= 60:
-            self.complained = (text, now)
-            self.log.warning("club view: %s", text)
+        self.complaints.say(text)
 
     def _on_message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
         received = time.time()

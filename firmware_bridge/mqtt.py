@@ -161,6 +161,25 @@ def new_client(broker: Broker, client_id: str) -> paho.Client:
     return client
 
 
+class Complaints:
+    """Broker problems, logged once and then at most once a minute while they last (a broker
+    down for an hour is not 3600 lines)."""
+
+    def __init__(self, log: logging.Logger, form: str) -> None:
+        self.log, self.form = log, form
+        self.last = ("", 0.0)
+
+    def say(self, text: str) -> None:
+        said, when = self.last
+        now = time.monotonic()
+        if text != said or now - when >= 60:
+            self.last = (text, now)
+            self.log.warning(self.form, text)
+
+    def clear(self) -> None:
+        self.last = ("", 0.0)
+
+
 # -- events: what changed between two snapshots ---------------------------------------------
 def events_between(old: Snapshot | None, new: Snapshot) -> list[dict[str, Any]]:
     """The events a director wants to hear of, from one snapshot to the next (docs/mqtt.md)."""
@@ -249,7 +268,7 @@ class MqttPublisher:
         self.current = ("", "")  # (game id, profile id) in use, for a new-game command
         self.connected = False
         self.ever_connected = False
-        self.last_complaint = ("", 0.0)
+        self.complaints = Complaints(log, "MQTT: %s (refereeing goes on)")
         self.client = new_client(broker, f"board-referee-{board}")
         self.client.will_set(self.topics.status, self._status("offline", "lost"), qos=1,
                              retain=True)  # fmt: skip
@@ -340,7 +359,7 @@ class MqttPublisher:
             client.subscribe(self.topics.command, qos=1)
         again = " again" if self.ever_connected else ""
         self.ever_connected = True
-        self.last_complaint = ("", 0.0)
+        self.complaints.clear()
         self.log.info("MQTT: connected%s to %s", again, self.broker.describe())
 
     def _on_disconnect(
@@ -356,12 +375,7 @@ class MqttPublisher:
         self._complain(f"cannot reach the broker {self.broker.describe()}; retrying")
 
     def _complain(self, text: str) -> None:
-        """Log a broker problem once, then at most once a minute while it lasts."""
-        said, when = self.last_complaint
-        now = time.monotonic()
-        if text != said or now - when >= 60:
-            self.last_complaint = (text, now)
-            self.log.warning("MQTT: %s (refereeing goes on)", text)
+        self.complaints.say(text)
 
     def _on_message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
         if self.commands is None or self.submit is None or message.topic != self.topics.command:
@@ -393,6 +407,7 @@ class MqttPublisher:
 __all__ = [
     "DEFAULT_PREFIX",
     "Broker",
+    "Complaints",
     "MqttError",
     "MqttPublisher",
     "Topics",
