@@ -47,7 +47,7 @@ from engine import (
 )
 from firmware_bridge import catalog, logs
 from firmware_bridge.club import ClubServer
-from firmware_bridge.controls import ControlError, control_command
+from firmware_bridge.controls import control_command
 from firmware_bridge.daemon import Daemon, DaemonError
 from firmware_bridge.journal import (
     DamagedGameError,
@@ -700,11 +700,9 @@ def _publisher(
     known = set(catalog.game_ids(directory))
 
     def command(body: dict[str, Any], current: tuple[str, str]) -> Any:
-        try:
-            return control_command(body, config_dir=directory, known=known, current=current,
-                                   source="club (MQTT)", allowed=MQTT_ACTIONS)  # fmt: skip
-        except ControlError as exc:
-            raise ValueError(str(exc)) from exc
+        # A bad control raises ControlError, a ValueError: the publisher answers it.
+        return control_command(body, config_dir=directory, known=known, current=current,
+                               source="club (MQTT)", allowed=MQTT_ACTIONS)  # fmt: skip
 
     name = args.board_id or board_slug(args.port)
     publisher = MqttPublisher(broker, name, log=log,

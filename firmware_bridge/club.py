@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import json
 import logging
 import secrets
@@ -22,7 +21,7 @@ import statistics
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +29,7 @@ import paho.mqtt.client as paho
 from aiohttp import web
 
 from firmware_bridge.journal import GameRecord
-from firmware_bridge.kiosk import TOKEN_HEADER, games_catalog
+from firmware_bridge.kiosk import games_catalog
 from firmware_bridge.mqtt import Broker, Complaints, new_client
 from firmware_bridge.records import record_text
 from firmware_bridge.webserver import WEB, BadRequest, LiveServer
@@ -55,7 +54,6 @@ class BoardEntry:
     last_event: str = ""
     seq: int = 0
     summary_text: str = ""
-    results: list[int] = field(default_factory=list)  # game numbers already in the results
 
     def summary(self) -> dict[str, Any]:
         s = self.state or {}
@@ -89,6 +87,7 @@ class BoardEntry:
 class ClubServer(LiveServer):
     page = "club.html"
     name = "club view"
+    token_hint = "printed when it starts"
 
     def __init__(
         self,
@@ -102,16 +101,16 @@ class ClubServer(LiveServer):
         results_path: Path | None,
         alert_after: float = 20.0,
     ) -> None:
-        super().__init__(host, port)
+        super().__init__(host, port, token)
         self.broker = broker
         self.config_dir = config_dir
-        self.token = token
         self.log = log
         self.results_path = results_path
         self.alert_after = alert_after
         self.boards: dict[str, BoardEntry] = {}
         self.pictures: dict[str, str] = {}  # board picture JSON by key
         self.results: list[dict[str, Any]] = []
+        self.known_results: set[tuple[str, int]] = set()  # (board, game number) in results
         self.games: list[dict[str, Any]] = []
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}  # command id -> answer
         self.delays: deque[float] = deque(maxlen=DELAYS_KEPT)
@@ -145,7 +144,7 @@ class ClubServer(LiveServer):
         self, client: paho.Client, userdata: Any, flags: Any, reason: Any, properties: Any
     ) -> None:
         if reason.is_failure:
-            self._complain(f"the broker {self.broker.describe()} refused us: {reason}")
+            self.complaints.say(f"the broker {self.broker.describe()} refused us: {reason}")
             return
         prefix = self.broker.prefix
         client.subscribe([(f"{prefix}/+/state", 1), (f"{prefix}/+/status", 1),
@@ -159,13 +158,10 @@ class ClubServer(LiveServer):
     ) -> None:
         self.mqtt_connected.clear()
         if reason.is_failure:
-            self._complain(f"lost the broker {self.broker.describe()} ({reason}); retrying")
+            self.complaints.say(f"lost the broker {self.broker.describe()} ({reason}); retrying")
 
     def _on_connect_fail(self, client: paho.Client, userdata: Any) -> None:
-        self._complain(f"cannot reach the broker {self.broker.describe()}; retrying")
-
-    def _complain(self, text: str) -> None:
-        self.complaints.say(text)
+        self.complaints.say(f"cannot reach the broker {self.broker.describe()}; retrying")
 
     def _on_message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
         received = time.time()
@@ -252,30 +248,34 @@ class ClubServer(LiveServer):
         task.add_done_callback(self._tasks.discard)
 
     # -- results --------------------------------------------------------------------------
-    def _maybe_result(self, entry: BoardEntry, state: dict[str, Any]) -> None:
-        number = state.get("game_number")
-        if state.get("outcome") is None or not isinstance(number, int):
-            return
-        if number in entry.results:
-            return
-        entry.results.append(number)
-        if any(r["board"] == entry.name and r["game_number"] == number for r in self.results):
-            return  # known from the results file (a club view restarted)
+    @staticmethod
+    def _game_of(name: str, number: int, state: dict[str, Any]) -> dict[str, Any]:
+        """A game as the results and the records keep it, from a board's state."""
         game = state.get("game") or {}
         moves = state.get("moves") or []
-        result = {
-            "board": entry.name,
+        outcome = state.get("outcome")
+        return {
+            "board": name,
             "game_number": number,
             "game": game.get("id", ""),
             "title": game.get("title", ""),
             "options": game.get("options", {}),
             "profile": game.get("profile", ""),
             "players": game.get("players", []),
-            "outcome": state.get("outcome"),
+            "outcome": outcome,
             "winner": state.get("winner"),
             "moves": [[m.get("text", ""), m.get("at", "")] for m in moves],
-            "ended": moves[-1].get("at", "") if moves else "",
+            "ended": moves[-1].get("at", "") if moves and outcome else None,
         }
+
+    def _maybe_result(self, entry: BoardEntry, state: dict[str, Any]) -> None:
+        number = state.get("game_number")
+        if state.get("outcome") is None or not isinstance(number, int):
+            return
+        if (entry.name, number) in self.known_results:
+            return  # already kept (perhaps by a club view before a restart)
+        self.known_results.add((entry.name, number))
+        result = self._game_of(entry.name, number, state)
         self.results.append(result)
         if self.results_path is not None:
             try:
@@ -302,6 +302,7 @@ class ClubServer(LiveServer):
                 continue
             if isinstance(result, dict) and {"board", "game_number"} <= result.keys():
                 self.results.append(result)
+                self.known_results.add((str(result["board"]), result["game_number"]))
 
     def record(self, name: str, number: int) -> str:
         """A game's record as text: a finished one from the results, else the board's
@@ -313,15 +314,7 @@ class ClubServer(LiveServer):
             state = entry.state if entry is not None else None
             if state is None or state.get("game_number") != number:
                 raise BadRequest(404, f"no game {number} of board {name} is known here")
-            game = state.get("game") or {}
-            moves = state.get("moves") or []
-            found = {
-                "board": name, "game_number": number, "game": game.get("id", ""),
-                "options": game.get("options", {}), "profile": game.get("profile", ""),
-                "outcome": state.get("outcome"),
-                "moves": [[m.get("text", ""), m.get("at", "")] for m in moves],
-                "ended": moves[-1].get("at", "") if moves and state.get("outcome") else None,
-            }  # fmt: skip
+            found = self._game_of(name, number, state)
         moves = tuple((str(m), str(at)) for m, at in found["moves"])
         record = GameRecord(
             f"board {name}", number, str(found["game"]), dict(found["options"]),
@@ -415,8 +408,8 @@ class ClubServer(LiveServer):
 
     async def _board_events(self, request: web.Request) -> web.StreamResponse:
         name = request.match_info["name"]
-        assert self.changed is not None and self.stopping is not None
-        response = await self._stream(request)
+        assert self.stopping is not None
+        response = await self.stream(request)
         sent = ""
         while not self.stopping.is_set():
             entry = self.boards.get(name)
@@ -425,30 +418,14 @@ class ClubServer(LiveServer):
                 sent = text
                 await response.write(f"event: state\ndata: {text}\n\n".encode())
                 continue
-            await self._wait(response)
+            await self.wait_change(response)
         return response
-
-    async def _stream(self, request: web.Request) -> web.StreamResponse:
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
-                                               "Cache-Control": "no-cache",
-                                               "X-Accel-Buffering": "no"})  # fmt: skip
-        await response.prepare(request)
-        await response.write(b"retry: 1000\n\n")
-        return response
-
-    async def _wait(self, response: web.StreamResponse) -> None:
-        assert self.changed is not None
-        async with self.changed:
-            try:
-                await asyncio.wait_for(self.changed.wait(), 15.0)
-            except TimeoutError:
-                await response.write(b": still here\n\n")
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         """The club's stream: everything at once (``club``), then the boards that changed
         (``boards``), coalesced so a slow page never falls behind."""
         assert self.stopping is not None
-        response = await self._stream(request)
+        response = await self.stream(request)
         await response.write(f"event: club\ndata: {json.dumps(self._club_json())}\n\n".encode())
         sent = self.serial
         while not self.stopping.is_set():
@@ -463,20 +440,10 @@ class ClubServer(LiveServer):
                     body = json.dumps(self._club_json())
                     await response.write(f"event: club\ndata: {body}\n\n".encode())
                 continue
-            await self._wait(response)
+            await self.wait_change(response)
         return response
 
     # -- controls, to a board's command topic -------------------------------------------------
-    def _authorise(self, request: web.Request) -> None:
-        if self.token is None:
-            return
-        given = request.headers.get(TOKEN_HEADER) or request.query.get("token")
-        if not given:
-            raise BadRequest(401, "this control needs the club view's access token (printed "
-                             "when it starts; open the page with ?token=...)")  # fmt: skip
-        if not hmac.compare_digest(given.encode(), self.token.encode()):
-            raise BadRequest(403, "wrong access token")
-
     async def _games(self, request: web.Request) -> web.Response:
         return web.json_response({"games": self.games, "token_required": self.token is not None,
                                   "face": "club"})  # fmt: skip
@@ -486,11 +453,11 @@ class ClubServer(LiveServer):
                          "other buttons are the players' own")  # fmt: skip
 
     async def _takeback(self, request: web.Request) -> web.Response:
-        self._authorise(request)
+        self.authorise(request)
         return await self._send(request, {"action": "takeback"})
 
     async def _new_game(self, request: web.Request) -> web.Response:
-        self._authorise(request)
+        self.authorise(request)
         body = await self.body(request)
         return await self._send(request, {"action": "new-game", "game": body.get("game"),
                                           "options": body.get("options", {})})  # fmt: skip

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import hmac
 import ipaddress
 import logging
 import os
@@ -33,7 +32,6 @@ from firmware_bridge.records import record_text
 from firmware_bridge.snapshot import Snapshot
 from firmware_bridge.webserver import BadRequest, LiveServer, WebError
 
-TOKEN_HEADER = "X-Board-Referee-Token"
 COMMAND_TIMEOUT = 5.0
 
 KioskError = WebError
@@ -103,6 +101,7 @@ def games_catalog(directory: Path) -> list[dict[str, Any]]:
 class KioskServer(LiveServer):
     page = "kiosk.html"
     name = "kiosk"
+    token_hint = "printed when the referee starts"
 
     def __init__(
         self,
@@ -115,11 +114,10 @@ class KioskServer(LiveServer):
         log: logging.Logger,
         journal: Path | None = None,
     ) -> None:
-        super().__init__(host, port)
+        super().__init__(host, port, token)
         self.journal = journal  # read-only, for the game records
         self.submit = submit
         self.config_dir = config_dir
-        self.token = token
         self.log = log
         self.current = ("", "")  # (game id, profile id) of the game being refereed
         self.games: list[dict[str, Any]] = []
@@ -176,19 +174,6 @@ class KioskServer(LiveServer):
         text = await asyncio.get_running_loop().run_in_executor(None, read)
         return web.Response(text=text, content_type="text/plain", charset="utf-8")
 
-    def _authorise(self, request: web.Request) -> None:
-        if self.token is None:
-            return
-        given = request.headers.get(TOKEN_HEADER) or request.query.get("token")
-        if not given:
-            raise BadRequest(
-                401,
-                "this control needs the kiosk's access token (printed when the referee "
-                "starts; open the page with ?token=...)",
-            )
-        if not hmac.compare_digest(given.encode(), self.token.encode()):
-            raise BadRequest(403, "wrong access token")
-
     async def _command(self, command: Command) -> web.Response:
         future = self.submit(command)
         try:
@@ -199,7 +184,7 @@ class KioskServer(LiveServer):
         return web.json_response({"ok": result.ok, "message": result.message}, status=status)
 
     async def _button(self, request: web.Request) -> web.Response:
-        self._authorise(request)
+        self.authorise(request)
         name = (await self.body(request)).get("button")
         try:
             command = button_command(name, "kiosk")
@@ -208,11 +193,11 @@ class KioskServer(LiveServer):
         return await self._command(command)
 
     async def _takeback(self, request: web.Request) -> web.Response:
-        self._authorise(request)
+        self.authorise(request)
         return await self._command(Command("press", button=Button.TAKEBACK))
 
     async def _new_game(self, request: web.Request) -> web.Response:
-        self._authorise(request)
+        self.authorise(request)
         body = await self.body(request)
         loop = asyncio.get_running_loop()
         known = {g["id"] for g in self.games}

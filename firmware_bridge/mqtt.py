@@ -308,15 +308,16 @@ class MqttPublisher:
     # -- our worker ---------------------------------------------------------------------
     def _work(self) -> None:
         previous: Snapshot | None = None
+        sent_as: Snapshot | None = None  # the last one sent, without its last frame's time
         sent_at = 0.0
         while True:
             snapshot = self.snapshots.get()
             if snapshot is None:
                 return
-            quiet = previous is not None and time.monotonic() - sent_at < REFRESH
-            if quiet and _without_frame_time(previous) == _without_frame_time(snapshot):  # type: ignore[arg-type]
+            stripped = _without_frame_time(snapshot)
+            if stripped == sent_as and time.monotonic() - sent_at < REFRESH:
                 continue  # only the last frame's time moved on: not worth a message per board
-            sent_at = time.monotonic()
+            sent_as, sent_at = stripped, time.monotonic()
             try:
                 self._send(previous, snapshot)
             except Exception:  # the broker's face must never take anything else down
@@ -347,7 +348,7 @@ class MqttPublisher:
         self, client: paho.Client, userdata: Any, flags: Any, reason: Any, properties: Any
     ) -> None:
         if reason.is_failure:
-            self._complain(f"the broker {self.broker.describe()} refused us: {reason}")
+            self.complaints.say(f"the broker {self.broker.describe()} refused us: {reason}")
             return
         with self.lock:
             self.connected = True
@@ -369,13 +370,10 @@ class MqttPublisher:
             was = self.connected
             self.connected = False
         if was and reason.is_failure:
-            self._complain(f"lost the broker {self.broker.describe()} ({reason}); retrying")
+            self.complaints.say(f"lost the broker {self.broker.describe()} ({reason}); retrying")
 
     def _on_connect_fail(self, client: paho.Client, userdata: Any) -> None:
-        self._complain(f"cannot reach the broker {self.broker.describe()}; retrying")
-
-    def _complain(self, text: str) -> None:
-        self.complaints.say(text)
+        self.complaints.say(f"cannot reach the broker {self.broker.describe()}; retrying")
 
     def _on_message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
         if self.commands is None or self.submit is None or message.topic != self.topics.command:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import json
 import threading
 from collections.abc import Awaitable, Callable
@@ -22,6 +23,7 @@ from aiohttp import web
 
 WEB = Path(__file__).resolve().parent / "web"
 HEARTBEAT = 15.0  # seconds between SSE comments that keep a quiet stream open
+TOKEN_HEADER = "X-Board-Referee-Token"
 
 
 class WebError(Exception):
@@ -50,9 +52,11 @@ class LiveServer:
 
     page = "index.html"
     name = "web page"
+    token_hint = "printed at start"  # where a person finds the access token
 
-    def __init__(self, host: str, port: int) -> None:
+    def __init__(self, host: str, port: int, token: str | None = None) -> None:
         self.host, self.port = host, port
+        self.token = token  # None: controls are open (the server listens on loopback)
         self.loop: asyncio.AbstractEventLoop | None = None
         self.latest = ""
         self.serial = 0
@@ -173,7 +177,20 @@ class LiveServer:
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         """Server-Sent Events: the latest state at once, then each new one."""
-        assert self.changed is not None and self.stopping is not None
+        assert self.stopping is not None
+        response = await self.stream(request)
+        sent = -1
+        while not self.stopping.is_set():
+            if self.serial != sent and self.latest:
+                sent = self.serial
+                await response.write(f"event: state\ndata: {self.latest}\n\n".encode())
+                continue
+            await self.wait_change(response)
+        return response
+
+    @staticmethod
+    async def stream(request: web.Request) -> web.StreamResponse:
+        """An open Server-Sent Events response; pages reconnect by themselves (``retry:``)."""
         response = web.StreamResponse(
             headers={
                 "Content-Type": "text/event-stream",
@@ -183,18 +200,31 @@ class LiveServer:
         )
         await response.prepare(request)
         await response.write(b"retry: 1000\n\n")
-        sent = -1
-        while not self.stopping.is_set():
-            if self.serial != sent and self.latest:
-                sent = self.serial
-                await response.write(f"event: state\ndata: {self.latest}\n\n".encode())
-                continue
-            async with self.changed:
-                try:
-                    await asyncio.wait_for(self.changed.wait(), HEARTBEAT)
-                except TimeoutError:
-                    await response.write(b": still here\n\n")
         return response
+
+    async def wait_change(self, response: web.StreamResponse) -> None:
+        """Until the state changes, keeping a quiet stream open with a comment."""
+        assert self.changed is not None
+        async with self.changed:
+            try:
+                await asyncio.wait_for(self.changed.wait(), HEARTBEAT)
+            except TimeoutError:
+                await response.write(b": still here\n\n")
+
+    def authorise(self, request: web.Request) -> None:
+        """A control's access token (header ``X-Board-Referee-Token`` or ``?token=``), needed
+        when the server listens beyond loopback (401 without it, 403 with a wrong one)."""
+        if self.token is None:
+            return
+        given = request.headers.get(TOKEN_HEADER) or request.query.get("token")
+        if not given:
+            raise BadRequest(
+                401,
+                f"this control needs the {self.name}'s access token ({self.token_hint}; open "
+                "the page with ?token=...)",
+            )
+        if not hmac.compare_digest(given.encode(), self.token.encode()):
+            raise BadRequest(403, "wrong access token")
 
     @staticmethod
     async def body(request: web.Request) -> dict[str, Any]:
@@ -208,4 +238,4 @@ class LiveServer:
         return body
 
 
-__all__ = ["WEB", "BadRequest", "LiveServer", "WebError", "parse_address"]
+__all__ = ["TOKEN_HEADER", "WEB", "BadRequest", "LiveServer", "WebError", "parse_address"]
