@@ -10,9 +10,7 @@ import json
 import os
 import re
 import signal
-import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
@@ -26,7 +24,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import Browser, expect
 
 from tests.mosquitto import Mosquitto
-from tests.test_kiosk import TIMEOUT, Referee, browser, click, free_port
+from tests.test_kiosk import TIMEOUT, LoggedProcess, Referee, browser, click, free_port
 
 __all__ = ["browser"]  # the fixture, shared with the kiosk tests
 
@@ -44,37 +42,19 @@ pattern read {PREFIX}/%u/command
 """
 
 
-class Club:
+class Club(LoggedProcess):
     """``board-referee club`` as its own process."""
+
+    log_timeout = 20.0
 
     def __init__(self, tmp: Path, url: str, *args: str) -> None:
         self.port = free_port()
-        self.log: list[str] = []
-        self.lock = threading.Lock()
         command = [sys.executable, "-m", "firmware_bridge.cli", "club", "--mqtt", url,
                    "--listen", f"127.0.0.1:{self.port}", "--results",
                    str(tmp / "results.jsonl"), *args]  # fmt: skip
-        self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.PIPE, text=True, bufsize=1)  # fmt: skip
-        threading.Thread(target=self._read, daemon=True).start()
+        self.spawn(command)
         self.url = f"http://127.0.0.1:{self.port}/"
         self.wait_log("club view: connected")
-
-    def _read(self) -> None:
-        assert self.proc.stderr is not None
-        for line in self.proc.stderr:
-            with self.lock:
-                self.log.append(line.rstrip("\n"))
-
-    def wait_log(self, pattern: str, timeout: float = 20.0) -> None:
-        regex = re.compile(pattern)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self.lock:
-                if any(regex.search(line) for line in self.log):
-                    return
-            time.sleep(0.05)
-        raise AssertionError(f"no {pattern!r} in the club's log:\n" + "\n".join(self.log))
 
     def get(self, path: str) -> Any:
         with urllib.request.urlopen(self.url + path.lstrip("/"), timeout=10) as answer:
@@ -105,14 +85,6 @@ class Club:
                 return board
             time.sleep(0.1)
         raise AssertionError(f"board {name} never got there: {board}")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
 
 
 class Listener:
@@ -255,7 +227,12 @@ def test_a_broker_restart_loses_no_state_and_a_bad_message_is_ignored(
 
     broker.start()  # no persistence: the broker comes back empty
     one.wait_log("MQTT: connected again")
-    club.wait_log("club view: connected", timeout=40)
+    deadline = time.monotonic() + 40
+    while sum("club view: connected" in line for line in list(club.log)) < 2:
+        assert time.monotonic() < deadline, "the club view never reconnected:\n" + "\n".join(
+            club.log
+        )
+        time.sleep(0.1)
     restored = club.wait_board("table1", lambda b: b["moves"] == 1, timeout=40)
     assert restored["online"] is True and restored["last_text"] == "c1-c4"
 

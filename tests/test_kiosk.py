@@ -48,32 +48,19 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-class Referee:
-    """``board-referee run`` without --port: the daemon, the kiosk and the built-in emulator."""
+class LoggedProcess:
+    """A ``board-referee`` command as its own process, its stderr log kept to wait on."""
 
-    def __init__(self, tmp: Path, *args: str, kiosk: str | None = None) -> None:
-        self.tmp = tmp
-        self.kiosk_port = free_port()
-        self.board_port = free_port()
-        self.kiosk_address = kiosk or f"127.0.0.1:{self.kiosk_port}"
-        self.args = list(args)
-        self.log: list[str] = []
-        self.lock = threading.Lock()
-        self.start()
+    log: list[str]
+    lock: threading.Lock
+    proc: subprocess.Popen[str]
+    log_timeout = 30.0  # seconds wait_log waits by default
 
-    def start(self) -> None:
-        command = [
-            sys.executable, "-m", "firmware_bridge.cli", "run",
-            "--journal", str(self.tmp / "journal.sqlite3"), "--settle-ms", "100",
-            "--kiosk", self.kiosk_address, "--emulator-web", f"127.0.0.1:{self.board_port}",
-            *self.args,
-        ]  # fmt: skip
+    def spawn(self, command: list[str]) -> None:
+        self.log, self.lock = [], threading.Lock()
         self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True, bufsize=1)  # fmt: skip
         threading.Thread(target=self._read, args=(self.proc,), daemon=True).start()
-        self.kiosk_url = self.wait_log(r"kiosk page: (\S+)").group(1)
-        self.board_url = self.wait_log(r"emulated board's page: (\S+)").group(1)
-        self.wait_log("board scanned")
 
     def _read(self, proc: subprocess.Popen[str]) -> None:
         assert proc.stderr is not None
@@ -81,9 +68,9 @@ class Referee:
             with self.lock:
                 self.log.append(line.rstrip("\n"))
 
-    def wait_log(self, pattern: str, timeout: float = 30.0) -> re.Match[str]:
+    def wait_log(self, pattern: str, timeout: float | None = None) -> re.Match[str]:
         regex = re.compile(pattern)
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + (self.log_timeout if timeout is None else timeout)
         while time.monotonic() < deadline:
             with self.lock:
                 for line in self.log:
@@ -103,6 +90,30 @@ class Referee:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+
+
+class Referee(LoggedProcess):
+    """``board-referee run`` without --port: the daemon, the kiosk and the built-in emulator."""
+
+    def __init__(self, tmp: Path, *args: str, kiosk: str | None = None) -> None:
+        self.tmp = tmp
+        self.kiosk_port = free_port()
+        self.board_port = free_port()
+        self.kiosk_address = kiosk or f"127.0.0.1:{self.kiosk_port}"
+        self.args = list(args)
+        self.start()
+
+    def start(self) -> None:
+        command = [
+            sys.executable, "-m", "firmware_bridge.cli", "run",
+            "--journal", str(self.tmp / "journal.sqlite3"), "--settle-ms", "100",
+            "--kiosk", self.kiosk_address, "--emulator-web", f"127.0.0.1:{self.board_port}",
+            *self.args,
+        ]  # fmt: skip
+        self.spawn(command)
+        self.kiosk_url = self.wait_log(r"kiosk page: (\S+)").group(1)
+        self.board_url = self.wait_log(r"emulated board's page: (\S+)").group(1)
+        self.wait_log("board scanned")
 
     def post(self, path: str, body: object, token: str | None = None) -> tuple[int, Any]:
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
