@@ -56,7 +56,7 @@ class Game(ABC):
         )
         self.board: Board = build_board(self._board_node(node.get("board")))
         self._step_moves: dict[tuple[Cell, Cell], Move] = {}
-        self._descriptions: dict[Piece, str] = {}
+        self._descriptions: tuple[dict[object, str], dict[object, str]] = ({}, {})
         self.draw_after = int(self.options.get("draw_after", 0))
         self.repetitions = int(self.options.get("repetitions", 0))
         self._configure(node)
@@ -162,11 +162,16 @@ class Game(ABC):
     def describe(self, piece: Piece) -> str:
         """``White rhinoceros``, ``Player 1 die (5)``: made once per piece value, since every
         move's event text names one."""
-        text = self._descriptions.get(piece)
+        # Keyed by owner, then kind (and state): the pieces on a board are equal to, but seldom
+        # the same objects as, the ones first described, and comparing pieces costs more than
+        # comparing their kind names.
+        by_kind = self._descriptions[piece.owner.index]
+        key = piece.kind if piece.state is None else (piece.kind, piece.state)
+        text = by_kind.get(key)
         if text is None:
-            name = self.player_names[piece.owner - 1]
+            name = self.player_names[piece.owner.index]
             state = "" if piece.state is None else f" ({piece.state})"
-            text = self._descriptions[piece] = f"{name} {piece.kind}{state}"
+            text = by_kind[key] = f"{name} {piece.kind}{state}"
         return text
 
     def step_move(self, frm: Cell, to: Cell) -> Move:
@@ -252,9 +257,21 @@ class _Record:
 
 _UNKNOWN: Any = object()
 
+# ``Change``, ``Event`` and ``Effect`` are named tuples built on every ply of every playout and
+# footprint search; building them through tuple.__new__ skips the Python-level __new__ that
+# namedtuple generates, and halves what each costs.
+_new = tuple.__new__
+
 
 class State(ABC):
     """A position and its history. Mutable: ``apply`` and ``undo`` change it in place."""
+
+    # Whether a position's whole move list is cheap enough to make at once. Then ``outcome()``
+    # (which every ``apply`` asks) lists every move, and ``legal_moves()`` hands out that list,
+    # instead of generating twice: once to see that a move exists, once to play. A game whose
+    # first move is found at once but whose whole list is costly (Goats Wintering yields its
+    # pass first) leaves it off, so a footprint search never lists positions it only passes.
+    list_moves_once: ClassVar[bool] = False
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -270,6 +287,7 @@ class State(ABC):
         self._record: _Record | None = None
         self._in_hand = False
         self._lazy: Any = _UNKNOWN  # cached outcome() for "no legal move" positions
+        self._moves: list[Move] | None = None  # this position's moves, with list_moves_once
 
     # -- what rules code implements ---------------------------------------------------------
     @abstractmethod
@@ -339,7 +357,12 @@ class State(ABC):
         """The legal moves, generated lazily (none once the game is over)."""
         if self._outcome is not None:
             return iter(())
-        return self._generate()
+        moves = self._moves
+        if moves is None:
+            if not self.list_moves_once:
+                return self._generate()
+            moves = self._moves = list(self._generate())
+        return iter(moves)
 
     def is_legal(self, move: Move) -> bool:
         return move in set(self.legal_moves())
@@ -348,7 +371,10 @@ class State(ABC):
         if self._outcome is not None:
             return self._outcome
         if self._lazy is _UNKNOWN:
-            has_move = next(iter(self._generate()), None) is not None
+            if self.list_moves_once:
+                has_move = next(self.legal_moves(), None) is not None
+            else:
+                has_move = next(iter(self._generate()), None) is not None
             self._lazy = None if has_move else self._no_moves_outcome()
         result: Outcome | None = self._lazy
         return result
@@ -401,16 +427,20 @@ class State(ABC):
         self._record = None
         self._stack.append(record)
         self._lazy = _UNKNOWN
-        return Effect(  # positional: this runs on every ply of every playout
-            move,  # move
-            record.player,  # player
-            tuple(record.hand),  # hand
-            tuple(record.auto),  # consequences
-            tuple(record.events),  # events
-            self.to_move,  # to_move
-            self.phase,  # phase
-            self.phase in self.game.decision_phases,  # decision
-            self.outcome(),  # outcome
+        self._moves = None
+        return _new(
+            Effect,
+            (
+                move,  # move
+                record.player,  # player
+                tuple(record.hand),  # hand
+                tuple(record.auto),  # consequences
+                tuple(record.events),  # events
+                self.to_move,  # to_move
+                self.phase,  # phase
+                self.phase in self.game.decision_phases,  # decision
+                self.outcome(),  # outcome
+            ),
         )
 
     def undo(self) -> Move:
@@ -431,6 +461,7 @@ class State(ABC):
             else:
                 del self._seen[record.seen_key]
         self._lazy = _UNKNOWN
+        self._moves = None
         return record.move
 
     def copy(self, *, stack: bool = True) -> Self:
@@ -486,8 +517,9 @@ class State(ABC):
     def _set(self, cell: Cell, piece: Piece | None) -> None:
         record = self._record
         assert record is not None, "board changes happen inside apply()"
-        change = Change(cell, self.cells[cell], piece)
-        self.cells[cell] = piece
+        cells = self.cells
+        change = _new(Change, (cell, cells[cell], piece))
+        cells[cell] = piece
         (record.hand if self._in_hand else record.auto).append(change)
 
     def _hand_done(self) -> None:
@@ -496,7 +528,7 @@ class State(ABC):
 
     def _event(self, kind: EventKind, text: str, *cells: Cell) -> None:
         assert self._record is not None
-        self._record.events.append(Event(kind, text, cells))
+        self._record.events.append(_new(Event, (kind, text, cells)))
 
     def _moved(self, piece: Piece, frm: Cell, to: Cell) -> None:
         """Record that ``piece`` went from ``frm`` to ``to``."""
@@ -504,7 +536,7 @@ class State(ABC):
         record = self._record
         assert record is not None
         text = f"{self.game.describe(piece)} {names[frm]}-{names[to]}"
-        record.events.append(Event(EventKind.MOVE, text, (frm, to)))
+        record.events.append(_new(Event, (EventKind.MOVE, text, (frm, to))))
 
     def _capture(self, cell: Cell, how: str) -> Piece:
         piece = self.cells[cell]

@@ -2,7 +2,9 @@
 
 A ``Piece`` is what physically sits on a cell: its kind, its owner and, for games that need it,
 a small integer of per-piece state (a die's strength). Pieces are values: changing a die's face
-replaces the piece on the cell, so layouts can be compared with ``==``.
+replaces the piece on the cell, so layouts can be compared with ``==``. A piece is always true
+and an empty cell is None, so rules code finds a board's occupied cells with
+``itertools.compress(range(size), cells)``: give ``Piece`` no ``__len__`` or ``__bool__``.
 """
 
 from __future__ import annotations

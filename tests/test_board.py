@@ -139,3 +139,16 @@ def test_regions_blocked_and_glyphs() -> None:
 def test_bad_board_configs_name_the_key_and_problem(data: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=f"^test.yaml: .*{message}"):
         board(data)
+
+
+def test_pieces_are_always_true_so_compress_finds_occupied_cells() -> None:
+    """Rules code scans boards with itertools.compress(range(size), cells)."""
+    from itertools import compress
+
+    from engine.pieces import Piece
+    from engine.player import Player
+
+    cells = [None, Piece("die", Player.ONE, 0), None, Piece("stone", Player.TWO)]
+    assert list(compress(range(len(cells)), cells)) == [1, 3]
+    assert Player.ONE.other is Player.TWO and Player.TWO.other is Player.ONE
+    assert (Player.ONE.index, Player.TWO.index) == (0, 1)

@@ -86,6 +86,13 @@ def check_position(state: State, rng: random.Random) -> list[Move]:
     assert clone.same_position(state)
     clone.apply(rng.choice(moves))
     assert state.to_json() == before_json
+    # Games that list a position's moves once keep the list: applying and undoing every
+    # footprint, and a copy's move, must leave this position's list as it was, and give the
+    # copy its own position's moves.
+    assert list(state.legal_moves()) == moves
+    if clone.outcome() is None:
+        fresh = game.state_from_json(clone.to_json())
+        assert set(clone.legal_moves()) == set(fresh.legal_moves())
     return moves
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from itertools import compress
 
 from engine.board import OPPOSITE
 from engine.config import Node
@@ -52,6 +53,7 @@ class Vanguard(Game):
         self.start_bounces = self._bounces(ram.get("start_bounces"))
         self.bounces = self._bounces(ram.get("bounces"))
         step = board.step
+        self.cell_range = range(board.size)
         # Tables: (target, move) for outrider steps in all 12 directions, captain steps in 6.
         self.outrider_moves = tuple(
             tuple((step[d][c], self.step_move(c, step[d][c]))
@@ -112,6 +114,7 @@ class Vanguard(Game):
 
 class VanguardState(State):
     game: Vanguard
+    list_moves_once = True  # some 20 moves, listed in microseconds
 
     def _setup(self) -> None:
         for player in Player:
@@ -123,8 +126,9 @@ class VanguardState(State):
         cells = self.cells
         player = self.to_move
         game = self.game
-        for cell, piece in enumerate(cells):
-            if piece is None or piece.owner is not player:
+        for cell in compress(game.cell_range, cells):  # the occupied cells, found in C
+            piece: Piece = cells[cell]  # type: ignore[assignment]  # compress: never None
+            if piece.owner is not player:
                 continue
             kind = piece.kind
             if kind == OUTRIDER:
@@ -186,7 +190,8 @@ class VanguardState(State):
         cells = self.cells
         piece = cells[move.frm]
         assert piece is not None
-        names = self.game.board.names
+        game = self.game
+        names = game.board.names
         player = self.to_move
         if piece.kind == RAM:
             run = self.ram_run(move.frm, move.to)
@@ -206,8 +211,9 @@ class VanguardState(State):
             self._step_piece(move.frm, move.to, piece)
             self._hand_done()
             flag = next(
-                (c for c, p in enumerate(cells) if p is not None and p.owner is player
-                 and p.kind == FLAG), NO_CELL,
+                (c for c in compress(game.cell_range, cells)
+                 if cells[c].owner is player and cells[c].kind == FLAG),  # type: ignore[union-attr]
+                NO_CELL,
             )  # fmt: skip
             if flag != NO_CELL:
                 flag_piece = cells[flag]
