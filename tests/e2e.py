@@ -38,7 +38,9 @@ class EmulatorProcess:
         self.leds: dict[str, str] = {}
         self.led_frames: list[tuple[str, int]] = []  # (LEDS or LED_DELTA, bytes) that changed them
         self.lock = threading.Lock()
+        self.stderr: list[str] = []  # read as it comes, so a full pipe never blocks the emulator
         threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
         ready = self.next_event("ready")
         self.device = ready["device"]
 
@@ -55,6 +57,12 @@ class EmulatorProcess:
                     self.led_frames.append((event.get("via", ""), int(event.get("size", 0))))
             self.events.put(event)
 
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for line in self.proc.stderr:
+            with self.lock:
+                self.stderr.append(line.rstrip("\n"))
+
     def next_event(self, kind: str, timeout: float = TIMEOUT) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -66,14 +74,22 @@ class EmulatorProcess:
                 return event
             if event.get("event") == "error":
                 raise AssertionError(f"emulator: {event}")
-        raise AssertionError(f"emulator: no {kind} event within {timeout} s")
+        alive = "running" if self.proc.poll() is None else f"exited {self.proc.returncode}"
+        with self.lock:
+            tail = " | ".join(self.stderr[-5:])
+        raise AssertionError(
+            f"emulator ({alive}): no {kind} event within {timeout} s; its stderr ends: {tail}"
+        )
 
     def do(self, line: str, timeout: float = TIMEOUT) -> None:
         """Send one command and wait for it to finish (raises if the emulator refused it)."""
         assert self.proc.stdin is not None
         self.proc.stdin.write(line + "\n")
         self.proc.stdin.flush()
-        self.next_event("ok", timeout)
+        try:
+            self.next_event("ok", timeout)
+        except AssertionError as exc:
+            raise AssertionError(f"{line!r}: {exc}") from None
 
     def pieces(self) -> dict[str, str]:
         assert self.proc.stdin is not None

@@ -153,18 +153,21 @@ def open_pages(browser: Browser, referee: Referee) -> tuple[Page, Page]:
 
 
 def click(page: Page, *cells: str) -> None:
+    """Click cells of the emulated board page, each once the page shows the click before it
+    done. The page decides between lifting and placing from the board it last drew, so a click
+    that comes before the previous one is drawn (a loaded machine) would be taken wrongly."""
     for cell in cells:
+        piece = page.locator(f'.slot[data-cell="{cell}"] .piece')
+        had_piece = piece.count() > 0
         page.locator(f'.cell[data-cell="{cell}"]').click()
-        page.wait_for_timeout(150)
+        expect(piece).to_have_count(0 if had_piece else 1, timeout=TIMEOUT)
 
 
 def signal_tag(page: Page, cell: str) -> str:
     """The tag the page draws on ``cell`` for its LED signal ('' for none, '..' for a hint)."""
     tag: str = page.evaluate(
         """(name) => {
-            const index = [...document.querySelectorAll('.cell')]
-                .findIndex(c => c.dataset.cell === name);
-            const mark = document.querySelectorAll('.signals .mark')[index];
+            const mark = document.querySelector(`.signals .mark[data-cell="${name}"]`);
             const signal = mark.querySelector('.signal');
             if (!signal) return '';
             const tag = signal.querySelector('.tag');

@@ -122,10 +122,9 @@ export class BoardView {
       }, g);
       label.textContent = cell.name;
       label.setAttribute("font-size", (size * 0.17).toFixed(3));
-      const pieceG = el("g", { transform: `translate(${cell.x} ${-cell.y})`, class: "slot" },
-        layers.pieces);
-      const signalG = el("g", { transform: `translate(${cell.x} ${-cell.y})`, class: "mark" },
-        layers.signals);
+      const at = { transform: `translate(${cell.x} ${-cell.y})`, "data-cell": cell.name };
+      const pieceG = el("g", { ...at, class: "slot" }, layers.pieces);
+      const signalG = el("g", { ...at, class: "mark" }, layers.signals);
       if (this.onCell) {
         g.addEventListener("click", () => this.onCell(cell.name));
         g.classList.add("clickable");
