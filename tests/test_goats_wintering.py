@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from engine import IllegalMoveError, Player, State
+from engine.games.goats_wintering import GoatsWintering
 from tests.helpers import load, mover, play, position, texts, tokens
 
 GAME = load("goats-wintering")
@@ -55,6 +56,22 @@ def test_every_reference_board(board: str, cells: int, neighbours_of_centre: int
     assert game.board.size == cells
     assert max(len(n) for n in game.board.adjacent) == neighbours_of_centre
     assert len(texts(game.new_state())) == cells + 1  # any cell, or pass
+
+
+@pytest.mark.parametrize("board", GAME.option_specs["board"].choices)
+def test_lines_of_sight_run_both_ways_on_every_board(board: str) -> None:
+    # The move generator marks the cells each goat sees rather than looking out from every
+    # empty cell: that is only right if a cell that sees a goat is seen by it, through the
+    # same cells.
+    game = load("goats-wintering", board=board)
+    assert isinstance(game, GoatsWintering)
+    for cell, rays in enumerate(game.sight):
+        for ray in rays:
+            for i, target in enumerate(ray):
+                back = (*reversed(ray[:i]), cell)
+                assert any(other[: i + 1] == back for other in game.sight[target]), (
+                    f"{game.board.names[cell]} sees {game.board.names[target]}, not back"
+                )
 
 
 def test_diamond_board_labels_follow_the_reference() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import compress
 
 from engine.config import Node
 from engine.effects import EventKind
@@ -56,6 +57,12 @@ class GoatsWintering(Game):
             tuple(rays for rays in (board.rays[d][c][: self.gap] for d in board.adjacency) if rays)
             for c in range(size)
         )
+        # Sight runs both ways on every board the project builds (the cells between two goats
+        # on a line are the same from either end; tests/test_goats_wintering.py holds that), so
+        # the generator marks what each of the mover's goats sees instead of looking out from
+        # every empty cell.
+        self.cell_range = range(size)
+        self.goats = {player: Piece(GOAT, player) for player in Player}
         self.place_moves = tuple(Move.place(GOAT, c) for c in range(size))
         self.step_moves = tuple(
             tuple((n, self.step_move(c, n)) for n in board.adjacent[c]) for c in range(size)
@@ -87,26 +94,33 @@ class GoatsWinteringState(State):
     def scores(self) -> dict[Player, int] | None:
         return {player: self.score(player) for player in Player}
 
-    def _group_targets(self, cell: Cell, player: Player) -> list[tuple[Cell, Move]]:
-        """Steps from ``cell`` that give its goat more friendly neighbours (not counting
-        itself), less the exact reversal of the mover's own last step right after a pass."""
-        return self._groups(cell, self._owned(player), [p is None for p in self.cells])
+    def _neighbours(self, owned: list[bool]) -> list[int]:
+        """For each cell, how many of its neighbours hold a goat marked in ``owned`` (one pass
+        over those goats, rather than a count around every cell asked about)."""
+        around = self.game.around
+        counts = [0] * len(owned)
+        for cell in compress(self.game.cell_range, owned):
+            for neighbour in around[cell]:
+                counts[neighbour] += 1
+        return counts
 
-    def _groups(self, cell: Cell, mine: list[bool], empty: list[bool]) -> list[tuple[Cell, Move]]:
-        game = self.game
-        around = game.around
-        count = mine.__getitem__
-        friends_here = sum(map(count, around[cell]))
+    def _banned(self) -> tuple[Cell, Cell]:
+        """The step the mover may not make: the exact reversal of their own last step, right
+        after a pass (NO_CELL twice otherwise)."""
         extra = self.extra
-        banned = extra.passes == 1 and cell == extra.ban_from
-        found = []
-        for target, move in game.step_moves[cell]:
-            if not empty[target] or sum(map(count, around[target])) - 1 <= friends_here:
-                continue
-            if banned and target == extra.ban_to:
-                continue  # right after a pass: never undo one's own last step
-            found.append((target, move))
-        return found
+        return (extra.ban_from, extra.ban_to) if extra.passes == 1 else (NO_CELL, NO_CELL)
+
+    def _is_group(self, frm: Cell, to: Cell) -> bool:
+        """Whether the step ``frm``-``to`` of the mover's goat is a group: its goat gets more
+        friendly neighbours (not counting itself) and it is not the banned reversal."""
+        cells = self.cells
+        player = self.to_move
+        around = self.game.around
+
+        def friends(cell: Cell) -> int:
+            return sum(1 for n in around[cell] if (p := cells[n]) is not None and p.owner is player)
+
+        return friends(to) - 1 > friends(frm) and (frm, to) != self._banned()
 
     # -- moves ------------------------------------------------------------------------------
     def _generate(self) -> Iterator[Move]:
@@ -114,39 +128,48 @@ class GoatsWinteringState(State):
         cells = self.cells
         player = self.to_move
         game = self.game
+        cell_range = game.cell_range
         around = game.around
-        sight = game.sight
-        place_moves = game.place_moves
         empty = [p is None for p in cells]
         mine = [p is not None and p.owner is player for p in cells]
         is_empty = empty.__getitem__
-        for cell, free in enumerate(empty):
-            if not free or not any(map(is_empty, around[cell])):
-                continue
-            too_close = False
-            for ray in sight[cell]:  # the first piece along each line, within the gap
+        # Placements: an empty cell with an empty neighbour, where the first piece along no
+        # line within the gap is the mover's. Sight runs both ways, so mark what each of the
+        # mover's goats sees.
+        seen = [False] * len(cells)
+        for cell in compress(cell_range, mine):
+            for ray in game.sight[cell]:
                 for target in ray:
                     if not empty[target]:
-                        too_close = mine[target]
                         break
-                if too_close:
-                    break
-            if not too_close:
+                    seen[target] = True
+        place_moves = game.place_moves
+        for cell in compress(cell_range, empty):
+            if not seen[cell] and any(map(is_empty, around[cell])):
                 yield place_moves[cell]
+        # Steps: each goat groups (more friends) if it can, else strays (fewer enemies) when
+        # the last move was a group or a placement.
+        friends = self._neighbours(mine)
+        enemies: list[int] | None = None
         stray_allowed = self.extra.last in (GROUP, PLACEMENT)
-        theirs = [p is not None and p.owner is not player for p in cells]
-        enemy_count = theirs.__getitem__
-        for cell, own in enumerate(mine):
-            if not own:
+        ban_from, ban_to = self._banned()
+        step_moves = game.step_moves
+        for cell in compress(cell_range, mine):
+            grouped = False
+            here = friends[cell] + 1  # the goat itself is around each of its targets
+            for target, move in step_moves[cell]:
+                if empty[target] and friends[target] > here:
+                    if cell == ban_from and target == ban_to:
+                        continue  # right after a pass: never undo one's own last step
+                    grouped = True
+                    yield move
+            if grouped or not stray_allowed:
                 continue
-            groups = self._groups(cell, mine, empty)
-            for _, move in groups:
-                yield move
-            if groups or not stray_allowed:
-                continue
-            enemies_here = sum(map(enemy_count, around[cell]))
-            for target, move in game.step_moves[cell]:
-                if empty[target] and sum(map(enemy_count, around[target])) < enemies_here:
+            if enemies is None:
+                enemies = self._neighbours([p is not None and p.owner is not player for p in cells])
+            fewer = enemies[cell]
+            for target, move in step_moves[cell]:
+                if empty[target] and enemies[target] < fewer:
                     yield move
 
     def _play(self, move: Move) -> None:
@@ -164,13 +187,13 @@ class GoatsWinteringState(State):
                 self._finish(player)
             self._end_turn(player.other, PLAY)
             return
-        goat = Piece(GOAT, player)
+        goat = self.game.goats[player]
         if move.kind is MoveKind.PLACE:
             self._set(move.to, goat)
             self._event(EventKind.PLACE, f"{self._name(player)} places a goat on {names[move.to]}")
             kind, origin = PLACEMENT, NO_CELL
         else:
-            kind = GROUP if (move.to, move) in self._group_targets(move.frm, player) else STRAY
+            kind = GROUP if self._is_group(move.frm, move.to) else STRAY
             self._set(move.frm, None)
             self._set(move.to, goat)
             word = "group" if kind == GROUP else "stray"
@@ -187,9 +210,10 @@ class GoatsWinteringState(State):
         cells = self.cells
         enemy = player.other
         around = self.game.around
+        occupied = cells.__getitem__  # pieces are always true
         doomed = [
             c for c, p in enumerate(cells)
-            if p is not None and p.owner is enemy and all(cells[n] is not None for n in around[c])
+            if p is not None and p.owner is enemy and all(map(occupied, around[c]))
         ]  # fmt: skip
         for cell in doomed:
             self._capture(cell, "(surrounded)")
