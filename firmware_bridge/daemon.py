@@ -77,6 +77,7 @@ SCAN_RETRY = 1.0  # a SCAN asked for and not answered is asked for again after t
 SCAN_SPACING = 0.1  # at most one SCAN request per this many seconds
 HEARTBEAT = 2.0  # seconds between snapshots that only refresh the last-frame time
 MAX_FAULTS = 5
+HELD_PRESSES = 4  # presses kept while the board is being scanned (a few; never a backlog)
 REFUSED_FLASH = 1.0  # seconds the board flashes after a button press the rules refuse
 REMINDER = 60.0  # seconds between "still waiting for the board" lines
 
@@ -272,6 +273,9 @@ class Daemon:
     def _reset_link_state(self) -> None:
         self.board: Hello | None = None
         self.have_scan = False
+        # Presses that came while the board was being (re)scanned: acted on once the scan is in
+        # (a player pressing as the referee comes back must not be ignored without a word).
+        self.held_presses: list[Button] = []
         self.counter = 0
         self.board_seq: int | None = None
         self.hello_sent = 0.0
@@ -447,6 +451,8 @@ class Daemon:
         if isinstance(message, Hello):
             self._hello(message, now)
         elif self.board is None:
+            if isinstance(message, ButtonEvent):
+                self._hold_press(message)
             if not isinstance(message, (Ack, Nak, Pong)):
                 self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
                 self.hello_sent = now
@@ -463,6 +469,10 @@ class Daemon:
                 )
             self.have_scan = True
             self._observe(now)
+            held, self.held_presses = self.held_presses, []
+            for button in held:
+                self.log.info("button %s (pressed during the scan) acted on", button.name)
+                self._press(button, now)
         elif isinstance(message, Change):
             if self.have_scan and message.counter != (self.counter + 1) & 0xFFFFFFFF:
                 self._request_scan(now, f"board events {self.counter + 1}.."
@@ -480,6 +490,8 @@ class Daemon:
             if message.pressed and self.have_scan:
                 self.log.info("button %s pressed", message.button.name)
                 self._press(message.button, now)
+            else:
+                self._hold_press(message)
         elif isinstance(message, Ack):
             if self.pending is not None and message.seq == self.pending.seq:
                 self.acked = self.pending.frame
@@ -789,6 +801,13 @@ class Daemon:
         if frame != self.want:
             self.want = frame
             self._send_leds(now)
+
+    def _hold_press(self, event: ButtonEvent) -> None:
+        """A press before the board's scan is in: kept (a few at most) and acted on after it."""
+        if event.pressed and len(self.held_presses) < HELD_PRESSES:
+            self.log.info("button %s pressed while the board is being scanned: acted on once "
+                          "the scan is in", event.button.name)  # fmt: skip
+            self.held_presses.append(event.button)
 
     def _press(self, button: Button, now: float) -> tuple[bool, str]:
         """A button, from the board or a face. One the rules refuse is answered on the board

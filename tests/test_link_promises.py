@@ -5,7 +5,8 @@ failed under a deliberate mutation of the code before it existed):
 - a lost frame asks for a SCAN, even when only a PONG or an ACK follows it (no event counter
   to reveal the gap);
 - a SCAN asked for within the spacing of the last one is deferred, never dropped;
-- COBS rejects a zero byte inside a frame.
+- COBS rejects a zero byte inside a frame;
+- a button pressed while the board is being scanned is acted on once the scan is in.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from firmware_bridge.link import Received, VirtualLink
 from firmware_bridge.protocol import (
     Ack,
     Button,
+    ButtonEvent,
     Change,
     Hello,
     HostHello,
@@ -62,6 +64,8 @@ class ScriptedBoard:
         self.counter = 0
         self.received: list[tuple[float, Message]] = []
         self.lock = threading.Lock()
+        self.hold_scans = threading.Event()  # while set, SCAN requests wait for release_scan()
+        self.scan_waiting = False
 
     def send(self, message: Message, *, lose: bool = False) -> None:
         if lose:  # the frame is sent, but never arrives: its sequence number is used up
@@ -76,6 +80,16 @@ class ScriptedBoard:
         self.counter += 1
         self.send(Change(self.counter, ((a, self.readings[a]), (b, self.readings[b]))),
                   lose=lose)  # fmt: skip
+
+    def press(self, button: Button) -> None:
+        self.counter += 1
+        self.send(ButtonEvent(self.counter, button, True))
+
+    def release_scan(self) -> None:
+        self.hold_scans.clear()
+        if self.scan_waiting:
+            self.scan_waiting = False
+            self.link.send(Scan(self.counter, tuple(self.readings)))
 
     def pump(self, stop: threading.Event) -> None:
         while not stop.is_set():
@@ -92,7 +106,10 @@ class ScriptedBoard:
                 self.link.send(Hello(1, len(self.readings), len(PROFILE.led_cells), Sensing.OWNER,
                                      LedKind.RGB, frozenset(Button), "t", "b"))  # fmt: skip
             elif isinstance(message, ScanRequest):
-                self.link.send(Scan(self.counter, tuple(self.readings)))
+                if self.hold_scans.is_set():
+                    self.scan_waiting = True
+                else:
+                    self.link.send(Scan(self.counter, tuple(self.readings)))
             elif isinstance(message, Leds):
                 self.link.send(Ack(event.seq))
             elif isinstance(message, Ping):
@@ -206,3 +223,21 @@ def test_cobs_rejects_a_zero_byte_inside_a_frame() -> None:
         cobs.decode(b"\x03\x01\x00")  # a zero inside a block
     with pytest.raises(cobs.CobsError, match="zero byte"):
         cobs.decode(b"\x02\x01\x00\x01")  # a zero where a block code belongs
+
+
+def test_a_press_while_the_board_is_being_scanned_is_acted_on_after_the_scan(rig: Any) -> None:
+    daemon, board, _ = rig
+    board.move("c2", "c4")
+    assert _wait(lambda: daemon.journal.moves(daemon.game_id) == ["c2-c4"])
+    time.sleep(0.3)  # past the scan spacing
+    board.hold_scans.set()
+    asked = time.monotonic()
+    host = board.link.peer
+    assert host is not None
+    host.receive(b"\x05garbage\x00")  # a damaged frame: the host asks for a SCAN ...
+    assert _wait(lambda: board.scans_after(asked), 1.0)
+    board.press(Button.TAKEBACK)  # ... and the player presses take-back before it comes
+    time.sleep(0.2)
+    assert daemon.journal.moves(daemon.game_id) == ["c2-c4"], "acted on before the scan"
+    board.release_scan()
+    assert _wait(lambda: daemon.journal.moves(daemon.game_id) == []), "the press was lost"

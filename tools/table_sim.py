@@ -198,8 +198,13 @@ class Table:
                 time.sleep(0.4)  # long enough to be called illegal
                 self.follow(10)
         elif what == "button":
+            seen = len(self.daemon.log)
             emu.do(f"press {self.rng.choice(('select', 'select', 'takeback'))}")
-            time.sleep(0.2)
+            # The player sees what the press did before going on: refused, or a move taken back.
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline and self.journal() == self.played and not any(
+                    "refused" in line for line in self.daemon.log[seen:]):  # fmt: skip
+                time.sleep(0.02)
             if self.journal() != self.played:  # a take-back: the move goes back on the board
                 self.played = self.journal()
                 self._rebuild()
@@ -247,10 +252,11 @@ class Table:
             self.daemon.kill(signal.SIGKILL)
             seen = len(self.daemon.log)
             self.daemon.start()
+            # The players wait for the board to come back to life before the next move.
+            self.wait_scanned(seen)
             if move.kind is MoveKind.PASS:
-                # A press while the referee was down is gone (a piece moved is still on the
-                # board): once the board says it is still their turn, the player presses again.
-                self.wait_scanned(seen)
+                # A press while the referee was down may be gone (a piece moved is still on
+                # the board): once the board says it is still their turn, they press again.
                 time.sleep(0.3)
                 if self.journal() != self.played:
                     self.emu.do("press pass")
@@ -287,6 +293,7 @@ def run(
     ``per_game`` plies (or its end), so every game gets its share."""
     rng = random.Random(seed)
     folder = Path(tempfile.mkdtemp(prefix="board-referee-table-"))
+    shown = len(tally.notes)  # notes are printed as they come when verbose
     try:
         while tally.attempted < moves:
             game_id = games[tally.games % len(games)]
@@ -325,6 +332,9 @@ def run(
                 table.close()
             if verbose:
                 print(f"{game_id}: {tally.line()}", flush=True)
+                for note in tally.notes[shown:]:
+                    print(f"  {note}", flush=True)
+                shown = len(tally.notes)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return tally
@@ -337,9 +347,7 @@ def main() -> int:
     parser.add_argument("--game", action="append", help="only these games (default: all)")
     args = parser.parse_args()
     tally = run(args.game or catalog.game_ids(), args.moves, args.seed, Tally(), verbose=True)
-    print(tally.line())
-    for note in tally.notes:
-        print(f"  {note}")
+    print(tally.line())  # the whole run (each note was printed after its game)
     return 0 if tally.lost == tally.wrong == tally.stuck == 0 else 1
 
 
