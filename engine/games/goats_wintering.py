@@ -53,14 +53,14 @@ class GoatsWintering(Game):
         # "Around" a cell and the lines of sight are the board's adjacent directions.
         self.around = board.adjacent
         # For each cell, per adjacent direction: the cells within the gap distance, in order.
-        self.sight = tuple(
-            tuple(rays for rays in (board.rays[d][c][: self.gap] for d in board.adjacency) if rays)
-            for c in range(size)
-        )
         # Sight runs both ways on every board the project builds (the cells between two goats
         # on a line are the same from either end; tests/test_goats_wintering.py holds that), so
         # the generator marks what each of the mover's goats sees instead of looking out from
         # every empty cell.
+        self.sight = tuple(
+            tuple(rays for rays in (board.rays[d][c][: self.gap] for d in board.adjacency) if rays)
+            for c in range(size)
+        )
         self.cell_range = range(size)
         self.goats = {player: Piece(GOAT, player) for player in Player}
         self.place_moves = tuple(Move.place(GOAT, c) for c in range(size))
@@ -84,12 +84,7 @@ class GoatsWinteringState(State):
     def score(self, player: Player) -> int:
         """Adjacent pairs of ``player``'s goats."""
         owned = self._owned(player)
-        around = self.game.around
-        total = 0
-        for cell, mine in enumerate(owned):
-            if mine:
-                total += sum(map(owned.__getitem__, around[cell]))
-        return total // 2
+        return sum(compress(self._neighbours(owned), owned)) // 2  # each pair counted twice
 
     def scores(self) -> dict[Player, int] | None:
         return {player: self.score(player) for player in Player}
@@ -113,14 +108,10 @@ class GoatsWinteringState(State):
     def _is_group(self, frm: Cell, to: Cell) -> bool:
         """Whether the step ``frm``-``to`` of the mover's goat is a group: its goat gets more
         friendly neighbours (not counting itself) and it is not the banned reversal."""
-        cells = self.cells
-        player = self.to_move
+        mine = self._owned(self.to_move).__getitem__
         around = self.game.around
-
-        def friends(cell: Cell) -> int:
-            return sum(1 for n in around[cell] if (p := cells[n]) is not None and p.owner is player)
-
-        return friends(to) - 1 > friends(frm) and (frm, to) != self._banned()
+        friends_there = sum(map(mine, around[to])) - 1  # the goat itself is around ``to``
+        return friends_there > sum(map(mine, around[frm])) and (frm, to) != self._banned()
 
     # -- moves ------------------------------------------------------------------------------
     def _generate(self) -> Iterator[Move]:
