@@ -216,10 +216,15 @@ class Table:
             emu.do("replug")
             self.wait_scanned(seen)  # the players wait for the board to come back to life
         elif what == "kill":
-            seen = len(self.daemon.log)
-            self.daemon.kill(signal.SIGKILL)
-            self.daemon.start()
-            self.wait_scanned(seen)
+            self.restart_referee()
+
+    def restart_referee(self) -> None:
+        """SIGKILL the referee and start it again; the players wait for the board to come
+        back to life before they go on."""
+        seen = len(self.daemon.log)
+        self.daemon.kill(signal.SIGKILL)
+        self.daemon.start()
+        self.wait_scanned(seen)
 
     def wait_scanned(self, seen: int, timeout: float = 15.0) -> None:
         deadline = time.monotonic() + timeout
@@ -249,11 +254,7 @@ class Table:
         self.played.append(text)
         if what == "kill-mid":
             self.tally.behaviours["kill-mid"] = self.tally.behaviours.get("kill-mid", 0) + 1
-            self.daemon.kill(signal.SIGKILL)
-            seen = len(self.daemon.log)
-            self.daemon.start()
-            # The players wait for the board to come back to life before the next move.
-            self.wait_scanned(seen)
+            self.restart_referee()
             if move.kind is MoveKind.PASS:
                 # A press while the referee was down may be gone (a piece moved is still on
                 # the board): once the board says it is still their turn, they press again.
