@@ -226,6 +226,31 @@ def test_battle_choice_by_the_mover_and_forced_follow_up() -> None:
     assert table.rec.synced and table.rec.state.to_move is Player.TWO
 
 
+def test_mutual_destruction_is_chosen_by_taking_both_off_or_by_moving_in() -> None:
+    # Opposing yafbeests destroy each other: a player may take both off at once, or move
+    # theirs into the victim's hex as in every capture and then take it off as the LEDs ask.
+    for moving_in in (False, True):
+        state = position(PTG, {"a1": "G", "i6": "g", "c4": "Y", "b6": "y", "c6": "y"},
+                         phase="movement", south=1)  # fmt: skip
+        table = Table(state, PTG_ID)
+        table.move("c4", "c5")
+        table.settle()
+        assert table.signals() == {"b6": "choose", "c5": "choose", "c6": "choose"}
+        if moving_in:
+            table.lift("c6")
+            table.move("c5", "c6")
+            table.settle()
+            assert table.signals() == {"c6": "remove"}
+            assert "remove the piece on c6" in table.rec.status
+            table.lift("c6")
+        else:
+            table.lift("c6", "c5")
+        table.settle()
+        assert table.committed() == ["c4-c5", "c5xc6"], moving_in
+        assert table.rec.synced and table.signals() == {}
+        assert table.rec.state.to_move is Player.TWO
+
+
 def test_defender_chooses_which_attacker_captures() -> None:
     state = position(PTG, {"a1": "G", "i6": "g", "c4": "L", "b6": "p", "c6": "p"},
                      phase="movement", south=1)  # fmt: skip

@@ -202,7 +202,6 @@ class ProtectTheGoatState(State):
             assert initiative is not None
             self.extra = replace(extra, initiative=None)
             self._fight(move.frm, move.to)
-            self._hand_done()
             self._battle(initiative)
             return
         if move.kind is MoveKind.PLACE:
@@ -253,21 +252,33 @@ class ProtectTheGoatState(State):
         self._end_turn(initiative.other, MOVEMENT)
 
     def _fight(self, attacker_cell: Cell, victim_cell: Cell) -> None:
-        """One capture: the attacker takes the victim's hex (opposing yafbeests both go)."""
+        """One capture: the attacker takes the victim's hex (opposing yafbeests both go).
+
+        A chosen capture is the hand action up to the attacker standing on the victim's hex,
+        as every capture looks on the board; an attacker destroyed with its victim then goes
+        as a consequence. So a player may take both yafbeests off at once, or move theirs in
+        and take it off as the LEDs ask: the referee sees the same capture either way."""
         attacker = self.cells[attacker_cell]
         victim = self.cells[victim_cell]
         assert attacker is not None and victim is not None
         names = self.game.board.names
-        if attacker.kind == victim.kind:
+        mutual = attacker.kind == victim.kind
+        if mutual:
             how = f"together with the {self._describe(attacker)} on {names[attacker_cell]}"
-            self._capture(victim_cell, how)
-            self._capture(attacker_cell, "(mutual destruction)")
         else:
-            self._capture(
-                victim_cell, f"by the {self._describe(attacker)} from {names[attacker_cell]}"
+            how = f"by the {self._describe(attacker)} from {names[attacker_cell]}"
+        self._capture(victim_cell, how)
+        self._set(attacker_cell, None)
+        self._set(victim_cell, attacker)
+        self._hand_done()  # a no-op for a forced capture, which is a consequence anyway
+        if mutual:
+            self._set(victim_cell, None)
+            self._event(
+                EventKind.CAPTURE,
+                f"{self._describe(attacker)} on {names[attacker_cell]} captured "
+                "(mutual destruction)",
+                attacker_cell,
             )
-            self._set(attacker_cell, None)
-            self._set(victim_cell, attacker)
         if victim.kind == self.game.royal:
             self._win(attacker.owner, f"{self._name(attacker.owner)} captured the {victim.kind}")
 
