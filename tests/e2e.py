@@ -4,6 +4,7 @@ the daemon is observed through its log and its journal."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -33,6 +34,8 @@ class EmulatorProcess:
         self.proc = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, bufsize=1,
+            # A hung emulator is aborted on a timeout, and then says where each thread was.
+            env={**os.environ, "PYTHONFAULTHANDLER": "1"},
         )  # fmt: skip
         self.events: queue.Queue[dict[str, Any]] = queue.Queue()
         self.leds: dict[str, str] = {}
@@ -75,8 +78,16 @@ class EmulatorProcess:
             if event.get("event") == "error":
                 raise AssertionError(f"emulator: {event}")
         alive = "running" if self.proc.poll() is None else f"exited {self.proc.returncode}"
+        lines = 5
+        if self.proc.poll() is None:
+            # Still running but silent: abort it, so its threads' stacks show where it hangs.
+            self.proc.send_signal(signal.SIGABRT)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=5)
+            time.sleep(0.2)  # the stderr reader takes the last lines
+            alive, lines = "hung, aborted", 60
         with self.lock:
-            tail = " | ".join(self.stderr[-5:])
+            tail = " | ".join(self.stderr[-lines:])
         raise AssertionError(
             f"emulator ({alive}): no {kind} event within {timeout} s; its stderr ends: {tail}"
         )

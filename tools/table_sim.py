@@ -317,6 +317,9 @@ def run(
                         break
                     if len(table.state.history) >= per_game:
                         break  # long enough: on to the next game
+            except AssertionError as exc:  # the harness: the board emulator stopped answering
+                tally.notes.append(f"{game_id}: the board emulator failed: {exc}")
+                tally.stuck += 1
             finally:
                 journal = table.journal()
                 played = table.played
