@@ -41,6 +41,7 @@ class EmulatorProcess:
         self.leds: dict[str, str] = {}
         self.led_frames: list[tuple[str, int]] = []  # (LEDS or LED_DELTA, bytes) that changed them
         self.lock = threading.Lock()
+        self.garbled: list[str] = []  # stdout lines that were not JSON
         self.stderr: list[str] = []  # read as it comes, so a full pipe never blocks the emulator
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
@@ -53,6 +54,8 @@ class EmulatorProcess:
             try:
                 event = json.loads(line)
             except json.JSONDecodeError:
+                with self.lock:  # kept for the message if an awaited event never comes
+                    self.garbled.append(line.rstrip("\n"))
                 continue
             if event.get("event") == "leds":
                 with self.lock:
@@ -88,8 +91,10 @@ class EmulatorProcess:
             alive, lines = "hung, aborted", 60
         with self.lock:
             tail = " | ".join(self.stderr[-lines:])
+            garbled = f"; lines that were not JSON: {self.garbled[-3:]}" if self.garbled else ""
         raise AssertionError(
-            f"emulator ({alive}): no {kind} event within {timeout} s; its stderr ends: {tail}"
+            f"emulator ({alive}): no {kind} event within {timeout} s{garbled}; its stderr ends: "
+            f"{tail}"
         )
 
     def do(self, line: str, timeout: float = TIMEOUT) -> None:

@@ -112,6 +112,10 @@ class Emulator:
         self.box: list[tuple[Cell | None, Piece]] = []
         self.link_path = link_path
         self.out = out
+        # Events come from the command thread and the I/O thread: each is written whole, under
+        # this lock (print() writes the text and its newline separately, so two events could
+        # interleave into one undecodable line and both be lost to a JSON reader).
+        self.out_lock = threading.Lock()
         self.json_mode = json_mode
         self.pace = pace
         self.draw = draw
@@ -191,17 +195,23 @@ class Emulator:
             os.write(self.wake_w, b"x")
 
     # -- output -----------------------------------------------------------------------------
+    def write(self, *lines: str, end: str = "\n") -> None:
+        """Write lines to the output in one piece, whichever thread calls."""
+        text = "\n".join(lines) + end
+        with self.out_lock:
+            self.out.write(text)
+            self.out.flush()
+
     def emit(self, event: str, **data: Any) -> None:
         if self.json_mode:
-            print(json.dumps({"event": event, **data}), file=self.out, flush=True)
+            self.write(json.dumps({"event": event, **data}))
         elif event == "say":
-            print(f"\n>>> {data['text']}", file=self.out, flush=True)
+            self.write("", f">>> {data['text']}")
         elif event == "fault":
-            print(f"[emulator] fault {data['code']} sent: {data['text']}", file=self.out,
-                  flush=True)  # fmt: skip
+            self.write(f"[emulator] fault {data['code']} sent: {data['text']}")
         elif event == "plug":
             where = f" on {data['device']}" if data.get("device") else ""
-            print(f"[emulator] board {data['state']}{where}", file=self.out, flush=True)
+            self.write(f"[emulator] board {data['state']}{where}")
         # Errors are said once, as a sentence, by whoever ran the command (run_commands).
 
     def show(self) -> None:
@@ -212,8 +222,7 @@ class Emulator:
             drawing = render_board(self.game, self.pieces, marks)
             names = self.game.board.names
             leds = ", ".join(f"{names[c]} {s.value}" for c, s in sorted(self.signals.items()))
-        print(drawing, file=self.out)
-        print(f"LEDs: {leds or 'all off'}", file=self.out, flush=True)
+        self.write(drawing, f"LEDs: {leds or 'all off'}")
 
     # -- sensors ----------------------------------------------------------------------------
     def _reading(self, cell: Cell | None) -> Reading:
@@ -706,7 +715,7 @@ class Emulator:
         return ok
 
     def prompt(self) -> None:
-        print(PROMPT, end="", file=self.out, flush=True)
+        self.write(PROMPT, end="")
 
     def command(self, line: str) -> bool:
         """One command; returns False for quit."""
@@ -795,10 +804,10 @@ class Emulator:
             self.emit("pieces", layout=layout)
             if not self.json_mode:
                 listed = " ".join(f"{cell}={token}" for cell, token in layout.items())
-                print(f"on the board ({len(layout)}): {listed or 'nothing'}", file=self.out)
-                print(f"in the hand: {' '.join(hand) or 'nothing'}", file=self.out, flush=True)
+                self.write(f"on the board ({len(layout)}): {listed or 'nothing'}",
+                           f"in the hand: {' '.join(hand) or 'nothing'}")  # fmt: skip
         elif word == "help":
-            print(HELP, file=self.out, flush=True)
+            self.write(HELP)
         elif word == "say":
             self.emit("say", text=" ".join(args))
         else:
