@@ -7,6 +7,7 @@ import threading
 import time
 from pathlib import Path
 
+from engine import Piece, Player
 from firmware_bridge import catalog
 from firmware_bridge.emulator import Emulator
 
@@ -49,3 +50,23 @@ def test_events_from_two_threads_each_arrive_as_one_json_line(tmp_path: Path) ->
     assert len(events) == 300
     for kind in ("leds", "pieces"):
         assert [e["number"] for e in events if e["event"] == kind] == list(range(150))
+
+
+def test_a_put_back_never_places_the_piece_just_taken_off_that_cell_as_wrong(
+    tmp_path: Path,
+) -> None:
+    # Following the LEDs: "illegal" on a cell takes a wrong piece off it; the "put back" that
+    # follows must not place that same piece again (the two would alternate for ever).
+    game = catalog.load_game("protect-the-goat")
+    profile = catalog.load_profile("protect-the-goat", game)
+    emulator = Emulator(game, profile, {}, link_path=tmp_path / "board", out=SlowPipe(),  # type: ignore[arg-type]
+                        json_mode=True)  # fmt: skip
+    h6, c1 = game.board.cell("h6"), game.board.cell("c1")
+    lyon, mouse = Piece("lyon", Player.TWO), Piece("sugarmouse", Player.TWO)
+    emulator.box = [(c1, lyon), (h6, mouse)]  # the mouse was just taken off h6 as wrong there
+    assert emulator.put_back(h6, avoid=mouse)
+    assert emulator.pieces == {h6: lyon} and emulator.box == [(h6, mouse)]
+    emulator.pieces.clear()
+    assert not emulator.put_back(h6, avoid=mouse)  # nothing else in the hand: left to the players
+    assert emulator.put_back(h6)  # without a piece to avoid, the one from h6 goes back
+    assert emulator.pieces == {h6: mouse}

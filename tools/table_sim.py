@@ -29,9 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine import Game, Move, MoveKind, Player  # noqa: E402
+from engine import Cell, Game, Move, MoveKind, Piece, Player  # noqa: E402
 from firmware_bridge import catalog  # noqa: E402
 from firmware_bridge.cli import choose_move  # noqa: E402
+from firmware_bridge.profile import Token  # noqa: E402
 from tests.e2e import DaemonProcess, EmulatorProcess  # noqa: E402
 
 CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (\S+)")
@@ -67,6 +68,7 @@ class Table:
         self.rng = rng
         self.tally = tally
         self.state = game.new_state()
+        self.profile = catalog.load_profile(game.id, game)
         self.played: list[str] = []
         self.emu = EmulatorProcess(folder, game.id, game.id, pace=0.01)
         self.daemon = DaemonProcess(folder, game.id, game.id, self.emu.link, settle_ms=80)
@@ -135,9 +137,16 @@ class Table:
         physical = self.emu.pieces()
         names = self.game.board.names
         layout = self.state.layout()
+        sensed = self.sensed(physical)
+        wanted_tokens = self.profile.tokens(layout)
         for cell, piece in layout.items():
             name = names[cell]
-            if name not in physical and not self.state.deciding:
+            if self.state.deciding:
+                break
+            if name in physical and sensed.get(cell) != wanted_tokens.get(cell):
+                self.emu.do(f"lift {name}")  # a piece the sensors tell from the right one
+                del physical[name]
+            if name not in physical:
                 symbol = self.game.pieces[piece.kind].symbol
                 symbol = symbol if piece.owner is Player.ONE else symbol.lower()
                 state = "" if piece.state is None else str(piece.state)
@@ -156,13 +165,19 @@ class Table:
                                 f"{self.emu.current_leds()}; log: " + " | ".join(log))  # fmt: skip
 
     def matches(self) -> bool:
-        """The board shows the rules' position (who owns what where; kinds may differ where
-        the sensors cannot tell, as after a promotion on an owner board)."""
-        physical = self.emu.pieces()
-        names = self.game.board.names
-        want = {names[c]: p.owner for c, p in self.state.layout().items()}
-        return {n: (Player.ONE if t[0].isupper() else Player.TWO) for n, t in physical.items()} \
-            == want  # fmt: skip
+        """The board shows the rules' position as its sensors tell it (kinds may differ where
+        they cannot, as after a promotion on an owner board)."""
+        return self.sensed(self.emu.pieces()) == self.profile.tokens(self.state.layout())
+
+    def sensed(self, physical: dict[str, str]) -> dict[Cell, Token]:
+        """What the board's sensors read from the emulator's pieces (``c4`` -> ``S``)."""
+        index, game = self.game.board.index, self.game
+        pieces = {}
+        for name, token in physical.items():
+            owner = Player.ONE if token[0].isupper() else Player.TWO
+            state = int(token[1:]) if token[1:] else None
+            pieces[index[name]] = Piece(game.kind_by_symbol[token[0].upper()], owner, state)
+        return dict(self.profile.tokens(pieces))
 
     def misbehave(self, what: str) -> bool:
         """Something between moves; False if the players are then stuck."""

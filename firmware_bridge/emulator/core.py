@@ -110,6 +110,9 @@ class Emulator:
         self.profile = profile
         self.pieces = dict(pieces)
         self.box: list[tuple[Cell | None, Piece]] = []
+        # While following the LEDs: the piece taken off each cell as wrong there, so the
+        # put-back the LEDs then ask for is never that piece again.
+        self.taken_off: dict[Cell, Piece] = {}
         self.link_path = link_path
         self.out = out
         # Events come from the command thread and the I/O thread: each is written whole, under
@@ -529,15 +532,16 @@ class Emulator:
                 "link": str(self.link_path),
             }
 
-    def put_back(self, cell: Cell) -> bool:
-        """Place the piece that came from ``cell``, or else the one lifted last."""
+    def put_back(self, cell: Cell, avoid: Piece | None = None) -> bool:
+        """Place the piece that came from ``cell``, or else the one lifted last; never a piece
+        like ``avoid`` (one just taken off ``cell`` as wrong there)."""
         with self.lock:
-            if not self.box or cell in self.pieces:
+            if cell in self.pieces:
                 return False
-            index = next(
-                (i for i in range(len(self.box) - 1, -1, -1) if self.box[i][0] == cell),
-                len(self.box) - 1,
-            )
+            fits = [i for i, (_, piece) in enumerate(self.box) if piece != avoid]
+            if not fits:
+                return False
+            index = next((i for i in reversed(fits) if self.box[i][0] == cell), fits[-1])
             self.pieces[cell] = self.box.pop(index)[1]
             self._sense()
             return True
@@ -589,6 +593,7 @@ class Emulator:
         """Carry out what the LEDs ask for, like a player reading them, until nothing is asked
         that a player could do without knowing the rules (placing a new piece is not)."""
         deadline = time.monotonic() + timeout
+        self.taken_off.clear()
         quiet_since = time.monotonic()
         quiet_needed = max(4 * self.pace, 2 * self.profile.settle + 0.3)
         while time.monotonic() < deadline:
@@ -630,10 +635,12 @@ class Emulator:
             return True
         for cell in takes:
             if cell in self.pieces:
+                if signals[cell] is Signal.ILLEGAL:
+                    self.taken_off[cell] = self.pieces[cell]
                 self.lift(names[cell])
                 return True
         for cell, signal in signals.items():
-            if signal is Signal.PUT_BACK and self.put_back(cell):
+            if signal is Signal.PUT_BACK and self.put_back(cell, self.taken_off.get(cell)):
                 return True
         return False
 
