@@ -29,9 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from engine import Cell, Game, Move, MoveKind, Piece, Player  # noqa: E402
+from engine import Cell, Game, Move, MoveKind  # noqa: E402
 from firmware_bridge import catalog  # noqa: E402
 from firmware_bridge.cli import choose_move  # noqa: E402
+from firmware_bridge.emulator import piece_from_token, piece_token  # noqa: E402
 from firmware_bridge.profile import Token  # noqa: E402
 from tests.e2e import DaemonProcess, EmulatorProcess  # noqa: E402
 
@@ -147,10 +148,7 @@ class Table:
                 self.emu.do(f"lift {name}")  # a piece the sensors tell from the right one
                 del physical[name]
             if name not in physical:
-                symbol = self.game.pieces[piece.kind].symbol
-                symbol = symbol if piece.owner is Player.ONE else symbol.lower()
-                state = "" if piece.state is None else str(piece.state)
-                self.emu.do(f"place {name} {symbol}{state}")
+                self.emu.do(f"place {name} {piece_token(self.game, piece)}")
         wanted = {names[c] for c in layout}
         for name in physical:
             if name not in wanted and not self.state.deciding:
@@ -171,12 +169,8 @@ class Table:
 
     def sensed(self, physical: dict[str, str]) -> dict[Cell, Token]:
         """What the board's sensors read from the emulator's pieces (``c4`` -> ``S``)."""
-        index, game = self.game.board.index, self.game
-        pieces = {}
-        for name, token in physical.items():
-            owner = Player.ONE if token[0].isupper() else Player.TWO
-            state = int(token[1:]) if token[1:] else None
-            pieces[index[name]] = Piece(game.kind_by_symbol[token[0].upper()], owner, state)
+        index = self.game.board.index
+        pieces = {index[name]: piece_from_token(self.game, t) for name, t in physical.items()}
         return dict(self.profile.tokens(pieces))
 
     def misbehave(self, what: str) -> bool:

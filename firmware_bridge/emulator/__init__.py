@@ -10,7 +10,17 @@ from firmware_bridge.emulator.core import (
     Emulator,
     add_arguments,
     default_link,
+    piece_from_token,
+    piece_token,
     run,
 )
 
-__all__ = ["CommandError", "Emulator", "add_arguments", "default_link", "run"]
+__all__ = [
+    "CommandError",
+    "Emulator",
+    "add_arguments",
+    "default_link",
+    "piece_from_token",
+    "piece_token",
+    "run",
+]

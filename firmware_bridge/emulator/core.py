@@ -86,6 +86,27 @@ class CommandError(Exception):
     """A command that cannot be carried out (the message says why)."""
 
 
+def piece_from_token(game: Game, token: str) -> Piece:
+    """A piece from the text form ``place`` takes and ``pieces`` prints: P (player 1's), p
+    (player 2's), D5 (a die showing 5; a stateful piece without pips shows 1)."""
+    symbol, digits = token[0], token[1:]
+    kind = game.kind_by_symbol.get(symbol.upper())
+    if kind is None or (digits and not digits.isdigit()):
+        raise CommandError(f"{token!r} is not a piece (a symbol like P or p, then pips)")
+    owner = Player.ONE if symbol.isupper() else Player.TWO
+    state = int(digits) if digits else None
+    if state is None and game.pieces[kind].has_state:
+        state = 1
+    return Piece(kind, owner, state)
+
+
+def piece_token(game: Game, piece: Piece) -> str:
+    """The text form of ``piece``, as ``piece_from_token`` reads it."""
+    symbol = game.pieces[piece.kind].symbol
+    symbol = symbol if piece.owner is Player.ONE else symbol.lower()
+    return symbol if piece.state is None else f"{symbol}{piece.state}"
+
+
 class Emulator:
     def __init__(
         self,
@@ -419,23 +440,6 @@ class Emulator:
             raise CommandError(f"no cell {name!r} on this board")
         return cell
 
-    def piece(self, token: str) -> Piece:
-        symbol, digits = token[0], token[1:]
-        kind = self.game.kind_by_symbol.get(symbol.upper())
-        if kind is None or (digits and not digits.isdigit()):
-            raise CommandError(f"{token!r} is not a piece (a symbol like P or p, then pips)")
-        owner = Player.ONE if symbol.isupper() else Player.TWO
-        state = int(digits) if digits else None
-        if state is None and self.game.pieces[kind].has_state:
-            state = 1
-        return Piece(kind, owner, state)
-
-    def token(self, piece: Piece) -> str:
-        """The text form ``place`` takes: P (player 1), p (player 2), D5 (a die showing 5)."""
-        symbol = self.game.pieces[piece.kind].symbol
-        symbol = symbol if piece.owner is Player.ONE else symbol.lower()
-        return symbol if piece.state is None else f"{symbol}{piece.state}"
-
     def lift(self, name: str) -> None:
         with self.lock:
             cell = self.cell(name)
@@ -451,7 +455,7 @@ class Emulator:
             if cell in self.pieces:
                 raise CommandError(f"{name} is already occupied")
             if token:
-                piece = self.piece(token)
+                piece = piece_from_token(self.game, token)
             elif self.box:
                 piece = self.box.pop()[1]
             else:
@@ -502,7 +506,7 @@ class Emulator:
             def piece_json(piece: Piece) -> dict[str, Any]:
                 symbol = game.pieces[piece.kind].symbol
                 return {"kind": piece.kind, "symbol": symbol, "owner": int(piece.owner),
-                        "state": piece.state, "token": self.token(piece)}  # fmt: skip
+                        "state": piece.state, "token": piece_token(self.game, piece)}  # fmt: skip
 
             supply = [
                 piece_json(Piece(kind.name, owner, 1 if kind.has_state else None))
@@ -806,8 +810,10 @@ class Emulator:
         elif word == "pieces":
             with self.lock:
                 names = self.game.board.names
-                layout = {names[c]: self.token(p) for c, p in sorted(self.pieces.items())}
-                hand = [self.token(p) for _, p in self.box]
+                layout = {
+                    names[c]: piece_token(self.game, p) for c, p in sorted(self.pieces.items())
+                }
+                hand = [piece_token(self.game, p) for _, p in self.box]
             self.emit("pieces", layout=layout)
             if not self.json_mode:
                 listed = " ".join(f"{cell}={token}" for cell, token in layout.items())
