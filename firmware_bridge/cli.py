@@ -631,7 +631,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         start = _start(game, args.position) if args.position else None
         port = args.port
         stop = threading.Event()
-        for signum in (signal.SIGTERM, signal.SIGINT):
+        # SIGHUP too: a closed terminal stops the referee cleanly, and it ends its emulator.
+        for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(signum, lambda *_: stop.set())
         opened = None
         if port:  # open it now, so a port that can never work is one line before any other
@@ -795,8 +796,10 @@ def _start_emulator(
         saved = link.with_name("position.json")
         saved.write_text(json.dumps(position.to_json()), encoding="utf-8")
         command += ["--position", str(saved)]
+    # Its own session: a terminal's Ctrl-C goes to the referee alone, which stops first and
+    # then ends the emulator (run's finally), so the end is never logged as a lost board.
     emulator = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                text=True, bufsize=1)  # fmt: skip
+                                text=True, bufsize=1, start_new_session=True)  # fmt: skip
     url = ""
     assert emulator.stdout is not None
     for line in emulator.stdout:

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +168,51 @@ def test_games_lists_every_game_and_option(capsys: pytest.CaptureFixture[str]) -
     assert code == 0
     assert "three-dragons: Three Dragons" in out and "protect-the-goat" in out
     assert "variant=base|strength|dragons" in out
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGHUP], ids=["ctrl-c", "hangup"])
+def test_ctrl_c_on_the_main_command_stops_the_referee_before_the_board(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    """A terminal's Ctrl-C (or its closing) reaches every process of the foreground group:
+    the built-in emulator must not go first and leave the referee logging a disconnected
+    board, nor be left running after it."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "firmware_bridge.cli", "run",
+         "--journal", str(tmp_path / "journal.sqlite3"),
+         "--kiosk", "127.0.0.1:0", "--emulator-web", "127.0.0.1:0"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        start_new_session=True,  # its own group, as a terminal's job is
+    )  # fmt: skip
+    lines: list[str] = []
+    assert proc.stderr is not None
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr or ()), daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not any("board scanned" in x for x in lines) and time.monotonic() < deadline:
+            assert proc.poll() is None, "".join(lines)
+            time.sleep(0.05)
+        os.killpg(proc.pid, signum)  # the whole group, as the terminal sends it
+        assert proc.wait(30) == 0, "".join(lines)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    reader.join(10)
+    log = "".join(lines)
+    assert "board scanned" in log and "stopped" in log, log
+    assert "board disconnected" not in log, log
+    assert "Traceback" not in log, log
+    kiosk = re.search(r"kiosk page: (\S+)", log)
+    assert kiosk is not None, log
+    left = []  # the emulator follows the kiosk: its command line names the kiosk's URL
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if kiosk.group(1).encode() in cmdline.read_bytes():
+                left.append(cmdline.parent.name)
+        except OSError:
+            continue  # a process that ended while we looked
+    assert not left, f"still running after the referee stopped: {left}"
 
 
 def test_demo_runs_every_scripted_game_over_the_emulator() -> None:
