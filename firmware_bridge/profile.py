@@ -15,6 +15,7 @@ from types import MappingProxyType
 
 from engine import Cell, Game, Piece, Player
 from engine.config import Node
+from firmware_bridge.pico.wiring import PicoWiring, parse_wiring
 from firmware_bridge.protocol import Button, LedKind, Reading, Sensing
 
 Token = Hashable
@@ -42,6 +43,7 @@ class BoardProfile:
     baudrate: int
     sensor_of: Mapping[Cell, int]  # the inverse maps, computed once
     led_of: Mapping[Cell, int]
+    pico: PicoWiring | None = None  # how a Pico is wired into it (None: an identity board)
 
     # -- tokens ---------------------------------------------------------------------------
     def token(self, piece: Piece) -> Token:
@@ -87,7 +89,7 @@ def build_profile(data: object, game: Game, source: str) -> BoardProfile:
     node = Node(data, source)
     node.only_keys(
         "id", "game", "description", "sensing", "leds", "sensors", "led_wiring", "buttons",
-        "settle_ms", "debounce_ms", "identity", "baudrate",
+        "settle_ms", "debounce_ms", "identity", "baudrate", "pico",
     )  # fmt: skip
     game_id = node.get("game").text()
     if game_id != game.id:
@@ -112,6 +114,14 @@ def build_profile(data: object, game: Game, source: str) -> BoardProfile:
         missing = [k for k in game.pieces if k not in identity.values()]
         if missing:
             identity_node.fail(f"identity sensing needs a code for every kind; missing {missing}")
+    debounce_ms = node.get("debounce_ms", 30).integer(0, 1000)
+    pico = None
+    if sensing is not Sensing.IDENTITY or node.has("pico"):
+        pico = parse_wiring(
+            node.get("pico", None), game, sensing=sensing, sensors=len(sensor_cells),
+            leds=len(led_cells) if led_kind is not LedKind.NONE else 0, led_kind=led_kind,
+            buttons=frozenset(buttons), debounce_ms=debounce_ms,
+        )  # fmt: skip
     return BoardProfile(
         id=node.get("id").text(),
         game_id=game_id,
@@ -122,11 +132,12 @@ def build_profile(data: object, game: Game, source: str) -> BoardProfile:
         led_cells=led_cells,
         buttons=frozenset(buttons),
         settle=node.get("settle_ms", 300).integer(0, 10000) / 1000.0,
-        debounce=node.get("debounce_ms", 30).integer(0, 1000) / 1000.0,
+        debounce=debounce_ms / 1000.0,
         identity=MappingProxyType(identity),
         baudrate=node.get("baudrate", 115200).integer(300, 4000000),
         sensor_of=_inverse(sensor_cells),
         led_of=_inverse(led_cells),
+        pico=pico,
     )
 
 

@@ -1,0 +1,93 @@
+"""Calibration of a board of linear hall sensors, on the board itself.
+
+Hold SELECT while plugging the board in. Every LED blinks blue: take every piece off the board,
+then press CONFIRM. Each sensor is read many times with nothing on it; its thresholds are set
+``delta`` either side of its own resting reading (sensors differ by more than a magnet's pull
+would allow one threshold for all), and kept in calibration.json. The LEDs then show each cell
+green, or red where the sensor reads in no band or far from the others (a piece left on it, a
+broken wire): those cells keep the default thresholds. Then the board starts as usual.
+"""
+
+import time
+
+import hw
+import settings as store
+
+SAMPLES = 24
+PROMPT = (0, 80, 255, 0xF0)  # blue, slow blink: clear the board, press CONFIRM
+WORKING = (40, 40, 40, 0xFF)
+GOOD = (0, 120, 0, 0xFF)
+BAD = (255, 0, 0, 0xAA)
+CONFIRM = 1
+
+
+def _fill(leds, colour):
+    frame = leds.frame
+    for i in range(leds.count):
+        frame[4 * i : 4 * i + 4] = bytes(colour)
+    leds._changed()
+
+
+def _wait_confirm(leds, buttons):
+    while True:
+        now = time.ticks_ms()
+        buttons.scan(now)
+        for k in range(buttons.nevents):
+            if buttons.events[k] == (CONFIRM << 1 | 1):
+                buttons.nevents = 0
+                return
+        buttons.nevents = 0
+        leds.render(now)
+        hw.sleep_ms(5)
+        hw.pace()
+
+
+def run(sensors, leds, buttons, bands):
+    """Calibrate; returns the number of cells left on the default thresholds."""
+    count = sensors.count
+    _fill(leds, PROMPT)
+    _wait_confirm(leds, buttons)
+    _fill(leds, WORKING)
+    leds.render(time.ticks_ms())
+    total = [0] * count
+    for _ in range(SAMPLES):
+        for i in range(count):
+            total[i] += sensors.read(i)
+        hw.sleep_ms(4)
+        hw.pace()
+    base = [t // SAMPLES for t in total]
+    ordered = sorted(base)
+    median = ordered[count // 2]
+    delta = bands.get("delta", 5000)
+    centre = bands.get("centre", 32768)
+    fault_low = bands.get("fault_low", 1000)
+    fault_high = bands.get("fault_high", 64500)
+    low = []
+    high = []
+    bad = []
+    for i in range(count):
+        value = base[i]
+        if (value - delta < fault_low or value + delta > fault_high
+                or abs(value - median) > delta // 2):  # fmt: skip
+            bad.append(i)
+            value = centre
+        low.append(value - delta)
+        high.append(value + delta)
+        sensors.low[i] = value - delta
+        sensors.high[i] = value + delta
+    store.save_calibration({"base": base, "low": low, "high": high, "bad": bad})
+    sensors.calibrated = True
+    frame = leds.frame
+    _fill(leds, GOOD)
+    places = sensors.leds  # the LED of each sensor's cell (-1: none)
+    for i in bad:
+        if places is not None and 0 <= places[i] < leds.count:
+            frame[4 * places[i] : 4 * places[i] + 4] = bytes(BAD)
+    leds._changed()
+    until = time.ticks_add(time.ticks_ms(), 3000)
+    while time.ticks_diff(until, time.ticks_ms()) > 0:
+        leds.render(time.ticks_ms())
+        hw.sleep_ms(20)
+        hw.pace()
+    leds.dark()
+    return len(bad)

@@ -1,0 +1,290 @@
+"""The hardware layer for MicroPython's Unix port: a simulated board for the tests.
+
+``board-referee firmware host`` copies the firmware into a folder that stands for the Pico's
+flash, with this file as its hw.py, and runs it in MicroPython. Everything else is the firmware
+as it runs on a Pico. This layer simulates what the firmware's pins are wired to, from the same
+board.json: the multiplexers (which bank is enabled, which channel selected), the sensors behind
+them (a table of raw readings with their noise, set by the host process), the buttons, the
+WS2812B chain (what it shows is reported back), the watchdog and the reset cause.
+
+The host process talks to it over two pipes named in $BOARD_REFEREE_HW ("IN,OUT" descriptors):
+  in:  ``v INDEX VALUE NOISE`` a sensor's raw reading (ADC counts, or a switch's level)
+       ``b NAME 0|1``         a button released / pressed
+       ``hang``               stall the firmware (for the watchdog)
+  out: ``ready``, ``leds FRAME PIXELS`` (hex), ``wdt MS``, ``feed``, ``reset``, ``log TEXT``
+The serial port is stdin/stdout, as on the Pico; the host process joins it to a pty.
+"""
+
+import json
+import os
+import random
+import select
+import sys
+import time
+
+import micropython
+
+_fds = (os.getenv("BOARD_REFEREE_HW") or "").split(",")
+_control = open("/dev/fd/" + _fds[0], "rb") if len(_fds) == 2 else None
+_events = open("/dev/fd/" + _fds[1], "wb") if len(_fds) == 2 else None
+_poller = select.poll()
+if _control is not None:
+    _poller.register(_control, select.POLLIN)
+_line = bytearray(128)
+_fill = 0
+_one = bytearray(1)
+_hang = False
+
+
+def _say(text):
+    if _events is not None:
+        _events.write(text + "\n")  # unbuffered: flush() would fsync, which a pipe refuses
+
+
+def _wiring():
+    with open("board.json") as handle:
+        config = json.load(handle)
+    return config
+
+
+_config = _wiring()
+_sensing = _config["sensors"]
+_count = _sensing["count"]
+_values = [0] * _count
+_noise = [0] * _count
+_select_pins = list(_sensing["select"])
+_enable_pins = list(_sensing.get("enable") or ())
+_bank_pins = list(_sensing.get("bank_select") or ())
+_signal_pins = list(_sensing["signal"])
+_button_pins = {}
+for _name, _pin in (_config["buttons"].get("pins") or {}).items():
+    _button_pins[_pin] = _name
+_pressed = {}
+_levels = {}  # output pin -> level
+
+
+def _connected(signal_index):
+    """The sensor joined to signal pin number ``signal_index`` now; -1: none, -2: several."""
+    channel = 0
+    for k, pin in enumerate(_select_pins):
+        channel |= _levels.get(pin, 0) << k
+    if _enable_pins:
+        banks = [b for b, pin in enumerate(_enable_pins) if _levels.get(pin, 1) == 0]
+        if not banks:
+            return -1
+        if len(banks) > 1:
+            return -2  # two multiplexers drive the line at once: a firmware bug
+        bank = banks[0]
+    elif _bank_pins:
+        line = 0
+        for k, pin in enumerate(_bank_pins):
+            line |= _levels.get(pin, 0) << k
+        bank = signal_index * 16 + line
+    else:
+        bank = 0
+    index = bank * 16 + channel
+    return index if index < _count else -1
+
+
+def _sync():
+    """Take the host process's news (sensor readings, buttons), without waiting."""
+    global _fill, _hang
+    if _control is None:
+        return
+    while True:
+        ready = False
+        for _ in _poller.ipoll(0):
+            ready = True
+        if not ready:
+            return
+        if not _control.readinto(_one):
+            sys.exit(0)  # the host process is gone: the power with it
+        byte = _one[0]
+        if byte != 10:
+            if _fill < len(_line):
+                _line[_fill] = byte
+                _fill += 1
+            continue
+        words = bytes(_line[:_fill]).decode().split()
+        _fill = 0
+        if not words:
+            continue
+        if words[0] == "v":
+            index = int(words[1])
+            if 0 <= index < _count:
+                _values[index] = int(words[2])
+                _noise[index] = int(words[3])
+        elif words[0] == "b":
+            _pressed[words[1]] = words[2] == "1"
+        elif words[0] == "hang":
+            _hang = True
+
+
+class Pin:
+    IN = 0
+    OUT = 1
+    PULL_UP = 1
+    PULL_DOWN = 2
+
+    def __init__(self, number, mode=IN, pull=None, value=None):
+        self.number = number
+        self.mode = mode
+        self.pull = pull
+        if mode == Pin.OUT:
+            _levels[number] = value or 0
+
+    def value(self, level=None):
+        if level is not None:
+            _levels[self.number] = 1 if level else 0
+            return None
+        if self.mode == Pin.OUT:
+            return _levels.get(self.number, 0)
+        if self.number in _button_pins:
+            return 0 if _pressed.get(_button_pins[self.number]) else 1
+        if self.number in _signal_pins:
+            index = _connected(_signal_pins.index(self.number))
+            if index >= 0:
+                return 1 if _values[index] else 0
+            if index == -2:
+                return random.getrandbits(1)
+        return 1 if self.pull == Pin.PULL_UP else 0
+
+    def __call__(self, level=None):
+        return self.value(level)
+
+    def on(self):
+        self.value(1)
+
+    def off(self):
+        self.value(0)
+
+
+class ADC:
+    def __init__(self, pin):
+        self.pin = pin.number if isinstance(pin, Pin) else pin
+
+    def read_u16(self):
+        if self.pin not in _signal_pins:
+            return 0
+        index = _connected(_signal_pins.index(self.pin))
+        if index == -1:
+            return random.getrandbits(6)  # the SIG line's pull-down: near 0 V
+        if index == -2:
+            return random.getrandbits(16)
+        value = _values[index]
+        noise = _noise[index]
+        if noise:
+            value += random.getrandbits(16) % (2 * noise + 1) - noise
+        return min(65535, max(0, value))
+
+
+class _Strip:
+    """A WS2812B chain: reports the frame the firmware holds and the pixels it lit."""
+
+    def __init__(self, count, frame):
+        self.buf = bytearray(3 * count)
+        self.frame = frame
+        self.last = b""
+
+    def write(self):
+        shown = bytes(self.frame) + bytes(self.buf)
+        if shown != self.last:
+            self.last = shown
+            _say("leds " + self.frame.hex() + " " + self.buf.hex())
+
+
+def strip(pin, count, frame):
+    return _Strip(count, frame)
+
+
+class Serial:
+    """stdin and stdout, as on the Pico; the host process joins them to a pty."""
+
+    def __init__(self):
+        micropython.kbd_intr(-1)
+        self.inp = sys.stdin.buffer
+        self.out = sys.stdout.buffer
+        self.poller = select.poll()
+        self.poller.register(sys.stdin, select.POLLIN)
+        self.one = bytearray(1)
+
+    def read_into(self, buf):
+        count = 0
+        limit = len(buf)
+        while count < limit:
+            ready = False
+            for _ in self.poller.ipoll(0):
+                ready = True
+            if not ready:
+                break
+            if not self.inp.readinto(self.one):
+                sys.exit(0)  # the cable is out: so is the power
+            buf[count] = self.one[0]
+            count += 1
+        return count
+
+    def write(self, data):
+        self.out.write(data)
+
+
+class _Watchdog:
+    def __init__(self, ms):
+        self.ms = ms
+        self.told = time.ticks_ms()
+        _say("wdt " + str(ms))
+
+    def feed(self):
+        now = time.ticks_ms()
+        if time.ticks_diff(now, self.told) >= self.ms // 4:
+            self.told = now
+            _say("feed")
+
+
+def watchdog(ms):
+    return _Watchdog(ms)
+
+
+def reset_reason():
+    return os.getenv("BOARD_REFEREE_RESET") or "power"
+
+
+def uid():
+    return os.getenv("BOARD_REFEREE_UID") or "e6614103e7452d2f"
+
+
+def reset():
+    _say("reset")
+    sys.exit(3)
+
+
+_wake = select.poll()
+_wake.register(sys.stdin, select.POLLIN)
+if _control is not None:
+    _wake.register(_control, select.POLLIN)
+
+
+def pace():
+    """Once a full scan. A Pico takes a few milliseconds over it; here the scan is quicker,
+    so wait up to 2 ms (or until the host writes) instead of spinning a whole core."""
+    while _hang:
+        time.sleep_ms(50)
+        _sync()
+    for _ in _wake.ipoll(2):
+        break
+    _sync()
+
+
+def sleep_ms(ms):
+    time.sleep_ms(ms)
+    _sync()
+
+
+def onboard_led():
+    return Pin(25, Pin.OUT)
+
+
+def log(text):
+    sys.stderr.write("[firmware] " + text + "\n")
+
+
+_say("ready")

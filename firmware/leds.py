@@ -1,0 +1,123 @@
+"""The board's LEDs: the frame the host last set, played on a WS2812B chain.
+
+The frame holds each LED as the protocol sends it (red, green, blue, an 8-step blink mask played
+bit 7 first, 125 ms a step). ``render`` lights the chain for one step. Brightness is capped
+twice: the builder's ``brightness`` (under a board, full WS2812B brightness dazzles), and the
+power budget: when the frame would draw more than ``budget_ma`` with every LED lit at once, all
+LEDs are dimmed by the same factor, so a whole board lit stays inside the USB supply.
+"""
+
+from codec import crc16
+
+STEP_MS = 125
+
+
+class Leds:
+    def __init__(self, strip, frame, settings):
+        self.count = len(frame) // 4
+        self.strip = strip
+        self.frame = frame  # 4 bytes an LED, in chain order
+        self.scratch = bytearray(len(frame))  # an LED_DELTA is tried here before it is kept
+        order = settings.get("order", "GRB")
+        self.red = order.index("R")
+        self.green = order.index("G")
+        self.blue = order.index("B")
+        self.mono = settings.get("kind") == "mono"
+        self.brightness = settings.get("brightness", 255)
+        self.budget = settings.get("budget_ma", 400)
+        self.per_channel = settings.get("ma_per_channel", 20)
+        self.factor = self.brightness
+        self.drawn = -1  # the step last drawn; -1: draw at the next chance
+        self.capped = False
+
+    def set_frame(self, src, offset):
+        """A whole LEDS frame: its ``count`` LEDs from src[offset:]."""
+        frame = self.frame
+        for i in range(4 * self.count):
+            frame[i] = src[offset + i]
+        self._changed()
+
+    def apply_delta(self, src, offset, changes, crc):
+        """An LED_DELTA's ``changes`` (6 bytes each from src[offset:]). Kept only if the whole
+        resulting frame has checksum ``crc``; returns False (nothing changed) otherwise."""
+        scratch = self.scratch
+        frame = self.frame
+        size = 4 * self.count
+        for i in range(size):
+            scratch[i] = frame[i]
+        for _ in range(changes):
+            at = 4 * (src[offset] << 8 | src[offset + 1])
+            scratch[at] = src[offset + 2]
+            scratch[at + 1] = src[offset + 3]
+            scratch[at + 2] = src[offset + 4]
+            scratch[at + 3] = src[offset + 5]
+            offset += 6
+        if crc16(scratch, 0, size) != crc:
+            return False
+        for i in range(size):
+            frame[i] = scratch[i]
+        self._changed()
+        return True
+
+    def dark(self):
+        frame = self.frame
+        for i in range(4 * self.count):
+            frame[i] = 0
+        self._changed()
+
+    def _changed(self):
+        """A new frame: work out its brightness factor, and draw it at the next chance."""
+        frame = self.frame
+        total = 0
+        for i in range(self.count):
+            p = 4 * i
+            if frame[p + 3]:
+                if self.mono:
+                    total += 3 * max(frame[p], frame[p + 1], frame[p + 2])
+                else:
+                    total += frame[p] + frame[p + 1] + frame[p + 2]
+        # Milliamps if every LED of the frame were lit at once at the builder's brightness.
+        lit = total * self.brightness // 255 * self.per_channel // 255
+        if lit > self.budget:
+            self.factor = self.brightness * self.budget // lit
+            self.capped = True
+        else:
+            self.factor = self.brightness
+            self.capped = False
+        self.drawn = -1
+
+    def render(self, now_ms):
+        """Light the chain for the blink step of ``now_ms``, if it is not lit so already."""
+        step = (now_ms // STEP_MS) & 7
+        if step == self.drawn:
+            return False
+        self.drawn = step
+        bit = 0x80 >> step
+        factor = self.factor
+        frame = self.frame
+        buf = self.strip.buf
+        red = self.red
+        green = self.green
+        blue = self.blue
+        mono = self.mono
+        p = 0
+        q = 0
+        for _ in range(self.count):
+            if frame[p + 3] & bit:
+                if mono:
+                    level = max(frame[p], frame[p + 1], frame[p + 2]) * factor >> 8
+                    buf[q] = level
+                    buf[q + 1] = level
+                    buf[q + 2] = level
+                else:
+                    buf[q + red] = frame[p] * factor >> 8
+                    buf[q + green] = frame[p + 1] * factor >> 8
+                    buf[q + blue] = frame[p + 2] * factor >> 8
+            else:
+                buf[q] = 0
+                buf[q + 1] = 0
+                buf[q + 2] = 0
+            p += 4
+            q += 3
+        self.strip.write()
+        return True

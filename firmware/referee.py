@@ -1,0 +1,309 @@
+"""The board's side of protocol 2 (docs/protocol.md): it reports what the sensors and buttons
+say, shows the LEDs the host asks for, and answers every host frame.
+
+One loop, no threads and no interrupts: read a bank of sensors, take what the host sent, and
+after each full scan send what changed, the buttons, any fault, and light the LEDs for the
+current blink step. Every buffer is made before the loop starts.
+"""
+
+import time
+
+import hw
+import settings as store
+from codec import Deframer, Framer
+from leds import Leds
+from sensors import Buttons, Sensors
+
+FIRMWARE = "board-referee-pico 1.0"
+
+# Message types (docs/protocol.md).
+HELLO = 0x01
+SCAN = 0x02
+CHANGE = 0x03
+BUTTON = 0x04
+ACK = 0x05
+NAK = 0x06
+FAULT = 0x07
+PONG = 0x08
+HOST_HELLO = 0x81
+SCAN_REQUEST = 0x82
+LEDS = 0x83
+PING = 0x84
+LED_DELTA = 0x85
+
+# NAK reasons.
+BAD_FRAME = 1
+UNKNOWN_TYPE = 2
+BAD_PAYLOAD = 3
+WRONG_SIZE = 4
+MISMATCH = 5
+
+# FAULT codes (docs/protocol.md).
+FAULT_SENSOR = 1
+FAULT_SENSOR_OK = 2
+FAULT_RESTART = 3
+FAULT_CALIBRATION = 4
+
+SENSING = {"occupancy": 0, "owner": 1}
+LED_KINDS = {"none": 0, "mono": 1, "rgb": 2}
+RESTARTS = {
+    "watchdog": "restarted by its watchdog: the firmware stalled",
+    "brownout": "restarted after a brown-out: the supply sagged (too many LEDs lit at once, "
+    "or a weak USB port or cable)",
+}
+HEALTHY_MS = 60000  # running this long clears the count of error restarts
+
+
+class Referee:
+    def __init__(self, settings, calibration, reason, error=""):
+        self.settings = settings
+        sensing = settings["sensors"]
+        self.sensors = Sensors(hw, sensing, calibration)
+        self.count = self.sensors.count
+        led_settings = settings["leds"]
+        led_count = led_settings.get("count", 0)
+        self.frame = bytearray(4 * led_count)
+        strip = hw.strip(led_settings.get("pin"), led_count, self.frame)
+        self.leds = Leds(strip, self.frame, led_settings)
+        button_settings = settings["buttons"]
+        self.buttons = Buttons(hw, button_settings.get("pins", {}),
+                               button_settings.get("debounce_ms", 20))  # fmt: skip
+        self.board_id = settings.get("board_id") or "pico-" + hw.uid()
+        self.sensing = SENSING[settings["sensing"]]
+        self.led_kind = LED_KINDS[led_settings.get("kind", "rgb")] if led_count else 0
+        self.protocol = 1  # until a host asks for 2
+        self.counter = 0  # sensor and button events since power-on
+        # The largest frame each way: a SCAN or a CHANGE of every sensor (255 at most) out, a
+        # LEDS frame of every LED in (an LED_DELTA is sent only when it is shorter).
+        self.out = Framer(max(8 + 2 * self.count, 7 + 4 * min(self.count, 255), 300), None)
+        self.inp = Deframer(max(8 + 4 * led_count, 270))
+        self.chunk = bytearray(64)
+        self.notice = RESTARTS.get(reason, "")
+        if error:
+            self.notice = "restarted after a firmware error: " + error
+        self.started = time.ticks_ms()
+        self.healthy = not error
+
+    # -- sending ----------------------------------------------------------------------------
+    def _put16(self, at, value):
+        self.out.body[at] = value >> 8
+        self.out.body[at + 1] = value & 0xFF
+
+    def _put32(self, at, value):
+        body = self.out.body
+        body[at] = (value >> 24) & 0xFF
+        body[at + 1] = (value >> 16) & 0xFF
+        body[at + 2] = (value >> 8) & 0xFF
+        body[at + 3] = value & 0xFF
+
+    def _text(self, at, text):
+        raw = text.encode()[:255]
+        self.out.body[at] = len(raw)
+        self.out.body[at + 1 : at + 1 + len(raw)] = raw
+        return at + 1 + len(raw)
+
+    def hello(self):
+        body = self.out.body
+        body[2] = self.protocol
+        self._put16(3, self.count)
+        self._put16(5, self.leds.count)
+        body[7] = self.sensing
+        body[8] = self.led_kind
+        body[9] = self.buttons.mask
+        end = self._text(10, FIRMWARE)
+        end = self._text(end, self.board_id)
+        self.out.send(HELLO, end - 2)
+
+    def scan(self):
+        self._put32(2, self.counter)
+        self._put16(6, self.count)
+        body = self.out.body
+        stable = self.sensors.stable
+        at = 8
+        for i in range(self.count):
+            body[at] = stable[i]
+            body[at + 1] = 0
+            at += 2
+        self.out.send(SCAN, at - 2)
+        self.sensors.nchanged = 0  # the scan told them all
+
+    def changes(self):
+        sensors = self.sensors
+        changed = sensors.changed
+        stable = sensors.stable
+        body = self.out.body
+        done = 0
+        while done < sensors.nchanged:
+            batch = min(255, sensors.nchanged - done)
+            self.counter = (self.counter + 1) & 0xFFFFFFFF
+            self._put32(2, self.counter)
+            body[6] = batch
+            at = 7
+            for k in range(done, done + batch):
+                index = changed[k]
+                body[at] = index >> 8
+                body[at + 1] = index & 0xFF
+                body[at + 2] = stable[index]
+                body[at + 3] = 0
+                at += 4
+            self.out.send(CHANGE, at - 2)
+            done += batch
+        sensors.nchanged = 0
+
+    def button_events(self):
+        buttons = self.buttons
+        body = self.out.body
+        for k in range(buttons.nevents):
+            event = buttons.events[k]
+            self.counter = (self.counter + 1) & 0xFFFFFFFF
+            self._put32(2, self.counter)
+            body[6] = event >> 1
+            body[7] = event & 1
+            self.out.send(BUTTON, 6)
+        buttons.nevents = 0
+
+    def reply(self, kind, seq, reason=0):
+        self.out.body[2] = seq
+        if kind == NAK:
+            self.out.body[3] = reason
+            self.out.send(NAK, 2)
+        else:
+            self.out.send(kind, 1)
+
+    def fault(self, code, text):
+        self.out.body[2] = code
+        end = self._text(3, text)
+        self.out.send(FAULT, end - 2)
+
+    def sensor_faults(self):
+        while True:
+            found = self.sensors.take_fault()
+            if found is None:
+                return
+            index, out, raw, last = found
+            self._sensor_fault(index, out, raw, last)
+
+    def _sensor_fault(self, index, out, raw, last):
+        if out:
+            text = "sensor " + str(index) + ": reads " + str(raw) + " of 65535, outside every band"
+            if last:
+                text += " (again: no more reports of it until the board restarts)"
+            self.fault(FAULT_SENSOR, text)
+        else:
+            self.fault(FAULT_SENSOR_OK, "sensor " + str(index) + ": reads normally again")
+
+    def notices(self):
+        """What a host that just said HOST_HELLO should know: a restart, sensors out of band,
+        a board that was never calibrated."""
+        if self.notice:
+            self.fault(FAULT_RESTART, self.notice)
+            self.notice = ""
+        sensors = self.sensors
+        for i in range(self.count):
+            if sensors.flags[i] & 1:
+                self._sensor_fault(i, True, sensors.raw[i], False)
+        if not sensors.calibrated:
+            self.fault(
+                FAULT_CALIBRATION,
+                "not calibrated: the sensors use default thresholds (hold SELECT while "
+                "plugging the board in, with the board empty)",
+            )  # fmt: skip
+
+    # -- receiving --------------------------------------------------------------------------
+    def receive(self, port):
+        count = port.read_into(self.chunk)
+        while count:
+            for k in range(count):
+                length = self.inp.push(self.chunk[k])
+                if length > 0:
+                    self.handle(length)
+                elif length < 0:
+                    self.reply(NAK, 255, BAD_FRAME)
+            count = port.read_into(self.chunk)
+
+    def handle(self, length):
+        buf = self.inp.buf
+        kind = buf[0]
+        seq = buf[1]
+        size = length - 2  # the payload, from buf[2]
+        if kind == HOST_HELLO:
+            if size < 2 or buf[3] != size - 2:
+                self.reply(NAK, seq, BAD_PAYLOAD)
+                return
+            self.protocol = max(1, min(2, buf[2]))
+            self.hello()
+            self.notices()
+        elif kind == SCAN_REQUEST:
+            if size:
+                self.reply(NAK, seq, BAD_PAYLOAD)
+            else:
+                self.scan()
+        elif kind == PING:
+            if size != 2:
+                self.reply(NAK, seq, BAD_PAYLOAD)
+            else:
+                self.out.body[2] = buf[2]
+                self.out.body[3] = buf[3]
+                self.out.send(PONG, 2)
+        elif kind == LEDS:
+            count = buf[2] << 8 | buf[3] if size >= 2 else -1
+            if count < 0 or size != 2 + 4 * count:
+                self.reply(NAK, seq, BAD_PAYLOAD)
+            elif count != self.leds.count:
+                self.reply(NAK, seq, WRONG_SIZE)
+            else:
+                self.leds.set_frame(buf, 4)
+                self.reply(ACK, seq)
+        elif kind == LED_DELTA and self.protocol >= 2:
+            self.delta(seq, buf, size)
+        else:
+            self.reply(NAK, seq, UNKNOWN_TYPE)  # LED_DELTA too, to a host speaking v1
+
+    def delta(self, seq, buf, size):
+        if size < 5 or size != 5 + 6 * buf[6]:
+            self.reply(NAK, seq, BAD_PAYLOAD)
+            return
+        count = buf[2] << 8 | buf[3]
+        if count != self.leds.count:
+            self.reply(NAK, seq, WRONG_SIZE)
+            return
+        changes = buf[6]
+        at = 7
+        for _ in range(changes):
+            if (buf[at] << 8 | buf[at + 1]) >= count:
+                self.reply(NAK, seq, BAD_PAYLOAD)
+                return
+            at += 6
+        if self.leds.apply_delta(buf, 7, changes, buf[4] << 8 | buf[5]):
+            self.reply(ACK, seq)
+        else:
+            self.reply(NAK, seq, MISMATCH)  # keep what is shown; the host sends a whole frame
+
+    # -- the loop ---------------------------------------------------------------------------
+    def run(self, port, dog):
+        self.out.port = port
+        self.hello()  # unsolicited, at power-on: protocol 1 until a host asks for more
+        sensors = self.sensors
+        banks = sensors.banks
+        bank = 0
+        while True:
+            dog.feed()
+            now = time.ticks_ms()
+            sensors.scan_bank(bank, now)
+            self.receive(port)
+            bank += 1
+            if bank < banks:
+                continue
+            bank = 0
+            self.buttons.scan(now)
+            if self.buttons.nevents:
+                self.button_events()
+            if sensors.nchanged:
+                self.changes()
+            if sensors.pending:
+                self.sensor_faults()
+            self.leds.render(now)
+            if not self.healthy and time.ticks_diff(now, self.started) > HEALTHY_MS:
+                self.healthy = True
+                store.clear_errors()
+            hw.pace()

@@ -1,0 +1,265 @@
+"""The board's sensors: one per cell, read through 16-channel multiplexers (CD74HC4067).
+
+Sensor i is input i % 16 of bank i // 16. Every bank's S0-S3 lines are shared; a bank is picked
+either by its own EN line (``enable``: active low, all SIG pins joined on one input) or by a
+second-level multiplexer whose S0-S3 are ``bank_select`` (bank b is its input b % 16, on
+signal pin b // 16). Channels are visited in Gray-code order, so one select line changes a step.
+
+Two kinds of sensor:
+- ``switch``: reed switches or digital hall switches, active low with a pull-up: occupancy.
+- ``linear``: linear (analogue) hall sensors read by the ADC. A magnet's north pole facing the
+  sensor pulls the reading down, south pushes it up, so the reading says whose piece it is
+  (player 1's pieces north pole down). Each cell has its own two thresholds (calibration.json),
+  with hysteresis; a reading beyond ``fault_low``/``fault_high`` is in no band at all (a broken
+  wire pulled to ground by the SIG pull-down, a short) and is reported as a fault, not a piece.
+
+A reading is reported only once it has been the same for ``debounce_ms``.
+"""
+
+from array import array
+
+from micropython import const
+
+OUT = const(0xFF)  # in no band: a fault, never reported as a reading
+GRAY = (0, 1, 3, 2, 6, 7, 5, 4, 12, 13, 15, 14, 10, 11, 9, 8)
+BIT = (0, 0, 1, 0, 2, 0, 0, 0, 3)  # the select line of a one-line change
+FAULTED = const(1)
+REPORT_OUT = const(2)
+REPORT_BACK = const(4)
+MAX_REPORTS = const(3)
+
+
+class Sensors:
+    def __init__(self, hw, settings, calibration):
+        self.count = count = settings["count"]
+        self.linear = settings["kind"] == "linear"
+        self.debounce = settings.get("debounce_ms", 30)
+        self.fault_ms = settings.get("fault_ms", 500)
+        self.stable = bytearray(count)  # what the host has been told
+        self.cand = bytearray(count)  # the reading being timed
+        self.since = array("i", [0] * count)
+        self.flags = bytearray(count)
+        self.reports = bytearray(count)
+        self.raw = array("H", [0] * count)  # the reading that made a fault, for its message
+        self.changed = array("H", [0] * count)
+        self.nchanged = 0
+        self.pending = 0  # fault reports waiting to be sent
+        self.banks = (count + 15) // 16
+        self.leds = settings.get("leds")  # the LED index of each sensor's cell, or -1
+        self.select = [hw.Pin(p, hw.Pin.OUT, value=0) for p in settings["select"]]
+        self.channel = 0
+        self.enable = None
+        self.bank_select = None
+        if settings.get("enable"):
+            self.enable = [hw.Pin(p, hw.Pin.OUT, value=1) for p in settings["enable"]]
+        if settings.get("bank_select"):
+            self.bank_select = [hw.Pin(p, hw.Pin.OUT, value=0) for p in settings["bank_select"]]
+        self.bank = -1
+        signal = settings["signal"]
+        if self.linear:
+            self.inputs = [hw.ADC(hw.Pin(p)) for p in signal]
+            bands = settings.get("bands", {})
+            self.fault_low = bands.get("fault_low", 1000)
+            self.fault_high = bands.get("fault_high", 64500)
+            self.hysteresis = bands.get("hysteresis", 600)
+            delta = bands.get("delta", 5000)
+            centre = bands.get("centre", 32768)
+            north_low = bands.get("north", "low") == "low"
+            self.low = array("H", [centre - delta] * count)
+            self.high = array("H", [centre + delta] * count)
+            # The code a reading below the low threshold means: 2 (player 1) when north is low.
+            self.lowcode = bytearray([2 if north_low else 3] * count)
+            for i in settings.get("flip", ()):  # sensors mounted the other way round
+                if 0 <= i < count:
+                    self.lowcode[i] = 3 if north_low else 2
+            self.calibrated = False
+            if calibration:
+                self._calibrate(calibration)
+        else:
+            pull = hw.Pin.PULL_UP if settings.get("active_low", True) else hw.Pin.PULL_DOWN
+            self.inputs = [hw.Pin(p, hw.Pin.IN, pull) for p in signal]
+            self.active = 0 if settings.get("active_low", True) else 1
+            self.calibrated = True
+
+    def _calibrate(self, calibration):
+        low = calibration.get("low")
+        high = calibration.get("high")
+        if not low or len(low) != self.count or not high or len(high) != self.count:
+            return
+        for i in range(self.count):
+            self.low[i] = low[i]
+            self.high[i] = high[i]
+        self.calibrated = True
+
+    def _bank(self, bank):
+        if bank == self.bank:
+            return
+        if self.enable is not None:
+            if self.bank >= 0:
+                self.enable[self.bank].value(1)
+            self.enable[bank].value(0)
+        elif self.bank_select is not None:
+            line = bank & 15
+            for k in range(4):
+                self.bank_select[k].value((line >> k) & 1)
+        self.bank = bank
+
+    def _channel(self, channel):
+        diff = channel ^ self.channel
+        k = 0
+        while diff:
+            if diff & 1:
+                self.select[k].value((channel >> k) & 1)
+            diff >>= 1
+            k += 1
+        self.channel = channel
+
+    def read(self, index):
+        """One sensor's raw reading, now (for calibration and the benchmark)."""
+        bank = index >> 4
+        self._bank(bank)
+        self._channel(index & 15)
+        source = self.inputs[bank >> 4 if self.bank_select is not None else 0]
+        return source.read_u16() if self.linear else source.value()
+
+    def scan_bank(self, bank, now):
+        """Read the 16 sensors of ``bank`` and time their readings; a reading stable for the
+        debounce is added to ``changed``."""
+        self._bank(bank)
+        source = self.inputs[bank >> 4 if self.bank_select is not None else 0]
+        first = bank << 4
+        count = self.count
+        cand = self.cand
+        stable = self.stable
+        flags = self.flags
+        linear = self.linear
+        if linear:
+            low = self.low
+            high = self.high
+            lowcode = self.lowcode
+            hyst = self.hysteresis
+            fault_low = self.fault_low
+            fault_high = self.fault_high
+        else:
+            active = self.active
+        select = self.select
+        for channel in GRAY:
+            index = first + channel
+            if index >= count:
+                continue
+            diff = channel ^ self.channel
+            if diff:
+                if diff & (diff - 1):  # more than one line to change (after a direct read)
+                    self._channel(channel)
+                else:
+                    k = BIT[diff]
+                    select[k].value((channel >> k) & 1)
+                    self.channel = channel
+            if linear:
+                value = source.read_u16()
+                if value < fault_low or value > fault_high:
+                    code = OUT
+                else:
+                    code = lowcode[index]
+                    was = cand[index]
+                    lo = low[index]
+                    hi = high[index]
+                    if was == code:
+                        lo += hyst
+                    elif was == 5 - code:
+                        hi -= hyst
+                    if value <= lo:
+                        pass
+                    elif value >= hi:
+                        code = 5 - code
+                    else:
+                        code = 0
+            else:
+                code = 1 if source.value() == active else 0
+            if code != cand[index]:
+                cand[index] = code
+                self.since[index] = now
+                if code == OUT:
+                    self.raw[index] = value
+            elif code == OUT:
+                if not flags[index] & FAULTED and self._held(index, now, self.fault_ms):
+                    flags[index] |= FAULTED | REPORT_OUT
+                    self.pending += 1
+            elif (code != stable[index] or flags[index] & FAULTED) and self._held(
+                index, now, self.debounce
+            ):
+                if flags[index] & FAULTED:
+                    flags[index] = (flags[index] & ~FAULTED) | REPORT_BACK
+                    self.pending += 1
+                if code != stable[index]:
+                    stable[index] = code
+                    self.changed[self.nchanged] = index
+                    self.nchanged += 1
+
+    def _held(self, index, now, ms):
+        diff = (now - self.since[index]) & 0x3FFFFFFF  # ticks_ms wraps at 2**30
+        return diff >= ms
+
+    def take_fault(self):
+        """(sensor, out of band?, raw reading, last report?) of one fault to report, or None."""
+        if not self.pending:
+            return None
+        flags = self.flags
+        for i in range(self.count):
+            if flags[i] & (REPORT_OUT | REPORT_BACK):
+                out = bool(flags[i] & REPORT_OUT)
+                flags[i] &= ~(REPORT_OUT | REPORT_BACK)
+                self.pending -= 1
+                if self.reports[i] >= MAX_REPORTS:
+                    continue  # an intermittent wire: it was said often enough
+                if out:
+                    self.reports[i] += 1
+                return i, out, self.raw[i], out and self.reports[i] == MAX_REPORTS
+        self.pending = 0
+        return None
+
+
+class Buttons:
+    """The four buttons (pass, confirm, takeback, select), to ground with pull-ups,
+    debounced; ``events`` fills ``pressed`` with (button << 1 | down) codes."""
+
+    NAMES = ("pass", "confirm", "takeback", "select")
+
+    def __init__(self, hw, pins, debounce_ms):
+        self.pins = []
+        for number, name in enumerate(self.NAMES):
+            pin = pins.get(name)
+            if pin is not None:
+                self.pins.append((number, hw.Pin(pin, hw.Pin.IN, hw.Pin.PULL_UP)))
+        self.mask = 0
+        for number, _ in self.pins:
+            self.mask |= 1 << number
+        self.debounce = debounce_ms
+        self.stable = bytearray(4)
+        self.cand = bytearray(4)
+        self.since = array("i", [0] * 4)
+        self.events = bytearray(8)
+        self.nevents = 0
+
+    def down(self, name):
+        """Is this button held now (read directly: at power-on, before any debounce)?"""
+        number = self.NAMES.index(name)
+        for n, pin in self.pins:
+            if n == number:
+                return pin.value() == 0
+        return False
+
+    def scan(self, now):
+        for number, pin in self.pins:
+            level = 1 if pin.value() == 0 else 0
+            if level != self.cand[number]:
+                self.cand[number] = level
+                self.since[number] = now
+            elif level != self.stable[number] and self._held(number, now):
+                self.stable[number] = level
+                if self.nevents < len(self.events):
+                    self.events[self.nevents] = number << 1 | level
+                    self.nevents += 1
+
+    def _held(self, number, now):
+        return (now - self.since[number]) & 0x3FFFFFFF >= self.debounce

@@ -1,0 +1,80 @@
+"""Power-on: decide what the board does, then run it.
+
+- No usable board.json, or three firmware errors in a row: the Pico's own LED blinks and the
+  board stays at MicroPython's prompt, so ``board-referee firmware flash`` can put it right.
+- CONFIRM held at power-on: maintenance. The same, with the Pico's LED steady: the prompt is
+  free for ``firmware flash`` and ``firmware bench``, and no watchdog runs.
+- SELECT held at power-on (linear hall sensors): calibrate first (calibrate.py).
+- Otherwise: the referee's board (referee.py), fed by the hardware watchdog.
+An error inside the loop is written to error.log and the board restarts; the next host to
+connect is told (FAULT 3).
+"""
+
+import sys
+import time
+
+import hw
+import settings as store
+
+
+def _blink(fast):
+    led = hw.onboard_led()
+    for _ in range(6):
+        led.value(1)
+        hw.sleep_ms(100 if fast else 400)
+        led.value(0)
+        hw.sleep_ms(100 if fast else 400)
+
+
+def _stay(reason, fast=True):
+    hw.log("staying at the prompt: " + reason)
+    _blink(fast)
+    hw.onboard_led().value(1)
+
+
+def main():
+    try:
+        config = store.load()
+    except store.SettingsError as exc:
+        _stay(str(exc))
+        return
+    errors, last_error = store.errors()
+    if errors >= 3:
+        _stay("three firmware errors in a row (error.log): " + last_error)
+        return
+    from referee import Referee
+
+    reason = hw.reset_reason()
+    sensors = config["sensors"]
+    board = Referee(config, store.calibration(sensors["count"]), reason,
+                    last_error if errors else "")  # fmt: skip
+    buttons = config["buttons"]
+    if board.buttons.down(buttons.get("maintenance", "confirm")):
+        _stay("maintenance (CONFIRM held at power-on)", fast=False)
+        return
+    if sensors["kind"] == "linear" and board.buttons.down(buttons.get("calibrate", "select")):
+        import calibrate
+
+        calibrate.run(board.sensors, board.leds, board.buttons, sensors.get("bands", {}))
+        board.buttons.nevents = 0
+    port = hw.Serial()
+    dog = hw.watchdog(config.get("watchdog_ms", 4000))
+    try:
+        board.run(port, dog)
+    except Exception as exc:
+        text = "%s: %s" % (type(exc).__name__, exc)
+        try:
+            import io
+
+            trace = io.StringIO()
+            sys.print_exception(exc, trace)
+            lines = trace.getvalue().strip().split("\n")
+            where = [line.strip() for line in lines if line.strip().startswith("File")]
+            if where:
+                text += " (" + where[-1] + ")"
+        except Exception:
+            pass
+        store.record_error(text[:200])
+        hw.log("firmware error: " + text)
+        time.sleep_ms(50)
+        hw.reset()
