@@ -1,9 +1,9 @@
 """Calibration of a board of linear hall sensors, on the board itself.
 
 Hold SELECT while plugging the board in. Every LED blinks blue: take every piece off the board,
-then press CONFIRM. Each sensor is read many times with nothing on it; its thresholds are set
-``delta`` either side of its own resting reading (sensors differ by more than a magnet's pull
-would allow one threshold for all), and kept in calibration.json. The LEDs then show each cell
+then press CONFIRM. Each sensor is read many times with nothing on it; its resting reading is
+kept in calibration.json, and its thresholds are ``delta`` either side of it (sensors differ by
+more than one threshold for all would allow). The LEDs then show each cell
 green, or red where the sensor reads in no band or far from the others (a piece left on it, a
 broken wire): those cells keep the default thresholds. Then the board starts as usual.
 """
@@ -62,8 +62,6 @@ def run(sensors, leds, buttons, bands):
     centre = bands.get("centre", 32768)
     fault_low = bands.get("fault_low", 1000)
     fault_high = bands.get("fault_high", 64500)
-    low = []
-    high = []
     bad = []
     for i in range(count):
         value = base[i]
@@ -71,11 +69,10 @@ def run(sensors, leds, buttons, bands):
                 or abs(value - median) > delta // 2):  # fmt: skip
             bad.append(i)
             value = centre
-        low.append(value - delta)
-        high.append(value + delta)
+            base[i] = centre
         sensors.low[i] = value - delta
         sensors.high[i] = value + delta
-    store.save_calibration({"base": base, "low": low, "high": high, "bad": bad})
+    store.save_calibration({"base": base, "bad": bad})
     sensors.calibrated = True
     frame = leds.frame
     _fill(leds, GOOD)

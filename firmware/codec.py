@@ -14,7 +14,7 @@ _POLY = const(0x1021)
 
 
 def _table():
-    table = array("H", [0] * 256)
+    table = array("H", bytes(512))  # MicroPython: 256 zeros from raw bytes
     for byte in range(256):
         crc = byte << 8
         for _ in range(8):

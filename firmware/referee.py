@@ -56,7 +56,6 @@ HEALTHY_MS = 60000  # running this long clears the count of error restarts
 
 class Referee:
     def __init__(self, settings, calibration, reason, error=""):
-        self.settings = settings
         sensing = settings["sensors"]
         self.sensors = Sensors(hw, sensing, calibration)
         self.count = self.sensors.count

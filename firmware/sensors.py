@@ -37,11 +37,11 @@ class Sensors:
         self.fault_ms = settings.get("fault_ms", 500)
         self.stable = bytearray(count)  # what the host has been told
         self.cand = bytearray(count)  # the reading being timed
-        self.since = array("i", [0] * count)
+        self.since = array("i", bytes(4 * count))  # MicroPython: zeroed from raw bytes
         self.flags = bytearray(count)
         self.reports = bytearray(count)
-        self.raw = array("H", [0] * count)  # the reading that made a fault, for its message
-        self.changed = array("H", [0] * count)
+        self.raw = array("H", bytes(2 * count))  # the reading that made a fault, for its message
+        self.changed = array("H", bytes(2 * count))
         self.nchanged = 0
         self.pending = 0  # fault reports waiting to be sent
         self.banks = (count + 15) // 16
@@ -74,21 +74,21 @@ class Sensors:
                     self.lowcode[i] = 3 if north_low else 2
             self.calibrated = False
             if calibration:
-                self._calibrate(calibration)
+                self._calibrate(calibration, delta)
         else:
             pull = hw.Pin.PULL_UP if settings.get("active_low", True) else hw.Pin.PULL_DOWN
             self.inputs = [hw.Pin(p, hw.Pin.IN, pull) for p in signal]
             self.active = 0 if settings.get("active_low", True) else 1
             self.calibrated = True
 
-    def _calibrate(self, calibration):
-        low = calibration.get("low")
-        high = calibration.get("high")
-        if not low or len(low) != self.count or not high or len(high) != self.count:
+    def _calibrate(self, calibration, delta):
+        """Thresholds ``delta`` either side of each sensor's own resting reading."""
+        base = calibration.get("base")
+        if not base or len(base) != self.count:
             return
         for i in range(self.count):
-            self.low[i] = low[i]
-            self.high[i] = high[i]
+            self.low[i] = base[i] - delta
+            self.high[i] = base[i] + delta
         self.calibrated = True
 
     def _bank(self, bank):
@@ -237,7 +237,7 @@ class Buttons:
         self.debounce = debounce_ms
         self.stable = bytearray(4)
         self.cand = bytearray(4)
-        self.since = array("i", [0] * 4)
+        self.since = array("i", bytes(16))
         self.events = bytearray(8)
         self.nevents = 0
 

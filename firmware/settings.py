@@ -42,7 +42,7 @@ def calibration(count):
         data = _read(CALIBRATION)
     except (OSError, ValueError):
         return None
-    if not isinstance(data, dict) or len(data.get("low") or ()) != count:
+    if not isinstance(data, dict) or len(data.get("base") or ()) != count:
         return None
     return data
 

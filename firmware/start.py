@@ -10,6 +10,7 @@ An error inside the loop is written to error.log and the board restarts; the nex
 connect is told (FAULT 3).
 """
 
+import gc
 import sys
 import time
 
@@ -57,8 +58,12 @@ def main():
 
         calibrate.run(board.sensors, board.leds, board.buttons, sensors.get("bands", {}))
         board.buttons.nevents = 0
+    watchdog_ms = config.get("watchdog_ms", 4000)
+    board.sensors.leds = None  # only the calibration shows cells by their LEDs
+    del config, sensors, buttons
+    gc.collect()  # the JSON documents are done with: the loop starts with the heap it keeps
     port = hw.Serial()
-    dog = hw.watchdog(config.get("watchdog_ms", 4000))
+    dog = hw.watchdog(watchdog_ms)
     try:
         board.run(port, dog)
     except Exception as exc:

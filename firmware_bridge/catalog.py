@@ -116,6 +116,20 @@ def profile_ids(directory: Path | None = None) -> list[str]:
     return sorted(path.stem for path in folder.glob("*.yaml"))
 
 
+def profile_game(profile_id: str, directory: Path | None = None) -> str:
+    """The game a hardware profile is for (its ``game:`` key), without building either."""
+    folder = directory or config_dir()
+    path = folder / "boards" / f"{profile_id}.yaml"
+    if not path.is_file():
+        known = ", ".join(profile_ids(folder)) or "none"
+        raise ConfigError(f"unknown board profile {profile_id!r} (known profiles: {known})")
+    data = read_yaml(path)
+    game = data.get("game") if isinstance(data, dict) else None
+    if not isinstance(game, str):
+        raise ConfigError(f"{_display(path)}: game: missing, or not a game id")
+    return game
+
+
 def load_profile(profile_id: str | None, game: Game, directory: Path | None = None) -> BoardProfile:
     """The hardware profile ``profile_id`` (by default the one named like the game)."""
     folder = directory or config_dir()

@@ -189,6 +189,10 @@ def _parser() -> argparse.ArgumentParser:
     emulator.add_arguments(emulate)
     emulate.set_defaults(handler=_cmd_emulate)
 
+    from firmware_bridge.pico import commands as firmware
+
+    firmware.add_arguments(sub, common, _cmd_firmware)
+
     games = sub.add_parser("games", parents=[common], help="list the games and their options")
     games.set_defaults(handler=_cmd_games)
 
@@ -820,6 +824,11 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
     from firmware_bridge import emulator
 
     return emulator.run(args, parse_options(args.option))
+
+
+def _cmd_firmware(args: argparse.Namespace) -> int:
+    result: int = args.run(args, parse_options(args.option))
+    return result
 
 
 DEMOS = (

@@ -26,10 +26,20 @@ PYTHON = [sys.executable, "-m", "firmware_bridge.cli"]
 TIMEOUT = 30.0
 
 
+# Which board process plays the board: "emulator" (board-referee emulate, the Python firmware)
+# or "firmware" (board-referee firmware host: the Pico firmware in MicroPython's Unix port).
+BOARD_KINDS = ("emulator", "firmware")
+FIRMWARE_HEAP = "64K"  # the firmware runs in the heap budget it must keep on a Pico
+
+
 class EmulatorProcess:
-    def __init__(self, tmp: Path, game: str, board: str, *args: str, pace: float = 0.04):
+    def __init__(self, tmp: Path, game: str, board: str, *args: str, pace: float = 0.04,
+                 kind: str = "emulator"):  # fmt: skip
         self.link = tmp / "board"
-        command = [*PYTHON, "emulate", "--game", game, "--board", board, "--json",
+        self.kind = kind
+        firmware = ["firmware", "host", "--heap", FIRMWARE_HEAP]
+        what = firmware if kind == "firmware" else ["emulate"]
+        command = [*PYTHON, *what, "--game", game, "--board", board, "--json",
                    "--link", str(self.link), "--pace", str(pace), *args]  # fmt: skip
         self.proc = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

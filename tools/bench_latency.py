@@ -29,11 +29,11 @@ from pathlib import Path
 
 from engine import MoveKind, Player, State
 from firmware_bridge import catalog
-from firmware_bridge.emulator import Emulator
+from firmware_bridge.emulator import EmulatedBoard, Table
 from firmware_bridge.protocol import Change, Message
 
 
-class TimedEmulator(Emulator):
+class TimedBoard(EmulatedBoard):
     """Notes when each CHANGE frame is written, for the kiosk's delay."""
 
     changes: list[float]
@@ -75,7 +75,7 @@ def memory(pid: int) -> str:
     return f"daemon RSS {rss:.1f} MB (peak {peak:.1f} MB)"
 
 
-def drive(emulator: Emulator, state: State, moves: int, rng: random.Random) -> int:
+def drive(emulator: Table, state: State, moves: int, rng: random.Random) -> int:
     """Play random legal moves physically; returns how many were played."""
     played = 0
     while played < moves and state.outcome() is None:
@@ -102,15 +102,15 @@ def measure(
     profile = catalog.load_profile(board, game)
     with tempfile.TemporaryDirectory(prefix="board-referee-bench-") as tmp:
         link = Path(tmp) / "board"
-        emulator = TimedEmulator(game, profile, game.new_state().layout(), link_path=link,
-                                 out=io.StringIO(), pace=0.02, draw=False)  # fmt: skip
-        emulator.changes = []
+        timed = TimedBoard(profile, link_path=link)
+        timed.changes = []
+        emulator = Table(game, profile, game.new_state().layout(), timed, link_path=link,
+                         out=io.StringIO(), pace=0.02, draw=False)  # fmt: skip
         port = free_port()
         face = ["--kiosk", f"127.0.0.1:{port}"] if kiosk else ["--no-kiosk"]
         pushes: list[float] = []
         stop = threading.Event()
-        emulator.plug()
-        threading.Thread(target=emulator.serve, daemon=True).start()
+        timed.start()
         daemon = subprocess.Popen(
             [sys.executable, "-m", "firmware_bridge.cli", "run", "--game", game_id,
              "--board", profile.id, "--port", str(link), "--journal", f"{tmp}/journal.sqlite3",
@@ -124,8 +124,8 @@ def measure(
             if not emulator.host_seen.wait(20):
                 raise SystemExit("the daemon did not connect")
             time.sleep(0.3)
-            emulator.latencies.clear()
-            emulator.changes.clear()
+            timed.latencies.clear()
+            timed.changes.clear()
             played = drive(emulator, game.new_state(), moves, random.Random(seed))
             time.sleep(0.5)
             rss = memory(daemon.pid)
@@ -133,8 +133,8 @@ def measure(
             stop.set()
             daemon.terminate()
             daemon.wait(10)
-            emulator.close()
-    samples = sorted(emulator.latencies)
+            timed.close()
+    samples = sorted(timed.latencies)
     if not samples:
         print(f"{game_id}: no samples")
         return
@@ -154,7 +154,7 @@ def measure(
     )
     if kiosk:
         delays = []
-        for sent in emulator.changes:
+        for sent in timed.changes:
             after = [p - sent for p in pushes if p >= sent]
             if after and after[0] < 1.0:
                 delays.append(min(after))

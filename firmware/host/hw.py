@@ -11,7 +11,10 @@ The host process talks to it over two pipes named in $BOARD_REFEREE_HW ("IN,OUT"
   in:  ``v INDEX VALUE NOISE`` a sensor's raw reading (ADC counts, or a switch's level)
        ``b NAME 0|1``         a button released / pressed
        ``hang``               stall the firmware (for the watchdog)
-  out: ``ready``, ``leds FRAME PIXELS`` (hex), ``wdt MS``, ``feed``, ``reset``, ``log TEXT``
+  out: ``T`` and a text line: ``ready``, ``wdt MS``, ``feed``, ``reset``; or ``L`` and the LED
+       frame the firmware holds (4 bytes an LED) then the pixels lit (3 bytes an LED), raw.
+This layer shares the firmware's heap (the tests cap it at a Pico's budget), so it allocates
+as little as the firmware does: raw bytes out, no lists per reading.
 The serial port is stdin/stdout, as on the Pico; the host process joins it to a pty.
 """
 
@@ -21,6 +24,7 @@ import random
 import select
 import sys
 import time
+from array import array
 
 import micropython
 
@@ -38,27 +42,26 @@ _hang = False
 
 def _say(text):
     if _events is not None:
-        _events.write(text + "\n")  # unbuffered: flush() would fsync, which a pipe refuses
+        # Unbuffered: flush() would fsync, which a pipe refuses.
+        _events.write(b"T")
+        _events.write(text)
+        _events.write(b"\n")
 
 
 def _wiring():
     with open("board.json") as handle:
         config = json.load(handle)
-    return config
+    sensing = config["sensors"]
+    buttons = {}
+    for name, pin in (config["buttons"].get("pins") or {}).items():
+        buttons[pin] = name
+    return (sensing["count"], tuple(sensing["select"]), tuple(sensing.get("enable") or ()),
+            tuple(sensing.get("bank_select") or ()), tuple(sensing["signal"]), buttons)  # fmt: skip
 
 
-_config = _wiring()
-_sensing = _config["sensors"]
-_count = _sensing["count"]
-_values = [0] * _count
-_noise = [0] * _count
-_select_pins = list(_sensing["select"])
-_enable_pins = list(_sensing.get("enable") or ())
-_bank_pins = list(_sensing.get("bank_select") or ())
-_signal_pins = list(_sensing["signal"])
-_button_pins = {}
-for _name, _pin in (_config["buttons"].get("pins") or {}).items():
-    _button_pins[_pin] = _name
+_count, _select_pins, _enable_pins, _bank_pins, _signal_pins, _button_pins = _wiring()
+_values = array("i", bytes(4 * _count))  # each sensor's raw reading ...
+_noise = array("i", bytes(4 * _count))  # ... and how far it wanders
 _pressed = {}
 _levels = {}  # output pin -> level
 
@@ -66,19 +69,21 @@ _levels = {}  # output pin -> level
 def _connected(signal_index):
     """The sensor joined to signal pin number ``signal_index`` now; -1: none, -2: several."""
     channel = 0
-    for k, pin in enumerate(_select_pins):
-        channel |= _levels.get(pin, 0) << k
+    for k in range(len(_select_pins)):
+        channel |= _levels.get(_select_pins[k], 0) << k
     if _enable_pins:
-        banks = [b for b, pin in enumerate(_enable_pins) if _levels.get(pin, 1) == 0]
-        if not banks:
+        bank = -1
+        for b in range(len(_enable_pins)):
+            if _levels.get(_enable_pins[b], 1) == 0:
+                if bank >= 0:
+                    return -2  # two multiplexers drive the line at once: a firmware bug
+                bank = b
+        if bank < 0:
             return -1
-        if len(banks) > 1:
-            return -2  # two multiplexers drive the line at once: a firmware bug
-        bank = banks[0]
     elif _bank_pins:
         line = 0
-        for k, pin in enumerate(_bank_pins):
-            line |= _levels.get(pin, 0) << k
+        for k in range(len(_bank_pins)):
+            line |= _levels.get(_bank_pins[k], 0) << k
         bank = signal_index * 16 + line
     else:
         bank = 0
@@ -184,13 +189,20 @@ class _Strip:
     def __init__(self, count, frame):
         self.buf = bytearray(3 * count)
         self.frame = frame
-        self.last = b""
+        self.last_frame = bytearray(len(frame))
+        self.last_buf = bytearray(3 * count)
+        self.told = False
 
     def write(self):
-        shown = bytes(self.frame) + bytes(self.buf)
-        if shown != self.last:
-            self.last = shown
-            _say("leds " + self.frame.hex() + " " + self.buf.hex())
+        if self.told and self.frame == self.last_frame and self.buf == self.last_buf:
+            return
+        self.told = True
+        self.last_frame[:] = self.frame
+        self.last_buf[:] = self.buf
+        if _events is not None:
+            _events.write(b"L")
+            _events.write(self.frame)
+            _events.write(self.buf)
 
 
 def strip(pin, count, frame):

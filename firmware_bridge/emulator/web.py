@@ -3,7 +3,7 @@
 Click a piece to lift it into the hand, click an empty cell to put the hand's piece down (the
 one picked in the hand or the supply, else the last lifted), press the board's buttons, and see
 the LEDs the referee sends. Every click is a physical action of the emulator, which goes on
-speaking protocol v1 over its pty exactly as a real board would: the page never talks to the
+speaking the protocol over its pty exactly as a real board would: the page never talks to the
 referee.
 
 ``Follower`` keeps the emulated board the one the referee wants: when the kiosk starts a game
@@ -24,7 +24,7 @@ from aiohttp import web
 
 from engine import ConfigError
 from firmware_bridge import catalog
-from firmware_bridge.emulator.core import CommandError, Emulator
+from firmware_bridge.emulator.table import CommandError, Table
 from firmware_bridge.snapshot import board_picture
 from firmware_bridge.webserver import BadRequest, LiveServer
 
@@ -33,7 +33,7 @@ class EmulatorWeb(LiveServer):
     page = "emulator.html"
     name = "emulated board's page"
 
-    def __init__(self, host: str, port: int, emulator: Emulator) -> None:
+    def __init__(self, host: str, port: int, emulator: Table) -> None:
         super().__init__(host, port)
         self.emulator = emulator
         emulator.on_change = self.refresh
@@ -73,12 +73,10 @@ class EmulatorWeb(LiveServer):
             elif action == "clear":
                 emulator.set_up({})
             elif action == "unplug":
-                emulator.unplug()
+                emulator.board.unplug()
             elif action == "replug":
-                with emulator.lock:
-                    if emulator.master is None:
-                        emulator.plug()
-                        emulator._send(emulator._hello())
+                if not emulator.board.plugged:
+                    emulator.board.replug()
             else:
                 raise BadRequest(400, f"unknown action {action!r} (lift, place, press, setup, "
                                       "clear, unplug, replug)")  # fmt: skip
@@ -91,7 +89,7 @@ class Follower:
     """Watches the kiosk's live state and swaps the emulated board when the referee's game
     needs another one. Only for the built-in emulator of the main command."""
 
-    def __init__(self, emulator: Emulator, url: str, config_dir: Path) -> None:
+    def __init__(self, emulator: Table, url: str, config_dir: Path) -> None:
         self.emulator = emulator
         self.url = url.rstrip("/") + "/api/events"
         self.config_dir = config_dir

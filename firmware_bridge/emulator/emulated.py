@@ -1,0 +1,448 @@
+"""The board's firmware played in Python: protocol 2 (and 1) on a real serial device, a pty.
+
+``board-referee emulate`` puts a ``Table`` on this board. It prints the device path and keeps a
+stable symlink to it (as ``/dev/serial/by-id`` does for USB boards, so the daemon reconnects to
+the same path after an unplug), answers the host, reports sensor changes after the firmware
+debounce, acknowledges and shows LED frames, and can inject the faults real boards have.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import math
+import os
+import queue
+import random
+import selectors
+import threading
+import time
+import tty
+from collections.abc import Callable
+from pathlib import Path
+from typing import TextIO
+
+from engine import Cell, Game, Piece
+from firmware_bridge.emulator.board import Board
+from firmware_bridge.emulator.table import Table
+from firmware_bridge.link import BadFrame, FrameProtocol, LinkEvent, Received
+from firmware_bridge.profile import BoardProfile
+from firmware_bridge.protocol import (
+    LED_OFF,
+    PROTOCOL_DELTA,
+    PROTOCOL_VERSION,
+    Ack,
+    Button,
+    ButtonEvent,
+    Change,
+    Fault,
+    Hello,
+    HostHello,
+    LedDelta,
+    LedPattern,
+    Leds,
+    Message,
+    Nak,
+    NakReason,
+    Ping,
+    Pong,
+    Reading,
+    Scan,
+    ScanRequest,
+    encode_frame,
+)
+
+FIRMWARE = "emulator-1.0"
+NOISE_EVERY = 0.35  # a noisy sensor misreads this often (seconds)
+
+
+class EmulatedBoard(Board):
+    name = "emulator"
+
+    def __init__(
+        self,
+        profile: BoardProfile,
+        *,
+        link_path: Path,
+        seed: int = 1,
+        board_id: str = "emulator",
+        protocol: int = PROTOCOL_DELTA,
+    ) -> None:
+        super().__init__()
+        # The newest protocol this board speaks; it speaks v1 until a host asks for more.
+        self.max_protocol = protocol
+        self.protocol = PROTOCOL_VERSION
+        self.profile = profile
+        self.leds: tuple[LedPattern, ...] = (LED_OFF,) * len(profile.led_cells)
+        self.link_path = link_path
+        self.rng = random.Random(seed)
+        self.board_id = board_id
+        self.readings: list[Reading] = []
+        self.reported: list[Reading] = []
+        self.overrides: dict[int, Reading] = {}
+        self.counter = 0
+        self.seq = 0
+        self.corrupt_next = 0
+        self.drop_next = 0
+        self.timers: list[tuple[float, int, Callable[[], None]]] = []
+        self.timer_id = 0
+        self.flush_at: dict[int, float] = {}
+        self.master: int | None = None
+        self.slave: int | None = None
+        self.device = ""
+        self.wake_r, self.wake_w = os.pipe()
+        self.frames: queue.Queue[LinkEvent] = queue.Queue()
+        self.decoder = FrameProtocol(self.frames)
+        self.running = True
+        self.scanned = False
+        self.last_change_sent: tuple[float, int] | None = None  # (time, wire bytes)
+        self.latencies: list[tuple[float, int, int]] = []  # (seconds, change bytes, led bytes)
+        self.plugs = 0  # how many times the cable was plugged in
+        self.noisy_at = 0.0
+
+    @property
+    def lock(self) -> threading.RLock:
+        assert self.table is not None
+        return self.table.lock
+
+    def attach(self, table: Table) -> None:
+        super().attach(table)
+        self.readings = [table.reading(s) for s in range(len(self.profile.sensor_cells))]
+        self.reported = list(self.readings)
+
+    def start(self) -> None:
+        self.plug()
+        threading.Thread(target=self.serve, name="board", daemon=True).start()
+
+    @property
+    def plugged(self) -> bool:  # type: ignore[override]
+        return self.master is not None
+
+    # -- the pty ----------------------------------------------------------------------------
+    def plug(self) -> None:
+        self.plugs += 1
+        self.protocol = PROTOCOL_VERSION  # a new connection: v1 until the host asks for more
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        os.set_blocking(master, False)
+        self.master, self.slave = master, slave
+        self.device = os.ttyname(slave)
+        temporary = self.link_path.with_name(self.link_path.name + ".new")
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        temporary.symlink_to(self.device)
+        os.replace(temporary, self.link_path)  # the stable path now names the new device
+        self._wake()
+        self._changed()
+
+    def unplug(self) -> None:
+        with self.lock:
+            # The stable path goes with the board, as /dev/serial/by-id names do: a stale link
+            # could lead a referee to another board's pty once the kernel reuses its number.
+            with contextlib.suppress(FileNotFoundError):
+                if self.device and os.readlink(self.link_path) == self.device:
+                    self.link_path.unlink()
+            for fd in (self.master, self.slave):
+                if fd is not None:
+                    os.close(fd)
+            self.master = self.slave = None
+            self.decoder.buffer.clear()
+            if self.table is not None:
+                self.table.unlit()  # an unplugged board's LEDs are dark
+            self.scanned = False
+        self._wake()
+        self._changed()
+
+    def close(self) -> None:
+        self.running = False
+        self.unplug()
+        with contextlib.suppress(FileNotFoundError):
+            self.link_path.unlink()
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self.wake_w, b"x")
+
+    def _changed(self) -> None:
+        if self.table is not None:
+            self.table.changed()
+
+    def _emit(self, event: str, **data: object) -> None:
+        if self.table is not None:
+            self.table.emit(event, **data)
+
+    def _reading(self, sensor: int) -> Reading:
+        assert self.table is not None
+        return self.table.reading(sensor)
+
+    def sense(self) -> None:
+        """Re-read every sensor; changed ones are reported once stable for the debounce."""
+        now = time.monotonic()
+        for sensor in range(len(self.profile.sensor_cells)):
+            reading = self.overrides.get(sensor, self._reading(sensor))
+            if reading != self.readings[sensor]:
+                self.readings[sensor] = reading
+                self.flush_at[sensor] = now + self.profile.debounce
+        if self.flush_at:
+            self._at(min(self.flush_at.values()), self._flush)
+
+    def _flush(self) -> None:
+        now = time.monotonic()
+        due = [s for s, t in self.flush_at.items() if t <= now + 1e-4]
+        changes = []
+        for sensor in due:
+            del self.flush_at[sensor]
+            if self.readings[sensor] != self.reported[sensor]:
+                self.reported[sensor] = self.readings[sensor]
+                changes.append((sensor, self.readings[sensor]))
+        if changes:
+            self.counter = (self.counter + 1) & 0xFFFFFFFF
+            size = self._send(Change(self.counter, tuple(changes)))
+            if size:
+                self.last_change_sent = (time.monotonic(), size)
+        if self.flush_at:
+            self._at(min(self.flush_at.values()), self._flush)
+
+    def _at(self, when: float, action: Callable[[], None]) -> None:
+        self.timer_id += 1
+        heapq.heappush(self.timers, (when, self.timer_id, action))
+        self._wake()
+
+    # -- frames -----------------------------------------------------------------------------
+    def _send(self, message: Message) -> int:
+        seq = self.seq
+        self.seq = (seq + 1) & 0xFF
+        frame = bytearray(encode_frame(message, seq))
+        if self.drop_next:
+            self.drop_next -= 1
+            self._emit("fault", kind="dropped", frame=message.NAME)
+            return 0
+        if self.corrupt_next:
+            self.corrupt_next -= 1
+            index = self.rng.randrange(len(frame) - 1)
+            frame[index] = (frame[index] + self.rng.randrange(1, 255)) % 256 or 1
+            self._emit("fault", kind="corrupted", frame=message.NAME)
+        self._write(bytes(frame))
+        return len(frame)
+
+    def _write(self, data: bytes) -> None:
+        if self.master is None:
+            return
+        view = memoryview(data)
+        deadline = time.monotonic() + 1.0
+        while view and time.monotonic() < deadline:
+            try:
+                written = os.write(self.master, view)
+                view = view[written:]
+            except BlockingIOError:
+                time.sleep(0.001)
+            except OSError:
+                return
+
+    def _hello(self) -> Hello:
+        return Hello(
+            self.protocol,
+            len(self.profile.sensor_cells),
+            len(self.profile.led_cells),
+            self.profile.sensing,
+            self.profile.led_kind,
+            frozenset(Button),
+            FIRMWARE,
+            self.board_id,
+        )
+
+    def _on_frame(self, event: LinkEvent) -> None:
+        if isinstance(event, BadFrame):
+            self._send(Nak(255, NakReason.BAD_FRAME))
+            return
+        if not isinstance(event, Received):
+            return
+        message = event.message
+        if isinstance(message, HostHello):
+            self.protocol = max(PROTOCOL_VERSION, min(self.max_protocol, message.protocol))
+            self._send(self._hello())
+        elif isinstance(message, ScanRequest):
+            self.flush_at.clear()
+            self.reported = list(self.readings)
+            self._send(Scan(self.counter, tuple(self.readings)))
+            if not self.scanned:
+                self.scanned = True
+                self._changed()
+        elif isinstance(message, LedDelta) and self.protocol < PROTOCOL_DELTA:
+            self._send(Nak(event.seq, NakReason.UNKNOWN_TYPE))  # as a v1 board would
+        elif isinstance(message, Leds | LedDelta):
+            if isinstance(message, Leds):
+                if len(message.leds) != len(self.profile.led_cells):
+                    self._send(Nak(event.seq, NakReason.WRONG_SIZE))
+                    return
+                result: tuple[LedPattern, ...] | None = message.leds
+            else:
+                result = message.apply(self.leds)
+                if result is None:  # keep what is shown; the host will send a whole frame
+                    self._send(Nak(event.seq, NakReason.MISMATCH))
+                    return
+            assert result is not None
+            self._send(Ack(event.seq))
+            self.leds = result
+            if self.scanned:
+                self.host_seen.set()
+            if self.last_change_sent is not None:
+                sent, size = self.last_change_sent
+                self.latencies.append((event.at - sent, size, event.size))
+                self.last_change_sent = None
+            assert self.table is not None
+            self.table.leds_shown(self.leds, message.NAME, event.size)
+        elif isinstance(message, Ping):
+            self._send(Pong(message.token))
+
+    def serve(self) -> None:
+        """The I/O loop: host frames in, debounced changes out, timers. Runs in a thread."""
+        selector = selectors.DefaultSelector()
+        selector.register(self.wake_r, selectors.EVENT_READ)
+        registered: int | None = None
+        generation = -1  # which plug-in the registration is for (a new pty may reuse the fd)
+        while self.running:
+            with self.lock:
+                if registered != self.master or generation != self.plugs:
+                    generation = self.plugs
+                    if registered is not None:
+                        with contextlib.suppress(KeyError, ValueError):
+                            selector.unregister(registered)
+                    if self.master is not None:
+                        selector.register(self.master, selectors.EVENT_READ)
+                    registered = self.master
+                timeout = 0.5
+                if self.timers:
+                    timeout = max(0.0, min(timeout, self.timers[0][0] - time.monotonic()))
+            for key, _ in selector.select(timeout):
+                if key.fd == self.wake_r:
+                    with contextlib.suppress(BlockingIOError, OSError):
+                        os.read(self.wake_r, 1024)
+                    continue
+                with self.lock:
+                    if self.master is None or key.fd != self.master:
+                        continue
+                    try:
+                        data = os.read(self.master, 4096)
+                    except (BlockingIOError, InterruptedError):
+                        continue
+                    except OSError:
+                        data = b""
+                    if data:
+                        self.decoder.data_received(data)
+            with self.lock:
+                while True:
+                    try:
+                        self._on_frame(self.frames.get_nowait())
+                    except queue.Empty:
+                        break
+                now = time.monotonic()
+                self._noise(now)
+                while self.timers and self.timers[0][0] <= now:
+                    _, _, action = heapq.heappop(self.timers)
+                    action()
+
+    # -- what the table asks of the electronics ----------------------------------------------
+    def press(self, button: Button) -> None:
+        with self.lock:
+            for pressed in (True, False):
+                self.counter = (self.counter + 1) & 0xFFFFFFFF
+                self._send(ButtonEvent(self.counter, button, pressed))
+
+    def flicker(self, sensor: int, millis: float) -> None:
+        with self.lock:
+            current = self.readings[sensor]
+            self.overrides[sensor] = Reading(0, 0) if current.code else Reading(1, 0)
+            self.sense()
+
+            def restore() -> None:
+                self.overrides.pop(sensor, None)
+                self.sense()
+
+            self._at(time.monotonic() + millis / 1000.0, restore)
+
+    def _noise(self, now: float) -> None:
+        """Noisy sensors (``wire noisy``) misread now and then."""
+        table = self.table
+        if table is None or now < self.noisy_at:
+            return
+        self.noisy_at = now + NOISE_EVERY
+        for sensor, fault in table.faulty.items():
+            if fault == "noisy" and sensor not in self.overrides:
+                self.flicker(sensor, 1000 * self.profile.debounce + 60)
+
+    def garbage(self, count: int) -> None:
+        with self.lock:
+            self._write(bytes(self.rng.randrange(256) for _ in range(count)))
+
+    def corrupt(self) -> None:
+        with self.lock:
+            self.corrupt_next += 1
+
+    def drop(self) -> None:
+        with self.lock:
+            self.drop_next += 1
+
+    def fault(self, code: int, text: str) -> None:
+        with self.lock:
+            self._send(Fault(code, text))
+
+    def replug(self) -> None:
+        with self.lock:
+            self.plug()
+            self._send(self._hello())
+
+    def blank(self) -> None:
+        assert self.table is not None
+        with self.lock:  # an LED driver glitch: dark, and the host is not told
+            self.leds = (LED_OFF,) * len(self.profile.led_cells)
+            self.table.leds_shown(self.leds, "", 0)
+
+    def swap(self, profile: BoardProfile) -> None:
+        assert self.table is not None
+        with self.lock:
+            self.unplug()
+            self.profile = profile
+            self.overrides.clear()
+            self.flush_at.clear()
+            self.leds = (LED_OFF,) * len(profile.led_cells)
+            self.readings = [self._reading(s) for s in range(len(profile.sensor_cells))]
+            self.reported = list(self.readings)
+            self.plug()
+            self._send(self._hello())
+
+    def latency_report(self) -> dict[str, float]:
+        if not self.latencies:
+            return {}
+        values = sorted(x for x, _, _ in self.latencies)
+        return {
+            "samples": len(values),
+            "median": values[len(values) // 2],
+            "p99": values[min(len(values) - 1, math.ceil(0.99 * len(values)) - 1)],
+        }
+
+
+class Emulator(Table):
+    """A table on the Python firmware: what ``board-referee emulate`` runs."""
+
+    board: EmulatedBoard
+
+    def __init__(
+        self,
+        game: Game,
+        profile: BoardProfile,
+        pieces: dict[Cell, Piece],
+        *,
+        link_path: Path,
+        out: TextIO,
+        json_mode: bool = False,
+        pace: float = 0.15,
+        seed: int = 1,
+        board_id: str = "emulator",
+        draw: bool = True,
+        protocol: int = PROTOCOL_DELTA,
+    ) -> None:
+        board = EmulatedBoard(profile, link_path=link_path, seed=seed, board_id=board_id,
+                              protocol=protocol)  # fmt: skip
+        super().__init__(game, profile, pieces, board, link_path=link_path, out=out,
+                         json_mode=json_mode, pace=pace, draw=draw)  # fmt: skip

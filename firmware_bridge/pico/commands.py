@@ -1,0 +1,156 @@
+"""``board-referee firmware ...``: the Pico firmware's config, install, host run and benchmark.
+
+- ``config``: board.json for a profile (what the Pico reads at power-on).
+- ``flash``: install the firmware and board.json on a Pico with mpremote.
+- ``host``: run the firmware in MicroPython's Unix port on a simulated board behind a pty,
+  driven like ``board-referee emulate``.
+- ``bench``: the firmware's budgets, measured in MicroPython (here, or on a Pico).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from engine import ConfigError, Game
+from firmware_bridge import catalog
+from firmware_bridge.pico.files import board_config, config_text
+from firmware_bridge.profile import BoardProfile
+
+BOARD_ID = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+
+
+def add_arguments(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    common: argparse.ArgumentParser,
+    handler: Callable[[argparse.Namespace], int],
+) -> None:
+    firmware = sub.add_parser(
+        "firmware",
+        parents=[common],
+        help="the Raspberry Pi Pico firmware: config, flash, host, bench (docs/build-a-board.md)",
+        description="The board firmware for a Raspberry Pi Pico (MicroPython).",
+    )
+    actions = firmware.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    config = actions.add_parser("config", parents=[common], help="write board.json for a profile")
+    _profile_arguments(config)
+    config.add_argument(
+        "--output",
+        "-o",
+        default="board.json",
+        help="where to write it (default board.json; - for stdout)",
+    )
+    config.set_defaults(handler=handler, run=_config)
+
+    host = actions.add_parser(
+        "host",
+        parents=[common],
+        help="run the firmware in MicroPython's Unix port on a simulated board behind a pty",
+        description="The Pico firmware, unmodified, in MicroPython's Unix port, on a simulated "
+        "board: the same commands and JSON events as board-referee emulate (docs/emulator.md).",
+    )
+    from firmware_bridge.emulator import add_arguments as table_arguments
+
+    table_arguments(host, firmware=True)
+    host.add_argument(
+        "--flash",
+        metavar="DIR",
+        help="the folder standing for the Pico's flash (kept between runs; default: a new one)",
+    )
+    host.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="calibrate at the first power-on, as a builder does (hold SELECT, "
+        "clear the board, CONFIRM)",
+    )
+    host.add_argument(
+        "--heap", metavar="SIZE", help="MicroPython's heap, e.g. 64K (default: the Unix port's 2M)"
+    )
+    host.add_argument("--board-id", help="the board id the firmware says in HELLO")
+    host.add_argument(
+        "--source",
+        action="store_true",
+        help="install the .py sources, not modules compiled with mpy-cross",
+    )
+    host.set_defaults(handler=handler, run=_host)
+
+
+def _profile_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--board", required=True, help="the board's hardware profile")
+    parser.add_argument("--game", help="the profile's game (default: the one it names)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a game option that changes the board (e.g. board=5-limp)",
+    )
+    parser.add_argument(
+        "--board-id",
+        help="a name for the board, said in HELLO (letters, "
+        "digits, '.', '_' and '-'; default: pico- and the Pico's serial number)",
+    )
+
+
+def load(args: argparse.Namespace, options: dict[str, str]) -> tuple[Game, BoardProfile]:
+    directory = catalog.config_dir(args.config_dir)
+    game_id = args.game or catalog.profile_game(args.board, directory)
+    game = catalog.load_game(game_id, options, directory)
+    return game, catalog.load_profile(args.board, game, directory)
+
+
+def _board_id(args: argparse.Namespace) -> str | None:
+    import re
+
+    if args.board_id is not None and not re.fullmatch(BOARD_ID, args.board_id):
+        raise ConfigError(f"--board-id {args.board_id!r}: letters, digits, '.', '_' and '-' only")
+    return args.board_id  # type: ignore[no-any-return]
+
+
+def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
+    game, profile = load(args, options)
+    text = config_text(board_config(profile, game, _board_id(args)))
+    if args.output == "-":
+        sys.stdout.write(text)
+        return 0
+    path = Path(args.output)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+    print(
+        f"wrote {path} for profile {profile.id} ({len(profile.sensor_cells)} sensors, "
+        f"{len(profile.led_cells)} LEDs)"
+    )
+    return 0
+
+
+def _host(args: argparse.Namespace, options: dict[str, str]) -> int:
+    from firmware_bridge.emulator import BoardStartError
+    from firmware_bridge.emulator import run as run_table
+    from firmware_bridge.emulator.board import Board
+    from firmware_bridge.pico.host import MicroPythonBoard
+
+    board_id = _board_id(args)
+    flash = Path(args.flash) if args.flash else None
+
+    def make(game: Game, profile: BoardProfile, link: Path) -> Board:
+        return MicroPythonBoard(
+            game,
+            profile,
+            link_path=link,
+            flash=flash,
+            seed=args.seed,
+            calibrate=args.calibrate,
+            heap=args.heap,
+            compiled=not args.source,
+            board_id=board_id,
+        )
+
+    try:
+        return run_table(args, options, make)
+    except BoardStartError as exc:
+        raise ConfigError(str(exc)) from exc
