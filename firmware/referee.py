@@ -281,8 +281,9 @@ class Referee:
     # -- the loop ---------------------------------------------------------------------------
     def run(self, port, dog):
         self.out.port = port
-        self.hello()  # unsolicited, at power-on: protocol 1 until a host asks for more
         sensors = self.sensors
+        sensors.settle(time.ticks_ms(), time.ticks_ms, hw.pace)
+        self.hello()  # unsolicited, at power-on: protocol 1 until a host asks for more
         banks = sensors.banks
         bank = 0
         while True:

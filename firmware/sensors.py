@@ -196,6 +196,21 @@ class Sensors:
                     self.changed[self.nchanged] = index
                     self.nchanged += 1
 
+    def settle(self, now_ms, clock, pace):
+        """At power-on: read until every sensor has been stable for the debounce, and take
+        that as the board (the host asks for a SCAN; nothing is reported as a change)."""
+        until = now_ms + self.debounce + 20
+        now = now_ms
+        while (until - now) & 0x3FFFFFFF < 0x20000000:
+            for bank in range(self.banks):
+                self.scan_bank(bank, now)
+            pace()
+            now = clock()
+        for i in range(self.count):
+            if self.cand[i] != OUT:
+                self.stable[i] = self.cand[i]
+        self.nchanged = 0
+
     def _held(self, index, now, ms):
         diff = (now - self.since[index]) & 0x3FFFFFFF  # ticks_ms wraps at 2**30
         return diff >= ms

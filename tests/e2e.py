@@ -52,6 +52,7 @@ class EmulatorProcess:
         self.led_frames: list[tuple[str, int]] = []  # (LEDS or LED_DELTA, bytes) that changed them
         self.lock = threading.Lock()
         self.garbled: list[str] = []  # stdout lines that were not JSON
+        self.errors: list[dict[str, Any]] = []  # error events no command asked about
         self.stderr: list[str] = []  # read as it comes, so a full pipe never blocks the emulator
         threading.Thread(target=self._read, daemon=True).start()
         threading.Thread(target=self._read_stderr, daemon=True).start()
@@ -67,6 +68,9 @@ class EmulatorProcess:
                 with self.lock:  # kept for the message if an awaited event never comes
                     self.garbled.append(line.rstrip("\n"))
                 continue
+            if event.get("event") == "error" and "command" not in event:
+                with self.lock:
+                    self.errors.append(event)
             if event.get("event") == "leds":
                 with self.lock:
                     self.leds = event["signals"]

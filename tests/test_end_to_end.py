@@ -42,6 +42,9 @@ class Rig:
         *,
         options: dict[str, str] | None = None,
         position: dict[str, object] | None = None,
+        kind: str = "emulator",
+        board_args: tuple[str, ...] = (),
+        daemon_args: tuple[str, ...] = (),
     ) -> None:
         self.options = options or {}
         self.game = catalog.load_game(game_id, self.options)
@@ -55,8 +58,8 @@ class Rig:
             path.write_text(json.dumps(position))
             extra += ["--position", str(path)]
             emu_extra += ["--position", str(path)]
-        self.emu = EmulatorProcess(tmp, game_id, board, *emu_extra)
-        self.daemon = DaemonProcess(tmp, game_id, board, self.emu.link, *extra)
+        self.emu = EmulatorProcess(tmp, game_id, board, *emu_extra, *board_args, kind=kind)
+        self.daemon = DaemonProcess(tmp, game_id, board, self.emu.link, *extra, *daemon_args)
         self.daemon.wait_log("board scanned")
 
     def start_state(self, position: dict[str, object] | None = None) -> State:
@@ -67,6 +70,7 @@ class Rig:
         code = self.daemon.stop()
         assert "Traceback" not in self.daemon.text(), self.daemon.text()
         assert code == 0, self.daemon.text()[-2000:]
+        assert not self.emu.errors, self.emu.errors  # e.g. the firmware stopped, or overspent
 
 
 @pytest.fixture

@@ -300,3 +300,4 @@ def log(text):
 
 
 _say("ready")
+_sync()  # the sensors' first readings, if the host process has written them already

@@ -1,0 +1,231 @@
+"""End to end against the Pico firmware itself: ``board-referee firmware host`` runs the
+firmware unmodified in MicroPython's Unix port, with a 64 KB heap, behind a pty; the daemon
+referees it exactly as it would a Pico on /dev/ttyACM0.
+
+    MicroPython (firmware/*.py, simulated pins) -> pty -> bridge -> reconciler -> engine
+                                                <- LED frames (LEDS, LED_DELTA) <-
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import State
+from tests.e2e import DaemonProcess, EmulatorProcess, hand_text, wait_until
+from tests.test_end_to_end import TD_POSITION, Rig, self_play
+
+CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (\S+)")
+
+# The board each game is played on: the Pico firmware reads occupancy and owner boards.
+GAMES = [
+    ("three-dragons", "three-dragons", 4, {"variant": "strength"}),
+    ("protect-the-goat", "protect-the-goat-reed", 1, {}),
+    ("vanguard", "vanguard", 6, {}),
+    ("goats-wintering", "goats-wintering", 3, {}),
+    ("the-lion-game", "the-lion-game", 2, {}),
+]
+
+
+@pytest.fixture
+def rigs() -> Iterator[list[Rig]]:
+    made: list[Rig] = []
+    yield made
+    for rig in made:
+        rig.close()
+
+
+def firmware_rig(rigs: list[Rig], tmp: Path, game_id: str, board: str, **kwargs: object) -> Rig:
+    rig = Rig(tmp, game_id, board, kind="firmware", **kwargs)  # type: ignore[arg-type]
+    rigs.append(rig)
+    return rig
+
+
+def play_choosing(rig: Rig, state: State, moves: list[str]) -> None:
+    """Play ``moves`` by hand; where the board cannot tell moves apart (a kind placed on an
+    occupancy board), choose with SELECT and CONFIRM, as the status line asks."""
+    emu, daemon, game = rig.emu, rig.daemon, rig.game
+    done = list(daemon.moves())
+    for text in moves:
+        offered = len(CHOICE.findall(daemon.text()))
+        emu.do(f"play {hand_text(state, text)}")
+        effect = state.apply(state.parse(text))
+        done.append(text)
+        deadline = time.monotonic() + 30
+        while daemon.moves() != done and time.monotonic() < deadline:
+            choices = CHOICE.findall(daemon.text())
+            if len(choices) > offered:
+                offered = len(choices)
+                emu.do("press confirm" if choices[-1] == text else "press select")
+            time.sleep(0.03)
+        daemon.wait_moves(done)
+        footprint = effect.footprint()
+        if footprint.result != footprint.hand and state.outcome() is None:
+            # (After the last move the LEDs go on to setting up the next game: not followed.)
+            emu.do("follow 20", timeout=60)
+            physical = emu.pieces()
+            for cell, piece in state.layout().items():
+                name = game.board.names[cell]
+                if name not in physical and not state.deciding:
+                    symbol = game.pieces[piece.kind].symbol
+                    symbol = symbol if piece.owner.value == 1 else symbol.lower()
+                    emu.do(f"place {name} {symbol}{'' if piece.state is None else piece.state}")
+
+
+@pytest.mark.parametrize("game", GAMES, ids=[g[0] for g in GAMES])
+def test_a_whole_game_on_the_firmware(
+    rigs: list[Rig], tmp_path: Path, game: tuple[str, str, int, dict[str, str]]
+) -> None:
+    game_id, board, seed, options = game
+    rig = firmware_rig(rigs, tmp_path, game_id, board, options=options)
+    moves = self_play(rig.game, seed)
+    play_choosing(rig, rig.game.new_state(), moves)
+    expected = rig.game.new_state()
+    for text in moves:
+        expected.apply(expected.parse(text))
+    outcome = expected.outcome()
+    assert outcome is not None
+    wait_until(lambda: rig.daemon.outcome() == outcome.to_json(), 10, rig.daemon.text)
+    rig.daemon.wait_log("game over")
+    assert "board 'firmware-host', firmware board-referee-pico" in rig.daemon.text()
+
+
+def test_capture_removal_illegal_move_correction_and_take_back(
+    rigs: list[Rig], tmp_path: Path
+) -> None:
+    rig = firmware_rig(rigs, tmp_path, "three-dragons", "three-dragons", position=TD_POSITION)
+    emu, daemon = rig.emu, rig.daemon
+    emu.do("play c2-c4")
+    emu.do("expect d4=remove")  # the custodial capture: the firmware lights d4 red
+    daemon.wait_moves(["c2-c4"])
+    emu.do("lift d4")
+    emu.do("expect none")
+    emu.do("move h8 g6")  # Black: not a rook's move
+    emu.do("expect g6=illegal h8=put_back")
+    emu.do("move g6 h8")
+    emu.do("expect none")
+    emu.do("play h8-h6")
+    daemon.wait_moves(["c2-c4", "h8-h6"])
+    emu.do("press takeback")  # a real button press, debounced by the firmware
+    emu.do("expect h6=move_from h8=move_to")
+    daemon.wait_moves(["c2-c4"])
+    emu.do("follow")
+    emu.do("expect none")
+    emu.do("play h8-h7")
+    daemon.wait_moves(["c2-c4", "h8-h7"])
+
+
+def test_led_deltas_and_a_forced_mismatch(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = firmware_rig(rigs, tmp_path, "three-dragons", "three-dragons", position=TD_POSITION)
+    emu, daemon = rig.emu, rig.daemon
+    emu.do("play c2-c4")
+    emu.do("expect d4=remove")
+    with emu.lock:
+        assert emu.led_frames[-1][0] == "LED_DELTA"  # protocol 2: only the LEDs that change
+    emu.do("blank")  # the firmware's LEDs are wiped behind the host's back
+    emu.do("expect none")
+    emu.do("lift h2")  # a delta lights h2 and leaves d4 as it was, lit: it no longer fits
+    daemon.wait_log(r"board rejected frame \d+: MISMATCH")
+    emu.do("place h2")
+    emu.do("expect d4=remove")  # the firmware kept its frame; a whole one put it right
+    assert any(via == "LEDS" for via, _ in emu.led_frames)
+    emu.do("lift d4")
+    emu.do("expect none")
+    emu.do("move h8 g6")  # and from there on, deltas again
+    emu.do("expect g6=illegal h8=put_back")
+    with emu.lock:
+        assert emu.led_frames[-1][0] == "LED_DELTA"
+
+
+def test_unplugged_in_the_middle_of_a_move(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = firmware_rig(rigs, tmp_path, "three-dragons", "three-dragons")
+    emu, daemon = rig.emu, rig.daemon
+    emu.do("lift c1")
+    emu.do("unplug")  # the pty closes and the Pico loses its power with it
+    emu.do("place c4")
+    daemon.wait_log("board disconnected")
+    emu.do("replug")  # powered on again: a new firmware process on a new pty
+    daemon.wait_moves(["c1-c4"])
+    emu.do("play c9-c6")
+    daemon.wait_moves(["c1-c4", "c9-c6"])
+
+
+def test_a_stalled_firmware_is_restarted_by_its_watchdog_mid_game(
+    rigs: list[Rig], tmp_path: Path
+) -> None:
+    rig = firmware_rig(rigs, tmp_path, "vanguard", "vanguard")
+    emu, daemon = rig.emu, rig.daemon
+    moves = self_play(rig.game, 6)[:3]
+    state = rig.game.new_state()
+    play_choosing(rig, state, moves[:2])
+    emu.do("hang")  # the firmware stops feeding its watchdog
+    emu.next_event("fault", timeout=15)  # ... which restarts the chip, and its USB port
+    daemon.wait_log("board fault 3: restarted by its watchdog")
+    play_choosing(rig, state, moves[2:])
+    assert daemon.moves() == moves
+
+
+def test_noise_on_the_line_and_flickering_sensors_lose_nothing(
+    rigs: list[Rig], tmp_path: Path
+) -> None:
+    rig = firmware_rig(rigs, tmp_path, "three-dragons", "three-dragons")
+    emu, daemon = rig.emu, rig.daemon
+    emu.do("flicker e4 10")  # shorter than the firmware's debounce: never reported
+    emu.do("flicker d5 200")  # reported, and gone before the referee's settle window ends
+    emu.do("wait 0.4")
+    emu.do("garbage 80")
+    emu.do("corrupt")  # the CHANGE of the lift is damaged on the wire
+    emu.do("play c1-c3")
+    daemon.wait_moves(["c1-c3"])
+    emu.do("drop")  # the CHANGE of this lift is lost: the next event shows a gap
+    emu.do("play c9-c7")
+    daemon.wait_moves(["c1-c3", "c9-c7"])
+    emu.do("slide d2 d3")
+    daemon.wait_moves(["c1-c3", "c9-c7", "d2-d3"])
+    emu.do("expect none")
+    log = daemon.text()
+    assert "bad frame" in log and "full scan" in log
+    assert "e4" not in "".join(line for line in log.splitlines() if "move" in line)
+
+
+def test_a_broken_sensor_wire_is_one_fault_naming_its_sensor(
+    rigs: list[Rig], tmp_path: Path
+) -> None:
+    rig = firmware_rig(rigs, tmp_path, "three-dragons", "three-dragons")
+    emu, daemon = rig.emu, rig.daemon
+    profile = rig.game.board.index
+    emu.do("wire dead e3")  # its wire breaks: the SIG pull-down reads near 0 V, in no band
+    line = daemon.wait_log("board fault 1: sensor")
+    sensor = int(re.search(r"sensor (\d+)", line).group(1))  # type: ignore[union-attr]
+    from firmware_bridge import catalog
+
+    assert catalog.load_profile("three-dragons", rig.game).sensor_cells[sensor] == profile["e3"]
+    emu.do("wait 1.5")
+    assert len(re.findall(r"board fault 1: sensor", daemon.text())) == 1  # once, not a flood
+    emu.do("play c1-c4")  # play goes on
+    daemon.wait_moves(["c1-c4"])
+    emu.do("wire ok e3")
+    daemon.wait_log(f"board fault 2: sensor {sensor}: reads normally again")
+
+
+def test_the_boards_own_calibration(tmp_path: Path) -> None:
+    flash = tmp_path / "flash"
+    emu = EmulatorProcess(tmp_path, "vanguard", "vanguard", "--calibrate", "--flash", str(flash),
+                          kind="firmware")  # fmt: skip
+    try:
+        assert (flash / "calibration.json").exists()
+        daemon = DaemonProcess(tmp_path, "vanguard", "vanguard", emu.link)
+        daemon.wait_log("board scanned")
+        assert "not calibrated" not in daemon.text()
+        from firmware_bridge import catalog
+
+        first = self_play(catalog.load_game("vanguard"), 6)[0]
+        emu.do(f"play {first}")
+        daemon.wait_moves([first])
+        assert daemon.stop() == 0
+    finally:
+        emu.close()
