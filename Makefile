@@ -22,6 +22,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	tools/ensure-chromium.sh
+	$(BIN)/python tools/compile_firmware.py
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

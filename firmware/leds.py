@@ -26,7 +26,7 @@ class Leds:
         self.brightness = settings.get("brightness", 255)
         self.budget = settings.get("budget_ma", 400)
         self.per_channel = settings.get("ma_per_channel", 20)
-        self.factor = self.brightness
+        self.factor = self.brightness << 8  # of 65536: a colour channel is lit at c * factor >> 16
         self.drawn = -1  # the step last drawn; -1: draw at the next chance
         self.capped = False
 
@@ -79,10 +79,10 @@ class Leds:
         # Milliamps if every LED of the frame were lit at once at the builder's brightness.
         lit = total * self.brightness // 255 * self.per_channel // 255
         if lit > self.budget:
-            self.factor = self.brightness * self.budget // lit
+            self.factor = (self.brightness << 8) * self.budget // lit
             self.capped = True
         else:
-            self.factor = self.brightness
+            self.factor = self.brightness << 8
             self.capped = False
         self.drawn = -1
 
@@ -105,14 +105,14 @@ class Leds:
         for _ in range(self.count):
             if frame[p + 3] & bit:
                 if mono:
-                    level = max(frame[p], frame[p + 1], frame[p + 2]) * factor >> 8
+                    level = max(frame[p], frame[p + 1], frame[p + 2]) * factor >> 16
                     buf[q] = level
                     buf[q + 1] = level
                     buf[q + 2] = level
                 else:
-                    buf[q + red] = frame[p] * factor >> 8
-                    buf[q + green] = frame[p + 1] * factor >> 8
-                    buf[q + blue] = frame[p + 2] * factor >> 8
+                    buf[q + red] = frame[p] * factor >> 16
+                    buf[q + green] = frame[p + 1] * factor >> 16
+                    buf[q + blue] = frame[p + 2] * factor >> 16
             else:
                 buf[q] = 0
                 buf[q + 1] = 0

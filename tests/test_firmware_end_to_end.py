@@ -214,8 +214,9 @@ def test_a_broken_sensor_wire_is_one_fault_naming_its_sensor(
 
 def test_the_boards_own_calibration(tmp_path: Path) -> None:
     flash = tmp_path / "flash"
-    emu = EmulatorProcess(tmp_path, "vanguard", "vanguard", "--calibrate", "--flash", str(flash),
-                          kind="firmware")  # fmt: skip
+    emu = EmulatorProcess(
+        tmp_path, "vanguard", "vanguard", "--calibrate", "--flash", str(flash), kind="firmware"
+    )
     try:
         assert (flash / "calibration.json").exists()
         daemon = DaemonProcess(tmp_path, "vanguard", "vanguard", emu.link)

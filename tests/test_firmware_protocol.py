@@ -1,0 +1,282 @@
+"""The Pico firmware's side of docs/protocol.md, frame by frame: the firmware runs in
+MicroPython's Unix port (64 KB heap) and this test is its host, speaking through the host's own
+codec, with the simulated board's sensors, buttons and LEDs under its hand."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from firmware_bridge import catalog
+from firmware_bridge.pico.files import board_config, install
+from firmware_bridge.pico.host import find_micropython
+from firmware_bridge.protocol import (
+    Ack,
+    Button,
+    ButtonEvent,
+    Change,
+    Fault,
+    FrameError,
+    Hello,
+    HostHello,
+    LedDelta,
+    LedPattern,
+    Leds,
+    Message,
+    Nak,
+    NakReason,
+    Ping,
+    Pong,
+    Scan,
+    ScanRequest,
+    decode_frame,
+    encode_frame,
+    led_delta,
+)
+
+OFF = LedPattern(0, 0, 0, 0)
+
+
+class Pico:
+    """The firmware in MicroPython with its simulated board, and a host at its serial port."""
+
+    def __init__(
+        self,
+        folder: Path,
+        profile_id: str = "three-dragons",
+        *,
+        reason: str = "power",
+        calibrated: bool = True,
+        **changes: object,
+    ):
+        game = catalog.load_game(catalog.profile_game(profile_id))
+        self.profile = catalog.load_profile(profile_id, game)
+        self.config = board_config(self.profile, game, "bench-1")
+        for key, value in changes.items():
+            self.config["leds" if key in ("brightness", "budget_ma") else "sensors"][key] = value
+        if not (folder / "main.py").exists():
+            install(folder, self.config, compiled=True, host=True)
+        self.count = len(self.profile.sensor_cells)
+        self.rest = self.config["sensors"]["bands"]["centre"]
+        if calibrated:
+            (folder / "calibration.json").write_text(json.dumps({"base": [self.rest] * self.count}))
+        control_r, self.control = os.pipe()
+        self.events, events_w = os.pipe()
+        env = {
+            **os.environ,
+            "BOARD_REFEREE_HW": f"{control_r},{events_w}",
+            "BOARD_REFEREE_RESET": reason,
+        }
+        self.proc = subprocess.Popen(
+            [find_micropython(), "-X", "heapsize=64K", "main.py"],
+            cwd=folder,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(control_r, events_w),
+        )
+        os.close(control_r)
+        os.close(events_w)
+        self.tell("".join(f"v {i} {self.rest} 100\n" for i in range(self.count)))
+        self.buffer = bytearray()
+        self.event_bytes = bytearray()
+        self.seq = 0
+
+    def tell(self, text: str) -> None:
+        os.write(self.control, text.encode())
+
+    def send(self, message: Message, seq: int | None = None) -> int:
+        seq = self.seq if seq is None else seq
+        self.seq = (seq + 1) & 0xFF
+        self.raw(encode_frame(message, seq))
+        return seq
+
+    def raw(self, data: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def frames(self, seconds: float = 0.5, until: type[Message] | None = None) -> list[Message]:
+        """The frames the board sends within ``seconds`` (or until one of type ``until``)."""
+        assert self.proc.stdout is not None
+        found: list[Message] = []
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            out = self.proc.stdout.fileno()
+            ready, _, _ = select.select([out, self.events], [], [], 0.02)
+            if self.events in ready:
+                self.event_bytes += os.read(self.events, 65536)
+            if out in ready:
+                data = os.read(self.proc.stdout.fileno(), 4096)
+                assert data, self.proc.stderr.read() if self.proc.stderr else "board stopped"
+                self.buffer += data
+                while 0 in self.buffer:
+                    end = self.buffer.index(0)
+                    packet, self.buffer = bytes(self.buffer[:end]), self.buffer[end + 1 :]
+                    if packet:
+                        try:
+                            found.append(decode_frame(packet)[1])
+                        except FrameError as exc:
+                            raise AssertionError(f"the board sent a bad frame: {exc}") from exc
+                if until is not None and any(isinstance(m, until) for m in found):
+                    return found
+        return found
+
+    def pixels(self) -> bytes:
+        """The pixels the firmware lit last (its hardware layer's report)."""
+        self.frames(0.3)
+        leds = 4 * self.config["leds"]["count"]
+        last = self.event_bytes.rfind(b"L")
+        while last >= 0 and len(self.event_bytes) - last < 1 + 7 * leds // 4:
+            last = self.event_bytes.rfind(b"L", 0, last)
+        assert last >= 0
+        return bytes(self.event_bytes[last + 1 + leds : last + 1 + leds + 3 * leds // 4])
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+        for fd in (self.control, self.events):
+            os.close(fd)
+
+
+@pytest.fixture
+def pico(tmp_path: Path) -> Iterator[Pico]:
+    board = Pico(tmp_path)
+    yield board
+    board.close()
+
+
+def of(kind: type[Message], frames: list[Message]) -> list[Message]:
+    return [f for f in frames if isinstance(f, kind)]
+
+
+def test_hello_at_power_on_says_protocol_1_until_a_host_asks_for_2(pico: Pico) -> None:
+    first = pico.frames(1.0, until=Hello)
+    hello = of(Hello, first)[0]
+    assert isinstance(hello, Hello)
+    assert (hello.protocol, hello.sensors, hello.leds, hello.board_id) == (1, 77, 77, "bench-1")
+    assert hello.buttons == frozenset(Button) and hello.firmware == "board-referee-pico 1.0"
+    pico.send(HostHello(2, "referee"))
+    assert of(Hello, pico.frames(0.5, until=Hello))[0].protocol == 2  # type: ignore[attr-defined]
+    pico.send(HostHello(1, "an old referee"))  # a v1 host: v1, and LED_DELTA is unknown
+    assert of(Hello, pico.frames(0.5, until=Hello))[0].protocol == 1  # type: ignore[attr-defined]
+    seq = pico.send(LedDelta(77, 0, ((3, LedPattern(1, 2, 3, 0xFF)),)))
+    assert Nak(seq, NakReason.UNKNOWN_TYPE) in pico.frames(0.5, until=Nak)
+
+
+def test_every_nak_reason(pico: Pico) -> None:
+    pico.frames(0.5, until=Hello)
+    pico.send(HostHello(2, "referee"))
+    pico.frames(0.5, until=Hello)
+    frame = bytearray(encode_frame(Ping(7), pico.seq))
+    frame[2] ^= 0x40  # damaged on the way: the CRC fails
+    pico.raw(bytes(frame))
+    assert Nak(255, NakReason.BAD_FRAME) in pico.frames(0.5, until=Nak)
+    seq = pico.send(Ack(1))  # a board-to-host type, sent to the board
+    assert Nak(seq, NakReason.UNKNOWN_TYPE) in pico.frames(0.5, until=Nak)
+    body = bytes((0x84, 9, 1, 2, 3))  # a PING with a payload one byte too long
+    from firmware_bridge import cobs
+    from firmware_bridge.crc import crc16
+
+    pico.raw(cobs.encode(body + crc16(body).to_bytes(2, "big")) + b"\x00")
+    assert Nak(9, NakReason.BAD_PAYLOAD) in pico.frames(0.5, until=Nak)
+    seq = pico.send(Leds((OFF,) * 76))  # a frame for another board's 76 LEDs
+    assert Nak(seq, NakReason.WRONG_SIZE) in pico.frames(0.5, until=Nak)
+    lit = tuple(LedPattern(0, 255, 0, 0xFF) if i in (1, 2) else OFF for i in range(77))
+    seq = pico.send(Leds(lit))
+    assert Ack(seq) in pico.frames(0.5, until=Ack)
+    stale = led_delta(
+        tuple(LedPattern(9, 9, 9, 0xFF) if i == 5 else OFF for i in range(77)), [(OFF,) * 77]
+    )  # built against a frame the board is not showing
+    assert stale is not None
+    seq = pico.send(stale)
+    assert Nak(seq, NakReason.MISMATCH) in pico.frames(0.5, until=Nak)
+    good = led_delta(
+        tuple(LedPattern(9, 9, 9, 0xFF) if i == 5 else led for i, led in enumerate(lit)), [lit]
+    )
+    assert good is not None
+    seq = pico.send(good)
+    assert Ack(seq) in pico.frames(0.5, until=Ack)
+
+
+def test_scan_changes_buttons_and_pong_carry_the_event_counter(pico: Pico) -> None:
+    pico.frames(0.5, until=Hello)
+    pico.send(HostHello(2, "referee"))
+    pico.send(ScanRequest())
+    scan = of(Scan, pico.frames(1.0, until=Scan))[0]
+    assert isinstance(scan, Scan) and all(r.code == 0 for r in scan.readings)
+    pico.tell(f"v 10 {pico.rest + 12000} 100\nv 11 {pico.rest - 12000} 100\n")
+    change = of(Change, pico.frames(1.0, until=Change))[0]
+    assert isinstance(change, Change) and change.counter == scan.counter + 1
+    assert {s: r.code for s, r in change.changes} == {10: 2, 11: 3}  # north pole reads high
+    pico.tell("b pass 1\n")
+    pressed = of(ButtonEvent, pico.frames(0.5, until=ButtonEvent))[0]
+    pico.tell("b pass 0\n")
+    released = of(ButtonEvent, pico.frames(0.5, until=ButtonEvent))[0]
+    assert pressed == ButtonEvent(change.counter + 1, Button.PASS, True)
+    assert released == ButtonEvent(change.counter + 2, Button.PASS, False)
+    pico.send(Ping(0xABCD))
+    assert Pong(0xABCD) in pico.frames(0.5, until=Pong)
+
+
+def test_a_flicker_shorter_than_the_debounce_is_never_reported(pico: Pico) -> None:
+    pico.frames(0.5, until=Hello)
+    pico.send(HostHello(2, "referee"))
+    pico.tell(f"v 20 {pico.rest + 12000} 100\n")
+    time.sleep(0.008)
+    pico.tell(f"v 20 {pico.rest} 100\n")
+    assert not of(Change, pico.frames(0.6))
+
+
+def test_a_reading_in_no_band_is_one_fault_and_a_restart_is_told(tmp_path: Path) -> None:
+    board = Pico(tmp_path, reason="watchdog", calibrated=False)
+    try:
+        board.frames(0.5, until=Hello)
+        board.send(HostHello(2, "referee"))
+        told = board.frames(1.0, until=Fault)
+        faults = of(Fault, told + board.frames(0.3))
+        assert Fault(3, "restarted by its watchdog: the firmware stalled") in faults
+        assert any(f.code == 4 and "not calibrated" in f.text for f in faults)  # type: ignore[attr-defined]
+        board.tell("v 30 12 5\n")  # a broken wire: the SIG pull-down, near 0 V
+        fault = of(Fault, board.frames(2.0, until=Fault))
+        assert [f.text.split(":")[0] for f in fault] == ["sensor 30"]  # type: ignore[attr-defined]
+        assert not of(Fault, board.frames(1.5))  # once, not a flood
+        assert not of(Change, board.frames(0.1))  # and never a piece
+        board.tell(f"v 30 {board.rest} 100\n")
+        assert Fault(2, "sensor 30: reads normally again") in board.frames(1.0, until=Fault)
+        board.send(HostHello(2, "a referee restarted"))  # the next host: no restart news again
+        again = of(Fault, board.frames(0.6))
+        assert all(f.code == 4 for f in again)  # type: ignore[attr-defined]
+    finally:
+        board.close()
+
+
+def test_the_leds_blink_their_patterns_within_the_power_budget(tmp_path: Path) -> None:
+    board = Pico(tmp_path, brightness=255, budget_ma=100)
+    try:
+        board.frames(0.5, until=Hello)
+        board.send(HostHello(2, "referee"))
+        white = LedPattern(255, 255, 255, 0xFF)
+        board.send(Leds((white,) * 77))  # the whole board lit white: 77 x 60 mA asked
+        board.frames(0.5, until=Ack)
+        pixels = board.pixels()
+        drawn = sum(pixels) * 20 / 255
+        assert 80 < drawn <= 101  # dimmed to fit the 100 mA budget, not switched off
+        half = LedPattern(0, 255, 0, 0xF0)  # on for half a second, off for half
+        board.send(Leds((half,) + (OFF,) * 76))
+        board.frames(0.3, until=Ack)
+        seen = set()
+        for _ in range(8):
+            seen.add(board.pixels()[0:3])
+            time.sleep(0.13)
+        assert bytes(3) in seen and any(p[0] > 0 and p[1] == 0 for p in seen)  # GRB: green lit
+    finally:
+        board.close()
