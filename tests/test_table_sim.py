@@ -24,10 +24,11 @@ def _tool() -> ModuleType:
     return module
 
 
-def _check(moves: int, seed: int) -> None:
+def _check(moves: int, seed: int, kind: str = "emulator") -> None:
     sim = _tool()
     games = catalog.game_ids()
-    tally = sim.run(games, moves, seed, sim.Tally(), per_game=max(8, moves // len(games)))
+    tally = sim.run(games, moves, seed, sim.Tally(), per_game=max(8, moves // len(games)),
+                    kind=kind)  # fmt: skip
     assert tally.attempted >= moves
     assert (tally.lost, tally.wrong, tally.stuck) == (0, 0, 0), (
         tally.line() + "\n" + "\n".join(tally.notes)
@@ -38,6 +39,10 @@ def _check(moves: int, seed: int) -> None:
 
 def test_a_bounded_table_loses_nothing_accepts_nothing_wrong_and_never_sticks() -> None:
     _check(moves=45, seed=3)
+
+
+def test_a_bounded_table_on_the_pico_firmware_in_micropython() -> None:
+    _check(moves=40, seed=5, kind="firmware")
 
 
 @pytest.mark.slow

@@ -10,7 +10,9 @@ in the middle of one. After every move the journal must hold exactly the moves p
 It prints moves attempted, journaled, lost (played but missing from the journal), wrongly
 accepted (in the journal but never played), and stuck turns (the players could find no way
 forward from the LEDs and the status). Target for a long run: 0 lost, 0 wrong, 0 stuck.
-Run: ``python tools/table_sim.py [--moves N] [--seed S] [--game ID]``.
+Run: ``python tools/table_sim.py [--moves N] [--seed S] [--game ID] [--board-process firmware]``
+(``firmware``: the Pico firmware itself in MicroPython's Unix port plays the board, on the
+profile of each game it can read: occupancy and owner boards).
 """
 
 from __future__ import annotations
@@ -34,12 +36,14 @@ from firmware_bridge import catalog  # noqa: E402
 from firmware_bridge.cli import choose_move  # noqa: E402
 from firmware_bridge.emulator import piece_from_token, piece_token  # noqa: E402
 from firmware_bridge.profile import Token  # noqa: E402
-from tests.e2e import DaemonProcess, EmulatorProcess  # noqa: E402
+from tests.e2e import BOARD_KINDS, DaemonProcess, EmulatorProcess  # noqa: E402
 
 CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (\S+)")
 BEHAVIOURS = ("hesitate", "slide", "knock", "wrong", "button", "takeback", "unplug", "kill",
               "kill-mid")  # fmt: skip
 BETWEEN = ("hesitate", "knock", "wrong", "button", "unplug", "kill")  # before a move
+# The firmware reads occupancy and owner boards: the profile each game is played on with it.
+FIRMWARE_PROFILES = {"protect-the-goat": "protect-the-goat-reed"}
 
 
 @dataclass
@@ -63,16 +67,18 @@ class Tally:
 class Table:
     """One game on one emulated board, with its referee, and the rules' own record of it."""
 
-    def __init__(self, folder: Path, game: Game, rng: random.Random, tally: Tally) -> None:
+    def __init__(self, folder: Path, game: Game, rng: random.Random, tally: Tally,
+                 kind: str = "emulator") -> None:  # fmt: skip
         self.folder = folder
         self.game = game
         self.rng = rng
         self.tally = tally
         self.state = game.new_state()
-        self.profile = catalog.load_profile(game.id, game)
+        board = FIRMWARE_PROFILES.get(game.id, game.id) if kind == "firmware" else game.id
+        self.profile = catalog.load_profile(board, game)
         self.played: list[str] = []
-        self.emu = EmulatorProcess(folder, game.id, game.id, pace=0.01)
-        self.daemon = DaemonProcess(folder, game.id, game.id, self.emu.link, settle_ms=80)
+        self.emu = EmulatorProcess(folder, game.id, board, pace=0.01, kind=kind)
+        self.daemon = DaemonProcess(folder, game.id, board, self.emu.link, settle_ms=80)
         self.daemon.wait_log("board scanned")
 
     def close(self) -> None:
@@ -83,11 +89,13 @@ class Table:
     def journal(self) -> list[str]:
         return self.daemon.moves()
 
-    def settle(self, timeout: float = 8.0) -> bool:
+    def settle(self, timeout: float = 8.0, offered: int | None = None) -> bool:
         """Wait until the journal holds exactly the moves played; choose with SELECT/CONFIRM
-        when the status says the board cannot tell moves apart."""
+        when the status says the board cannot tell moves apart (``offered``: how many choices
+        the log held before the move, which may have been offered already)."""
         deadline = time.monotonic() + timeout
-        offered = len(CHOICE.findall(self.daemon.text()))
+        if offered is None:
+            offered = len(CHOICE.findall(self.daemon.text()))
         while time.monotonic() < deadline:
             journal = self.journal()
             if journal == self.played:
@@ -252,6 +260,7 @@ class Table:
         state = self.state
         text = state.notation(move)
         simple = move.kind is MoveKind.MOVE and not move.cells and move.frm != move.to
+        offered = len(CHOICE.findall(self.daemon.text()))
         if what == "slide" and simple and state.cells[move.to] is None:
             self.tally.behaviours["slide"] = self.tally.behaviours.get("slide", 0) + 1
             names = self.game.board.names
@@ -270,7 +279,7 @@ class Table:
                 time.sleep(0.3)
                 if self.journal() != self.played:
                     self.emu.do("press pass")
-        if not self.settle():
+        if not self.settle(offered=None if what == "kill-mid" else offered):
             self.stuck_note(f"{text} ({what or 'plain'})")
             return False
         if effect.footprint().result != effect.footprint().hand or state.deciding:
@@ -298,6 +307,7 @@ def run(
     *,
     per_game: int = 120,
     verbose: bool = False,
+    kind: str = "emulator",
 ) -> Tally:
     """Play games in turn until ``moves`` moves were attempted; a game is left after
     ``per_game`` plies (or its end), so every game gets its share."""
@@ -310,7 +320,7 @@ def run(
             game = catalog.load_game(game_id)
             tmp = folder / f"game-{tally.games}"
             tmp.mkdir()
-            table = Table(tmp, game, rng, tally)
+            table = Table(tmp, game, rng, tally, kind)
             tally.games += 1
             try:
                 while table.state.outcome() is None and tally.attempted < moves:
@@ -358,8 +368,12 @@ def main() -> int:
     parser.add_argument("--moves", type=int, default=2000, help="moves to attempt in all")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--game", action="append", help="only these games (default: all)")
+    parser.add_argument("--board-process", choices=BOARD_KINDS, default="emulator",
+                        help="what plays the board: the Python emulator, or the Pico firmware "
+                        "in MicroPython")  # fmt: skip
     args = parser.parse_args()
-    tally = run(args.game or catalog.game_ids(), args.moves, args.seed, Tally(), verbose=True)
+    tally = run(args.game or catalog.game_ids(), args.moves, args.seed, Tally(), verbose=True,
+                kind=args.board_process)  # fmt: skip
     print(tally.line())  # the whole run (each note was printed after its game)
     return 0 if tally.lost == tally.wrong == tally.stuck == 0 else 1
 
