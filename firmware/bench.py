@@ -9,24 +9,35 @@ is a line ``name value unit``.
 """
 
 import gc
-import time
 
-import settings as store
-from codec import cobs_encode, crc16
-from referee import HOST_HELLO, LED_DELTA, LEDS, PING, SCAN_REQUEST, Referee
+gc.collect()
+START = gc.mem_alloc()  # before the firmware's modules are loaded
+import hw  # noqa: E402, F401  (its own share is told apart: a Pico's hw.py is the smallest)
+
+gc.collect()
+HARDWARE = gc.mem_alloc() - START
+import time  # noqa: E402
+
+import settings as store  # noqa: E402
+from codec import cobs_encode, crc16  # noqa: E402
+from referee import HOST_HELLO, LED_DELTA, LEDS, PING, SCAN_REQUEST, Referee  # noqa: E402
+
+gc.collect()
+MODULES = gc.mem_alloc() - START - HARDWARE
 
 
 class _Line:
-    """A serial port for the benchmark: what the host 'sends' is read from ``incoming``; what
-    the board sends is counted and dropped."""
+    """A serial port for the benchmark: what the host 'sends' is read from ``incoming`` up to
+    ``limit`` (the loop moves it on); what the board sends is counted and dropped."""
 
     def __init__(self):
         self.incoming = bytearray()
         self.at = 0
+        self.limit = 0
         self.sent = 0
 
     def read_into(self, buf):
-        count = min(len(buf), len(self.incoming) - self.at)
+        count = min(len(buf), self.limit - self.at)
         for k in range(count):
             buf[k] = self.incoming[self.at + k]
         self.at += count
@@ -90,12 +101,16 @@ def run(rounds=200, loops=2000):
     board = Referee(config, store.calibration(config["sensors"]["count"]), "power")
     line = _Line()
     board.out.port = line
+    board.sensors.leds = None  # as start.py does once the board is set up
+    del config
     gc.collect()
     held = gc.mem_alloc() - before
     count = board.count
     _say("sensors", count, "")
     _say("leds", board.leds.count, "")
-    _say("heap_held", held, "bytes")
+    _say("heap_hw_layer", HARDWARE, "bytes")
+    _say("heap_modules", MODULES, "bytes")
+    _say("heap_board", held, "bytes")
 
     _say("scan_send", _per_call_us(board.scan, rounds), "us")
     if board.leds.count:
@@ -120,7 +135,8 @@ def run(rounds=200, loops=2000):
 
     _say("sensor_read", _per_call_us(whole_scan, max(1, rounds // 10)) / count, "us/cell")
 
-    # Refereeing: the loop as it runs, with a host talking to it and the LEDs changing.
+    # Refereeing: the loop as it runs, with a host talking to it and the LEDs changing. The
+    # host's frames are made beforehand, so what the loop allocates is the firmware's alone.
     seq = 0
     _host_frame(line, HOST_HELLO, b"\x02\x05bench", seq)
     _host_frame(line, SCAN_REQUEST, b"", seq + 1)
@@ -131,19 +147,23 @@ def run(rounds=200, loops=2000):
         whole[1] = board.leds.count & 0xFF
         _host_frame(line, LEDS, whole, seq)
         seq += 1
+    marks = [len(line.incoming)]
+    for loop in range(50, loops, 50):
+        if board.leds.count and loop % 100 == 0:
+            colour = (0, 255, 0, 0xFF) if loop % 200 else (255, 0, 0, 0xA0)
+            _host_frame(line, LED_DELTA, _delta(board, loop, 8, colour), seq)
+        else:
+            _host_frame(line, PING, bytes((loop >> 8 & 0xFF, loop & 0xFF)), seq)
+        seq += 1
+        marks.append(len(line.incoming))
     port = line
     gc.collect()
     start_heap = gc.mem_alloc()
     peak = start_heap
     started = time.ticks_ms()
     for loop in range(loops):
-        if loop % 50 == 0:
-            if board.leds.count and loop % 100 == 0:
-                colour = (0, 255, 0, 0xFF) if loop % 200 else (255, 0, 0, 0xA0)
-                _host_frame(line, LED_DELTA, _delta(board, loop, 8, colour), seq)
-            else:
-                _host_frame(line, PING, bytes((loop >> 8 & 0xFF, loop & 0xFF)), seq)
-            seq += 1
+        if loop % 50 == 0 and loop // 50 < len(marks):
+            line.limit = marks[loop // 50]  # the host's next frame arrives
         now = time.ticks_ms()
         for bank in range(sensors.banks):
             sensors.scan_bank(bank, now)
@@ -152,15 +172,14 @@ def run(rounds=200, loops=2000):
         if sensors.nchanged:
             board.changes()
         board.leds.render(now)
-        used = gc.mem_alloc()
-        peak = max(peak, used)
+        peak = max(peak, gc.mem_alloc())
     elapsed = time.ticks_diff(time.ticks_ms(), started)
     garbage = gc.mem_alloc() - start_heap
     _say("loop_ms", elapsed / loops, "ms")
     _say("loop_garbage", garbage / loops, "bytes/loop")
     gc.collect()
-    _say("heap_after", gc.mem_alloc() - before, "bytes")
-    _say("heap_peak", peak - before, "bytes")
+    _say("heap_after", gc.mem_alloc() - START, "bytes")
+    _say("heap_peak", peak - START, "bytes")
     _say("heap_free", gc.mem_free(), "bytes")
     _say("sent", line.sent, "bytes")
 

@@ -13,8 +13,14 @@ from micropython import const
 _POLY = const(0x1021)
 
 
+def zeros(typecode, count):
+    """An array of ``count`` zeros, made without a list of them first (which would take as
+    much heap again, for a moment) and alike on every MicroPython version."""
+    return array(typecode, (0 for _ in range(count)))
+
+
 def _table():
-    table = array("H", bytes(512))  # MicroPython: 256 zeros from raw bytes
+    table = zeros("H", 256)
     for byte in range(256):
         crc = byte << 8
         for _ in range(8):

@@ -16,8 +16,7 @@ Two kinds of sensor:
 A reading is reported only once it has been the same for ``debounce_ms``.
 """
 
-from array import array
-
+from codec import zeros
 from micropython import const
 
 OUT = const(0xFF)  # in no band: a fault, never reported as a reading
@@ -37,11 +36,11 @@ class Sensors:
         self.fault_ms = settings.get("fault_ms", 500)
         self.stable = bytearray(count)  # what the host has been told
         self.cand = bytearray(count)  # the reading being timed
-        self.since = array("i", bytes(4 * count))  # MicroPython: zeroed from raw bytes
+        self.since = zeros("i", count)
         self.flags = bytearray(count)
         self.reports = bytearray(count)
-        self.raw = array("H", bytes(2 * count))  # the reading that made a fault, for its message
-        self.changed = array("H", bytes(2 * count))
+        self.raw = zeros("H", count)  # the reading that made a fault, for its message
+        self.changed = zeros("H", count)
         self.nchanged = 0
         self.pending = 0  # fault reports waiting to be sent
         self.banks = (count + 15) // 16
@@ -65,10 +64,15 @@ class Sensors:
             delta = bands.get("delta", 5000)
             centre = bands.get("centre", 32768)
             north_low = bands.get("north", "low") == "low"
-            self.low = array("H", [centre - delta] * count)
-            self.high = array("H", [centre + delta] * count)
+            self.low = zeros("H", count)
+            self.high = zeros("H", count)
+            for i in range(count):
+                self.low[i] = centre - delta
+                self.high[i] = centre + delta
             # The code a reading below the low threshold means: 2 (player 1) when north is low.
-            self.lowcode = bytearray([2 if north_low else 3] * count)
+            self.lowcode = bytearray(count)
+            for i in range(count):
+                self.lowcode[i] = 2 if north_low else 3
             for i in settings.get("flip", ()):  # sensors mounted the other way round
                 if 0 <= i < count:
                     self.lowcode[i] = 3 if north_low else 2
@@ -252,7 +256,7 @@ class Buttons:
         self.debounce = debounce_ms
         self.stable = bytearray(4)
         self.cand = bytearray(4)
-        self.since = array("i", bytes(16))
+        self.since = zeros("i", 4)
         self.events = bytearray(8)
         self.nevents = 0
 

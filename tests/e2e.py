@@ -204,17 +204,33 @@ class DaemonProcess:
                 self.proc.wait()
         return self.proc.returncode
 
-    def moves(self) -> list[str]:
-        """The current game's moves, read from the journal (take-backs applied)."""
+    def game_id(self) -> int | None:
+        """The journal's newest game."""
+        if not self.journal.exists():
+            return None
+        db = sqlite3.connect(f"file:{self.journal}?mode=ro", uri=True)
+        try:
+            row = db.execute("SELECT id FROM games ORDER BY id DESC LIMIT 1").fetchone()
+        except sqlite3.OperationalError:
+            return None
+        finally:
+            db.close()
+        return None if row is None else int(row[0])
+
+    def moves(self, game_id: int | None = None) -> list[str]:
+        """A game's moves (default: the newest game's), read from the journal (take-backs
+        applied)."""
         if not self.journal.exists():
             return []
         db = sqlite3.connect(f"file:{self.journal}?mode=ro", uri=True)
         try:
-            row = db.execute("SELECT id FROM games ORDER BY id DESC LIMIT 1").fetchone()
-            if row is None:
-                return []
+            if game_id is None:
+                row = db.execute("SELECT id FROM games ORDER BY id DESC LIMIT 1").fetchone()
+                if row is None:
+                    return []
+                game_id = row[0]
             rows = db.execute("SELECT action, text FROM entries WHERE game_id = ? "
-                              "ORDER BY number", (row[0],)).fetchall()  # fmt: skip
+                              "ORDER BY number", (game_id,)).fetchall()  # fmt: skip
         except sqlite3.OperationalError:
             return []
         finally:

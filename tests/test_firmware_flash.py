@@ -139,3 +139,28 @@ def test_an_identity_board_cannot_take_the_pico_firmware() -> None:
     )
     assert result.returncode == 2
     assert "identity (RFID)" in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_bench_runs_on_the_board_through_mpremote(pico_prompt: tuple[str, Path]) -> None:
+    port, flash = pico_prompt
+    subprocess.run(
+        [*PYTHON, "firmware", "flash", "--board", "vanguard", "--port", port, "--no-reset"],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    # The stand-in Pico has no pins: its hardware layer is the Unix port's, as in firmware host.
+    source = Path(__file__).parent.parent / "firmware" / "host" / "hw.py"
+    (flash / "hw.mpy").unlink()
+    (flash / "hw.py").write_text(source.read_text())
+    result = subprocess.run(
+        [*PYTHON, "firmware", "bench", "--port", port, "--loops", "50"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    figures = dict(line.split(" ", 1) for line in result.stdout.splitlines() if " " in line)
+    assert figures["sensors"].strip() == "40" and figures["leds"].strip() == "40"
+    assert figures["scan_send"].endswith("us") and int(figures["heap_peak"].split()[0]) > 0

@@ -80,6 +80,9 @@ class Table:
         self.emu = EmulatorProcess(folder, game.id, board, pace=0.01, kind=kind)
         self.daemon = DaemonProcess(folder, game.id, board, self.emu.link, settle_ms=80)
         self.daemon.wait_log("board scanned")
+        # The game played here: once it ends, players who follow the LEDs set up the next one,
+        # which becomes the journal's newest game.
+        self.game_id = self.daemon.game_id()
 
     def close(self) -> None:
         self.emu.close()
@@ -87,7 +90,7 @@ class Table:
 
     # -- what the players see and do -----------------------------------------------------------
     def journal(self) -> list[str]:
-        return self.daemon.moves()
+        return self.daemon.moves(self.game_id)
 
     def settle(self, timeout: float = 8.0, offered: int | None = None) -> bool:
         """Wait until the journal holds exactly the moves played; choose with SELECT/CONFIRM

@@ -72,6 +72,26 @@ def add_arguments(
     )
     flash.set_defaults(handler=handler, run=_flash)
 
+    bench = actions.add_parser(
+        "bench",
+        parents=[common],
+        help="the firmware's budgets, measured on a Pico (or here)",
+        description="Run the firmware's benchmark (firmware/bench.py) where the firmware runs: "
+        "on a Pico with mpremote (the board in maintenance mode: CONFIRM held while plugging "
+        "it in), or with --host in MicroPython's Unix port for a profile. It prints the heap "
+        "the board holds and peaks at, and the time to send a SCAN, apply an LED_DELTA, draw "
+        "the LEDs and read a sensor (docs/firmware.md says what to expect).",
+    )
+    bench.add_argument("--port", default="auto", help="the Pico (default: auto)")
+    bench.add_argument(
+        "--host", action="store_true", help="run it here, in MicroPython's Unix port, for --board"
+    )
+    bench.add_argument("--board", help="with --host: the board's hardware profile")
+    bench.add_argument("--game", help="with --host: the profile's game")
+    bench.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    bench.add_argument("--loops", type=int, default=500, help="refereeing loops to time")
+    bench.set_defaults(handler=handler, run=_bench)
+
     host = actions.add_parser(
         "host",
         parents=[common],
@@ -163,6 +183,56 @@ def _flash(args: argparse.Namespace, options: dict[str, str]) -> int:
     flash(
         config, args.port, compiled=not args.source, reset=not args.no_reset, dry_run=args.dry_run
     )
+    return 0
+
+
+def _bench(args: argparse.Namespace, options: dict[str, str]) -> int:
+    import tempfile
+
+    from firmware_bridge.pico.files import firmware_dir, install
+
+    if args.loops < 1:
+        raise ConfigError("--loops must be at least 1")
+    if args.host:
+        from firmware_bridge.pico.host import run_script
+
+        if not args.board:
+            raise ConfigError("firmware bench --host needs --board PROFILE")
+        game, profile = load(args, options)
+        with tempfile.TemporaryDirectory(prefix="board-referee-bench-") as tmp:
+            folder = Path(tmp)
+            install(folder, board_config(profile, game, "bench"), compiled=True, host=True)
+            (folder / "run_bench.py").write_text(f"import bench\nbench.run(loops={args.loops})\n")
+            wiring = profile.pico
+            rest = wiring.bands.centre if wiring is not None else 0
+            result = run_script(folder, "run_bench.py", readings=[rest] * len(profile.sensor_cells))
+        if result.returncode != 0:
+            raise ConfigError(f"the benchmark failed: {result.stderr.strip() or result.stdout}")
+        sys.stdout.write(result.stdout)
+        print("(MicroPython's Unix port on this machine: 8-byte words, a desktop processor)")
+        return 0
+    from firmware_bridge.pico.flash import MAINTENANCE, Flasher, find_pico
+
+    port = find_pico() if args.port == "auto" else args.port
+    flasher = Flasher(port)
+    script = Path(tempfile.mkdtemp(prefix="board-referee-bench-")) / "bench_run.py"
+    source = (firmware_dir() / "bench.py").read_text(encoding="utf-8")
+    script.write_text(source.replace("run()\n", f"run(loops={args.loops})\n"), encoding="utf-8")
+    import subprocess
+
+    result = subprocess.run(
+        flasher.command("run", str(script)),
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    if result.returncode != 0:
+        said = (result.stderr or result.stdout).strip().splitlines()
+        raise ConfigError(
+            f"the benchmark on {port} failed: {said[-1] if said else ''}{MAINTENANCE}"
+        )
+    sys.stdout.write(result.stdout)
     return 0
 
 

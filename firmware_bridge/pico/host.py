@@ -78,6 +78,50 @@ def find_micropython() -> str:
     )
 
 
+def run_script(
+    folder: Path,
+    script: str,
+    *,
+    heap: str | None = None,
+    readings: list[int] | None = None,
+    timeout: float = 300,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` (a file in ``folder``, a flash made by ``install(..., host=True)``) in
+    MicroPython with the simulated board's sensors at ``readings`` (for the benchmark)."""
+    control_r, control_w = os.pipe()
+    events_r, events_w = os.pipe()
+    env = {**os.environ, "BOARD_REFEREE_HW": f"{control_r},{events_w}"}
+    command = [find_micropython(), *(["-X", f"heapsize={heap}"] if heap else []), script]
+    try:
+        os.write(control_w, "".join(f"v {i} {v} 100\n" for i, v in enumerate(readings or []))
+                 .encode())  # fmt: skip
+        drain = threading.Thread(target=lambda: _drain_fd(events_r), daemon=True)
+        drain.start()
+        return subprocess.run(
+            command,
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            pass_fds=(control_r, events_w),
+            check=False,
+        )
+    finally:
+        for fd in (control_r, control_w, events_w):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _drain_fd(fd: int) -> None:
+    """Read the hardware layer's reports (LEDs, watchdog) and drop them."""
+    with contextlib.suppress(OSError):
+        while os.read(fd, 65536):
+            pass
+    with contextlib.suppress(OSError):
+        os.close(fd)
+
+
 class MicroPythonBoard(Board):
     name = "firmware"
 

@@ -1,0 +1,122 @@
+"""The Pico firmware's budgets, measured in MicroPython (the Unix port, here):
+
+- heap: what the board holds (buffers, tables, the firmware's bytecode), and the smallest heap
+  in which it referees the largest board (found by halving: the firmware runs a refereeing
+  loop in ``-X heapsize=N`` and either finishes or runs out of memory);
+- time to send a SCAN of every sensor, to apply an LED_DELTA of 10 LEDs, to draw the LEDs for
+  a blink step, and the sensor loop's cost per cell;
+- the garbage one refereeing loop leaves (0 bytes means the loop never allocates).
+
+The Unix port's words are 8 bytes, a Pico's 4: heap figures here are an upper bound for a
+Pico, and times are the development machine's, many times a Pico's (``board-referee
+firmware bench --port PORT`` measures a real Pico; docs/firmware.md says what to expect).
+
+Run: ``python tools/bench_firmware.py [--board PROFILE --option KEY=VALUE ...]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from firmware_bridge import catalog  # noqa: E402
+from firmware_bridge.pico.files import board_config, install  # noqa: E402
+from firmware_bridge.pico.host import run_script  # noqa: E402
+
+# The largest board of any game: Goats Wintering's 10-limp hexagon, 300 cells. So many linear
+# hall sensors need a 5 V supply of their own (docs/build-a-board.md): 4 A here.
+LARGEST = ("goats-wintering", {"board": "10-limp"}, 4000)
+BOARDS = [("three-dragons", {}, None), ("vanguard", {}, None), ("the-lion-game", {}, None),
+          ("protect-the-goat-reed", {}, None), ("goats-wintering", {}, None), LARGEST]  # fmt: skip
+
+
+def flash_for(profile_id: str, options: dict[str, str], supply: int | None, folder: Path) -> int:
+    game = catalog.load_game(catalog.profile_game(profile_id), options)
+    profile = catalog.load_profile(profile_id, game)
+    if supply is not None and profile.pico is not None:
+        power = dataclasses.replace(profile.pico.power, supply_ma=supply)
+        profile = dataclasses.replace(profile, pico=dataclasses.replace(profile.pico, power=power))
+    config = board_config(profile, game, "bench")
+    install(folder, config, compiled=True, host=True)
+    (folder / "calibration.json").unlink(missing_ok=True)
+    return len(profile.sensor_cells)
+
+
+def measure(folder: Path, count: int, heap: str | None, loops: int) -> dict[str, str]:
+    rest = [19859 if i % 3 else 32000 for i in range(count)]  # resting, and some pieces
+    script = folder / "run_bench.py"
+    script.write_text(f"import bench\nbench.run(loops={loops})\n", encoding="utf-8")
+    result = run_script(folder, "run_bench.py", heap=heap, readings=rest)
+    if result.returncode != 0:
+        return {"error": (result.stderr or result.stdout).strip().splitlines()[-1:][0]}
+    figures = {}
+    for line in result.stdout.splitlines():
+        words = line.split()
+        if len(words) >= 2:
+            figures[words[0]] = " ".join(words[1:])
+    return figures
+
+
+def smallest_heap(folder: Path, count: int, loops: int) -> int:
+    """The smallest heap (KB, Unix port) in which the refereeing loop runs through."""
+    low, high = 8, 256
+    while high - low > 1:
+        middle = (low + high) // 2
+        if "error" in measure(folder, count, f"{middle}K", loops):
+            low = middle
+        else:
+            high = middle
+    return high
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--board", help="one profile only (default: the five games' and the "
+                        "largest board)")  # fmt: skip
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--loops", type=int, default=1000, help="refereeing loops a run")
+    args = parser.parse_args()
+    boards = BOARDS
+    if args.board:
+        options = dict(pair.split("=", 1) for pair in args.option)
+        boards = [(args.board, options, 4000)]
+    print(f"{'board':<32} {'cells':>5} {'modules':>8} {'board':>7} {'hw layer':>8} "
+          f"{'peak':>7} {'min heap':>8} {'SCAN':>9} {'DELTA 10':>9} {'LED step':>9} "
+          f"{'per cell':>12} {'garbage':>14}")  # fmt: skip
+    for profile_id, options, supply in boards:
+        with tempfile.TemporaryDirectory(prefix="board-referee-bench-") as tmp:
+            folder = Path(tmp)
+            count = flash_for(profile_id, options, supply, folder)
+            figures = measure(folder, count, None, args.loops)
+            if "error" in figures:
+                print(f"{profile_id}: {figures['error']}")
+                return 1
+            heap = smallest_heap(folder, count, max(100, args.loops // 10))
+
+            def kb(name: str) -> str:
+                return f"{int(figures[name].split()[0]) / 1024:.1f}K"  # noqa: B023
+
+            name = profile_id + (f" ({', '.join(options.values())})" if options else "")
+            print(f"{name:<32} {count:>5} {kb('heap_modules'):>8} {kb('heap_board'):>7} "
+                  f"{kb('heap_hw_layer'):>8} {kb('heap_peak'):>7} {heap:>7}K "
+                  f"{figures['scan_send']:>9} {figures.get('led_delta_apply_10', '-'):>9} "
+                  f"{figures.get('led_render', '-'):>9} {figures['sensor_read']:>12} "
+                  f"{figures['loop_garbage']:>14}")  # fmt: skip
+    print(
+        "MicroPython's Unix port (8-byte words; a Pico's are 4). modules: the firmware's "
+        "bytecode; board: the buffers and tables it keeps; hw layer: the simulated hardware "
+        "(a Pico's hw.py is a fraction of it); peak: the heap in use while refereeing, all "
+        "included; min heap: the smallest -X heapsize in which it starts and referees. "
+        "Times are this machine's."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
