@@ -70,6 +70,10 @@ class Path:
     moves: tuple[Move, ...]
     tokens: tuple[Tokens, ...]  # what the sensors see after each step's hand action and result
     hand_cells: frozenset[Cell]  # cells the first step's hand action visibly changes
+    # Cells with a sensor whose piece the first step's hand action changes, seen or not (a
+    # capture by replacement on an occupancy board changes a piece, not what the sensor reads):
+    # a hand must have been there.
+    touch_cells: frozenset[Cell] = frozenset()
 
 
 class Reconciler:
@@ -98,6 +102,11 @@ class Reconciler:
         # changes nothing on the board (a null move) is made by lifting its piece, putting it
         # back and pressing CONFIRM, never inferred from a lift alone.
         self.lifted: list[Cell] = []
+        # Cells whose sensor changed since the last position the referee trusted (the board
+        # matching it, or a turn committed): a move is accepted only where hands have been,
+        # so a piece knocked off next to one it could capture is never taken for the capture.
+        self.touched: set[Cell] = set()
+        self.observed = False
         self._paths: list[Path] | None = None
         self._turn_cache: list[Tokens] | None = None
         self._consistent: list[Path] | None = None  # for the current sensed layout and turn
@@ -107,6 +116,12 @@ class Reconciler:
     def observe(self, sensed: Mapping[Cell, Token], now: float) -> None:
         """The sensed layout (occupied cells only) as of ``now``."""
         if dict(sensed) != self.sensed:
+            # The first reading after a start is compared with the game's position instead:
+            # what changed while no referee looked was changed by hands.
+            before = self.sensed if self.observed else self._tokens(self.state.layout())
+            self.observed = True
+            self.touched.update(c for c in set(before) | set(sensed)
+                                if before.get(c) != sensed.get(c))  # fmt: skip
             self.sensed = dict(sensed)
             self._consistent = None
             self._waiting_since = None  # look-alike moves wait anew once the board is still
@@ -132,6 +147,7 @@ class Reconciler:
         self.turn_layouts = [state.layout()]
         self.synced = False
         self.adjust.clear()
+        self.touched.clear()
         self._changed()
 
     def settle_deadline(self) -> float:
@@ -224,6 +240,7 @@ class Reconciler:
             self.restore = False
             self.setting_up = False
             self.taking_back = False
+            self.touched.clear()  # a position to trust
             if not self.synced:
                 self.synced = True
                 self.turn_layouts = [layout]
@@ -268,6 +285,8 @@ class Reconciler:
         if not was_deciding:
             self.adjust.clear()
         self.lifted.clear()
+        if not state.deciding:
+            self.touched.clear()  # the turn's hands are spent (a decision still needs them)
         # Cells whose piece changed in a way the sensors cannot see: a die turned, a frog
         # swapped for a butterfly on a board that senses only owners.
         profile = self.profile
@@ -310,6 +329,7 @@ class Reconciler:
         self.restore = True  # the board still shows what was taken back
         self.adjust.clear()
         self.lifted.clear()
+        self.touched.clear()
         self.choosing = []
         self._changed()
         self.notice = f"took back {' '.join(reversed(undone))}: put the board back"
@@ -338,6 +358,8 @@ class Reconciler:
         layouts: tuple[dict[Cell, Piece], ...],
         first_cells: frozenset[Cell],
         found: list[Path],
+        *,
+        first_touch: frozenset[Cell] = frozenset(),
     ) -> None:
         state = self.state
         for move in list(state.legal_moves()):
@@ -346,17 +368,18 @@ class Reconciler:
             effect = state.apply(move, check=False)
             hand = effect.footprint().hand_layout(layout)
             after = state.layout()
-            cells = first_cells
+            cells, touch = first_cells, first_touch
             if not moves:
                 before, shown = self._tokens(layout), self._tokens(hand)
                 cells = frozenset(c for c in before.keys() | shown.keys()
                                   if before.get(c) != shown.get(c))  # fmt: skip
+                touch = _placed(layout, hand, self.profile)
             steps, seen = (*moves, move), (*layouts, hand, after)
             if state.deciding and state.outcome() is None:
-                self._extend(after, steps, seen, cells, found)
+                self._extend(after, steps, seen, cells, found, first_touch=touch)
             else:
                 tokens = tuple(self._tokens(x) for x in seen)
-                found.append(Path(steps, tokens, cells))
+                found.append(Path(steps, tokens, cells, touch))
             state.undo()
 
     def _forget_turn(self) -> None:
@@ -426,11 +449,12 @@ class Reconciler:
         return self._consistent
 
     def _done(self, path: Path) -> bool:
-        """Every cell the first step's hand action changes shows a value from after it. A move
+        """Every cell the first step's hand action changes shows a value from after it, and
+        has been touched (its sensor changed) since the last trusted position. A move
         that takes a piece but leaves its own piece where it stands (a cobra's strike and
         return, an elephant's squash) also needs that piece lifted and put back: a piece
         knocked off the board must never pass for one."""
-        if not path.hand_cells:
+        if not path.hand_cells or not path.touch_cells <= self.touched:
             return False
         first = path.moves[0]
         if (
@@ -770,6 +794,21 @@ def _values(layers: list[Tokens], cells: set[Cell]) -> dict[Cell, set[Token | No
 def _with_gap(values: set[Token | None]) -> set[Token | None]:
     """A cell whose value changes may also be empty while a piece is in the hand."""
     return values | {None} if len(values) > 1 else values
+
+
+def _placed(
+    before: Mapping[Cell, Piece], after: Mapping[Cell, Piece], profile: BoardProfile
+) -> frozenset[Cell]:
+    """Cells with a sensor where a piece was taken off, put down or swapped for another
+    (not a die turned where it stands: that is an adjustment, not a hand on the sensor)."""
+    cells = set()
+    for cell in before.keys() | after.keys():
+        was, now = before.get(cell), after.get(cell)
+        if was == now or cell not in profile.sensor_of:
+            continue
+        if was is None or now is None or not _same(was, now):
+            cells.add(cell)
+    return frozenset(cells)
 
 
 def _same(a: Piece, b: Piece) -> bool:

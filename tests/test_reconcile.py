@@ -168,6 +168,36 @@ def test_occupancy_board_recognises_moves_from_changed_cells() -> None:
     assert table.committed() == ["c2-c4"] and table.signals() == {"d4": "remove"}
 
 
+LION = load("the-lion-game")
+LION_REED = catalog.load_profile("the-lion-game-reed", LION)
+LION_MIDGAME = {
+    "b2": "E", "c2": "T", "d2": "L", "f2": "E", "c3": "F", "d3": "R", "e3": "F", "f3": "F",
+    "b4": "F", "e4": "S", "e6": "s", "b7": "f", "c7": "f", "d7": "r", "e7": "f", "f7": "f",
+    "b8": "e", "c8": "t", "d8": "l", "f8": "e", "d1": "C", "g7": "c", "d9": "c", "a3": "C",
+}  # fmt: skip
+
+
+def test_a_piece_knocked_off_beside_its_prey_is_not_taken_for_the_capture() -> None:
+    # On an occupancy board, White's spider e4 taking Black's spider on e6 reads as e4 going
+    # empty, and nothing else: e6 reads occupied before and after. So the spider knocked off
+    # e4 looks just like that capture, but no hand went near e6: it is never the capture.
+    table = Table(position(LION, LION_MIDGAME), LION_REED)
+    table.lift("e4")
+    table.settle()
+    table.now += 5.0
+    table.settle()
+    assert table.committed() == []
+    assert table.signals()["e4"] == "hint"  # a piece in hand: it may go back where it was
+    table.place("e4")
+    table.settle()
+    assert table.signals() == {} and table.committed() == []
+    table.lift("e4")  # the capture played: the spider goes onto e6, the victim comes off
+    table.lift("e6")
+    table.place("e6", table.hand[0])
+    table.settle()
+    assert table.committed() == ["e4-e6"]
+
+
 def test_strength_choice_is_made_by_which_piece_is_removed() -> None:
     state = position(STRENGTH, {"e2": "D5", "d3": "d2", "f3": "d3",
                                 "h2": "D1", "i3": "D1", "h8": "d1", "i7": "d1"})  # fmt: skip
