@@ -193,6 +193,27 @@ def _parser() -> argparse.ArgumentParser:
 
     firmware.add_arguments(sub, common, _cmd_firmware)
 
+    board_template = sub.add_parser(
+        "board-template", parents=[common],
+        help="a printable 1:1 SVG of a game's board: cells, sensor and LED indexes",
+    )  # fmt: skip
+    _game_arguments(board_template)
+    board_template.add_argument("--board", help="hardware profile (default: the game's own)")
+    board_template.add_argument("--cell-mm", type=float, default=40.0,
+                                help="a cell's size in millimetres (default 40)")  # fmt: skip
+    board_template.add_argument(
+        "--page",
+        choices=("a4", "a3", "letter"),
+        help="cut it into pages of this size, overlapping 10 mm",
+    )
+    board_template.add_argument(
+        "--output",
+        "-o",
+        default=None,
+        help="the SVG file (default GAME-PROFILE.svg; pages: -r1c1 ...)",
+    )
+    board_template.set_defaults(handler=_cmd_board_template)
+
     games = sub.add_parser("games", parents=[common], help="list the games and their options")
     games.set_defaults(handler=_cmd_games)
 
@@ -824,6 +845,21 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
     from firmware_bridge import emulator
 
     return emulator.run(args, parse_options(args.option))
+
+
+def _cmd_board_template(args: argparse.Namespace) -> int:
+    from firmware_bridge import template
+
+    game = _load(args)
+    profile = catalog.load_profile(args.board, game, catalog.config_dir(args.config_dir))
+    sheets = template.template(game, profile, cell_mm=args.cell_mm, page=args.page)
+    written = template.write(sheets, args.output or f"{game.id}-{profile.id}.svg")
+    names = ", ".join(str(p) for p in written)
+    print(
+        f"wrote {names} ({len(profile.sensor_cells)} sensors, {len(profile.led_cells)} LEDs, "
+        f"cells {args.cell_mm:g} mm; print at 100 %)"
+    )
+    return 0
 
 
 def _cmd_firmware(args: argparse.Namespace) -> int:

@@ -1,0 +1,56 @@
+"""The printable board template: 1:1, every cell with its sensor and LED, cut into pages."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from firmware_bridge import catalog
+from firmware_bridge.template import template
+
+PYTHON = [sys.executable, "-m", "firmware_bridge.cli"]
+
+
+def test_every_cell_at_its_real_size_with_its_sensor_input_and_led() -> None:
+    game = catalog.load_game("three-dragons")
+    profile = catalog.load_profile("three-dragons", game)
+    (sheet,) = template(game, profile, cell_mm=50)
+    root = ET.fromstring(sheet.svg)
+    width = float(root.attrib["width"].removesuffix("mm"))
+    view = [float(v) for v in root.attrib["viewBox"].split()]
+    assert view[2] == width  # one user unit is a millimetre: printed at 100 %, it is the board
+    squares = [p for p in root.iter("{http://www.w3.org/2000/svg}polygon")]
+    assert len(squares) == 81
+    xs = sorted({round(float(pt.split(",")[0]), 1) for p in squares
+                 for pt in p.attrib["points"].split()})  # fmt: skip
+    assert xs[1] - xs[0] == 50.0  # a square is 50 mm wide
+    text = " ".join(t.text or "" for t in root.iter("{http://www.w3.org/2000/svg}text"))
+    for cell in ("a1", "e5", "i9"):
+        assert cell in text.split()
+    sensor = profile.sensor_of[game.board.cell("c1")]
+    assert f"S{sensor} · M{sensor // 16}.{sensor % 16}" in text
+    assert f"LED {profile.led_of[game.board.cell('c1')]}" in text
+    assert "mountains: no sensor" in text  # the profile wires no sensor under a mountain
+    assert "White's pieces north pole down" in text
+
+
+def test_a_board_larger_than_a_sheet_is_cut_into_pages(tmp_path: Path) -> None:
+    result = subprocess.run([*PYTHON, "board-template", "--game", "vanguard", "--page", "a4",
+                             "-o", str(tmp_path / "vanguard.svg")], capture_output=True,
+                            text=True, check=True)  # fmt: skip
+    pages = sorted(tmp_path.glob("vanguard-r*c*.svg"))
+    assert len(pages) >= 2 and "print at 100 %" in result.stdout
+    for page in pages:
+        root = ET.fromstring(page.read_text())
+        assert root.attrib["width"] == "210.0mm" and root.attrib["height"] == "297.0mm"
+        assert re.search(r"page row \d of \d, column \d of \d", page.read_text())
+
+
+def test_a_bad_cell_size_is_one_line() -> None:
+    result = subprocess.run([*PYTHON, "board-template", "--game", "vanguard", "--cell-mm", "2"],
+                            capture_output=True, text=True, check=False)  # fmt: skip
+    assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
+    assert "--cell-mm" in result.stderr
