@@ -193,6 +193,24 @@ def _parser() -> argparse.ArgumentParser:
 
     firmware.add_arguments(sub, common, _cmd_firmware)
 
+    check = sub.add_parser(
+        "check", parents=[common],
+        help="check a newly built or suspect board, cell by cell (docs/build-a-board.md)",
+        description="The board check: it lights each cell and asks for a piece on it (one of "
+        "each player's on an owner board), then for it to be lifted, and reports dead, stuck, "
+        "swapped, miswired, reversed, weak and noisy sensors and LEDs that did not light, by "
+        "cell, with what to fix. The report is kept in the board's journal.",
+    )  # fmt: skip
+    check.add_argument("--port", required=True, help="the board's serial port")
+    check.add_argument("--board", required=True, help="the board's hardware profile")
+    check.add_argument("--game", help="the profile's game (default: the one it names)")
+    check.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    check.add_argument("--cells", help="only these cells, comma separated (e.g. c4,d4)")
+    check.add_argument("--journal", help="where to keep the report (default: the board's journal)")
+    check.add_argument("--json", action="store_true", help="the steps as JSON lines")
+    check.add_argument("--verbose", action="store_true", help="log the referee's lines too")
+    check.set_defaults(handler=_cmd_check)
+
     board_template = sub.add_parser(
         "board-template", parents=[common],
         help="a printable 1:1 SVG of a game's board: cells, sensor and LED indexes",
@@ -845,6 +863,12 @@ def _cmd_emulate(args: argparse.Namespace) -> int:
     from firmware_bridge import emulator
 
     return emulator.run(args, parse_options(args.option))
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from firmware_bridge import check_command
+
+    return check_command.run(args, parse_options(args.option), _journal_path)
 
 
 def _cmd_board_template(args: argparse.Namespace) -> int:

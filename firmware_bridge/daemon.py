@@ -22,7 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from engine import NO_CELL, Effect, EventKind, Game, Piece, Player, State
+from engine import NO_CELL, Cell, Effect, EventKind, Game, Piece, Player, State
+from firmware_bridge.check import BoardCheck
 from firmware_bridge.journal import DamagedGameError, Journal, last_turn_layouts, replay
 from firmware_bridge.leds import Signal, led_frame
 from firmware_bridge.link import (
@@ -94,11 +95,13 @@ class Command:
     queue, like the board's frames, and acts through the same path as the board's buttons:
     ``press`` a button, or start a ``new_game`` of ``game`` on ``profile``."""
 
-    action: str  # press | new_game
+    action: str  # press | new_game | check
     button: Button | None = None
     game: Game | None = None
     profile: BoardProfile | None = None
     source: str = "kiosk"
+    what: str = ""  # for check: start | stop | confirm | dark | skip
+    cells: tuple[Cell, ...] | None = None  # for check start: only these cells
     reply: concurrent.futures.Future[CommandResult] = field(
         default_factory=concurrent.futures.Future, compare=False
     )
@@ -178,6 +181,11 @@ class Daemon:
         self.published: Snapshot | None = None
         self.published_at = 0.0
         self.alert: tuple[str, float | None] = ("", None)  # (kind, wall time it began)
+        # The board check (check mode): while it runs, the sensors, buttons and LEDs are its;
+        # the game waits. A finished check stays shown until it is dismissed.
+        self.check: BoardCheck | None = None
+        self.check_started = ""
+        self.check_recorded = False
 
     # -- start-up ---------------------------------------------------------------------------
     def _resume_or_start(self, start: State | None, new_game: bool) -> State:
@@ -505,6 +513,10 @@ class Daemon:
                 self._send_leds(now)
         elif isinstance(message, Fault):
             self.log.warning("board fault %d: %s", message.code, message.text)
+            faulty = _fault_sensor(message)
+            if self.check is not None and faulty is not None and message.code == 1:
+                self.check.fault(faulty, now)
+                self._check_update(now)
             self.faults = [*self.faults, (time.time(), message.code, message.text)][-MAX_FAULTS:]
             self.dirty = True
 
@@ -566,6 +578,10 @@ class Daemon:
         self._send_leds(now)
 
     def _observe(self, now: float) -> None:
+        if self.check is not None:
+            self.check.observe(self.readings, now)
+            self._check_update(now)
+            return
         sensed: dict[int, Token] = {}
         for sensor, reading in enumerate(self.readings):
             cell = self.profile.sensor_cells[sensor]
@@ -595,6 +611,8 @@ class Daemon:
                 self.log.info("button %s pressed on the %s", command.button.name, command.source)
                 refused, notice = self._press(command.button, now)
                 result = CommandResult(not refused, notice or "done")
+            elif command.action == "check":
+                result = self._check_command(command, now)
             elif command.action == "new_game" and command.game is not None:
                 profile = command.profile or self.profile
                 self._switch(command.game, profile)
@@ -606,6 +624,62 @@ class Daemon:
             result = CommandResult(False, f"failed: {exc}")
         if not command.reply.done():
             command.reply.set_result(result)
+
+    # -- the board check ----------------------------------------------------------------------
+    def _check_command(self, command: Command, now: float) -> CommandResult:
+        what = command.what
+        if what == "start":
+            if self.check is not None and not self.check.finished:
+                return CommandResult(False, "a board check is already running")
+            self.check = BoardCheck(self.game, self.profile, command.cells)
+            self.check_started = _iso_now()
+            self.check_recorded = False
+            self.log.info("board check started from the %s (%d cells): the game waits",
+                          command.source, len(self.check.cells))  # fmt: skip
+            if self.have_scan:
+                self.check.observe(self.readings, now)
+            self._check_update(now)
+            return CommandResult(True, "board check started: " + self.check.instruction())
+        check = self.check
+        if check is None:
+            return CommandResult(False, "no board check is running")
+        if what == "stop":
+            if not check.finished:
+                self.log.info("board check stopped from the %s", command.source)
+            self.check = None
+            self.rec.observe({}, now)  # the game's referee looks at the board afresh
+            self._observe(now)
+            self.log.info("board check over: back to the game (%s)", self.rec.status)
+            return CommandResult(True, "back to the game")
+        if what in ("confirm", "dark", "skip"):
+            getattr(check, what)(now)
+            self._check_update(now)
+            return CommandResult(True, check.instruction())
+        return CommandResult(False, f"unknown board check step {what!r}")
+
+    def _check_update(self, now: float) -> None:
+        """The check's LEDs to the board; its report, once finished, to the journal."""
+        check = self.check
+        if check is None:
+            return
+        self.dirty = True
+        status = "board check: " + check.instruction()
+        if status != self.last_status:
+            self.last_status = status
+            self.log.info("%s", status)
+        if check.finished and not self.check_recorded:
+            self.check_recorded = True
+            board = self.board.board_id if self.board is not None else ""
+            findings = [f.to_json() for f in check.findings]
+            self.journal.record_check(board, self.profile.id, self.check_started,
+                                      check.summary(), findings=findings,
+                                      skipped=check.skipped)  # fmt: skip
+            for line in check.report():
+                self.log.info("board check: %s", line)
+        frame = led_frame(check.signals(), self.profile)
+        if frame != self.want:
+            self.want = frame
+            self._send_leds(now)
 
     def _switch(self, game: Game, profile: BoardProfile) -> None:
         """Start a new game (of this or another game) chosen from a face."""
@@ -736,6 +810,7 @@ class Daemon:
             winner=None if outcome is None or outcome.winner is None else int(outcome.winner),
             moves=tuple(view for view, _ in self.moves),
             connection=self._connection(),
+            check=None if self.check is None else self.check.view(),
         )
 
     def _status_sentence(self) -> str:
@@ -743,6 +818,8 @@ class Daemon:
             return f"connect the board for {self.game.title}: {self.mismatch}"
         if self.board is None or not self.have_scan:
             return f"waiting for the board ({self.game.title})"
+        if self.check is not None:
+            return "board check: " + self.check.instruction()
         return self.rec.status
 
     def _connection(self) -> Connection:
@@ -812,6 +889,10 @@ class Daemon:
     def _press(self, button: Button, now: float) -> tuple[bool, str]:
         """A button, from the board or a face. One the rules refuse is answered on the board
         too, not only in the log: a brief flash of every unlit LED."""
+        if self.check is not None:  # in the check, the buttons answer its questions
+            self.check.press(button, now)
+            self._check_update(now)
+            return False, ""
         records = self.rec.press(button, now)
         refused, notice = self.rec.refused, self.rec.notice
         if refused:
@@ -867,6 +948,9 @@ class Daemon:
         self.pending = None if seq is None else _Pending(seq, self.want, now)
 
     def _timers(self, now: float) -> None:
+        if self.check is not None:
+            self.check.tick(now)
+            self._check_update(now)
         if self.evaluate_at is not None and now >= self.evaluate_at:
             self.evaluate_at = None
             self._process(self.rec.evaluate(now))
@@ -888,6 +972,14 @@ class Daemon:
             self._send(Ping(int(now * 1000) & 0xFFFF))
         if now - self.last_rx >= DEAD_AFTER:
             self._drop_link(f"no answer for {DEAD_AFTER:.0f} s")
+
+
+def _fault_sensor(fault: Fault) -> int | None:
+    """The sensor a board fault names ("sensor 12: ..."), if it names one."""
+    words = fault.text.split(":", 1)[0].split()
+    if len(words) == 2 and words[0] == "sensor" and words[1].isdigit():
+        return int(words[1])
+    return None
 
 
 def _iso_now() -> str:

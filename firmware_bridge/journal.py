@@ -32,6 +32,16 @@ CREATE TABLE IF NOT EXISTS games (
     started TEXT NOT NULL,
     ended TEXT
 );
+CREATE TABLE IF NOT EXISTS checks (
+    id INTEGER PRIMARY KEY,
+    board TEXT NOT NULL,        -- the board id its HELLO said
+    profile TEXT NOT NULL,
+    started TEXT NOT NULL,
+    finished TEXT NOT NULL,
+    summary TEXT NOT NULL,
+    findings TEXT NOT NULL,     -- JSON: [{cell, kind, seen, fix}, ...]
+    skipped TEXT NOT NULL       -- JSON: [cell, ...]
+);
 CREATE TABLE IF NOT EXISTS entries (
     game_id INTEGER NOT NULL REFERENCES games(id),
     number INTEGER NOT NULL,
@@ -267,6 +277,23 @@ class Journal:
         self._write(
             "UPDATE games SET status = 'abandoned', ended = ? WHERE id = ?", (_now(), game_id)
         )
+
+    def record_check(self, board: str, profile: str, started: str, summary: str, *,
+                     findings: list[dict[str, str]], skipped: list[str]) -> int:  # fmt: skip
+        """A board check's report (board-referee check, or the kiosk's)."""
+        return self._write(
+            "INSERT INTO checks (board, profile, started, finished, summary, findings, skipped) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (board, profile, started, _now(), summary, json.dumps(findings), json.dumps(skipped)),
+        )
+
+    def checks(self) -> list[dict[str, object]]:
+        """Every board check kept, newest last."""
+        rows = self._read("SELECT id, board, profile, started, finished, summary, findings, "
+                          "skipped FROM checks ORDER BY id")  # fmt: skip
+        return [{"id": r[0], "board": r[1], "profile": r[2], "started": r[3], "finished": r[4],
+                 "summary": r[5], "findings": json.loads(r[6]), "skipped": json.loads(r[7])}
+                for r in rows]  # fmt: skip
 
     def timed_entries(self, game_id: int) -> list[tuple[str, str, str]]:
         """The game's entries with their times: (action, text, ISO time)."""

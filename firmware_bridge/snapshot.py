@@ -17,6 +17,7 @@ from typing import Any
 
 from engine import Game
 from engine.moves import NO_CELL
+from firmware_bridge.check import CheckView
 
 SCHEMA_VERSION = 1
 
@@ -167,6 +168,7 @@ class Snapshot:
     winner: int | None
     moves: tuple[MoveView, ...]
     connection: Connection
+    check: CheckView | None = None  # the board check, while it runs or until dismissed
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form a face sends (docs/kiosk.md). ``board`` is left out: faces splice in
@@ -240,6 +242,7 @@ class Snapshot:
                 "last_frame": c.last_frame,
                 "faults": [{"at": at, "code": code, "text": text} for at, code, text in c.faults],
             },
+            "check": None if self.check is None else self.check.to_json(),
         }
 
     def to_text(self) -> str:
