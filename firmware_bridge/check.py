@@ -108,6 +108,8 @@ class BoardCheck:
         self.changes: dict[int, int] = {}  # changes of sensors no step involved
         self.stuck: set[Cell] = set()
         self.read_by: dict[Cell, Cell] = {}  # a piece on this cell was read by that cell's sensor
+        self.reversed: dict[Cell, set[Player]] = {}  # whose pieces a cell read as the other's
+        self.right: dict[Cell, set[Player]] = {}  # ... and whose it read right
         self.dark_said: set[Cell] = set()
         self.findings: list[Finding] = []
         self.skipped: list[str] = []
@@ -179,13 +181,16 @@ class BoardCheck:
         if self.phase is not Phase.DONE:
             return f"{min(self.position, self.total)} of {self.total} checked so far"
         bad = sorted({f.cell for f in self.findings})
-        checked = len(self.cells) - len(self.skipped)
-        if not bad:
-            return f"all {checked} cells checked are good"
-        return (
-            f"{checked - len([c for c in bad if c not in self.skipped])} of {checked} cells "
-            f"good; to fix: {', '.join(bad)}"
-        )
+        skipped = [c for c in self.skipped if c not in bad]
+        good = len(self.cells) - len(bad) - len(skipped)
+        if not bad and not skipped:
+            return f"all {good} cells checked are good"
+        text = f"{good} of {len(self.cells)} cells good"
+        if bad:
+            text += f"; to fix: {', '.join(bad)}"
+        if skipped:
+            text += f"; skipped: {', '.join(skipped)}"
+        return text
 
     def report(self) -> list[str]:
         lines = [self.summary()]
@@ -335,7 +340,6 @@ class BoardCheck:
         code = self.readings[sensor].code
         if owner is not None:
             want = 2 if owner is Player.ONE else 3
-            names = self.game.player_names
             if code == 1:
                 self._find(
                     cell,
@@ -346,15 +350,9 @@ class BoardCheck:
                     "SELECT at power-on, the board empty)",
                 )
             elif code != want:
-                other = names[1 - owner.index]
-                self._find(
-                    cell,
-                    Kind.POLARITY,
-                    f"it read {other}'s piece for {names[owner.index]}'s",
-                    "the sensor is mounted the other way round: turn it over, or list "
-                    f"{self.names[cell]} under pico: flip: in the profile and install "
-                    "board.json again",
-                )
+                self.reversed.setdefault(cell, set()).add(owner)
+            else:
+                self.right.setdefault(cell, set()).add(owner)
         self.candidate = None
         self.phase = Phase.LIFT
         self.watch = sensor
@@ -414,14 +412,36 @@ class BoardCheck:
                     f"{self.names[a]}'s sensor wire goes "
                     f"to {self._input(b)}: move it to {self._input(a)}",
                 )
-        for sensor, count in sorted(self.changes.items()):
-            cell = self.profile.sensor_cells[sensor]
-            if count >= NOISY_AFTER and cell is not None:
+        names = self.game.player_names
+        for cell, owners in sorted(self.reversed.items()):
+            if not self.right.get(cell):  # every player's piece read as the other's
                 self._find(
                     cell,
+                    Kind.POLARITY,
+                    "it read each player's piece as the other's",
+                    "the sensor is mounted the other way round: turn it over, or list "
+                    f"{self.names[cell]} under pico: flip: in the profile and install "
+                    "board.json again",
+                )
+            else:
+                owner = min(owners)
+                self._find(
+                    cell,
+                    Kind.WEAK,
+                    f"it read {names[1 - owner.index]}'s piece when "
+                    f"{names[owner.index]}'s was asked for, and the other right",
+                    "check that the right piece was put down; if it was, the sensor "
+                    "reads too close to its threshold: calibrate again (hold SELECT at "
+                    "power-on, the board empty) or bring the magnet closer",
+                )
+        for sensor, count in sorted(self.changes.items()):
+            noisy = self.profile.sensor_cells[sensor]
+            if count >= NOISY_AFTER and noisy is not None:
+                self._find(
+                    noisy,
                     Kind.NOISY,
                     f"its reading changed {count} times with nothing put on it",
-                    f"a loose wire or a cold solder joint at {self._input(cell)}",
+                    f"a loose wire or a cold solder joint at {self._input(noisy)}",
                 )
         order = {c: i for i, c in enumerate(self.cells)}
         index = self.game.board.index

@@ -47,14 +47,13 @@ def run(
     game_id = args.game or catalog.profile_game(args.board, directory)
     game = catalog.load_game(game_id, options, directory)
     profile = catalog.load_profile(args.board, game, directory)
-    cells = None
+    cells: tuple[str, ...] | None = None
     if args.cells:
-        cells = tuple(
-            game.board.cell(name.strip()) for name in args.cells.split(",") if name.strip()
-        )
-        missing = [game.board.names[c] for c in cells if c not in profile.sensor_of]
+        cells = tuple(name.strip() for name in args.cells.split(",") if name.strip())
+        index = game.board.index
+        missing = [name for name in cells if index.get(name, -1) not in profile.sensor_of]
         if missing:
-            raise ConfigError(f"--cells: {', '.join(missing)} have no sensor in {profile.id}")
+            raise ConfigError(f"--cells: no sensor on {', '.join(missing)} in {profile.id}")
     try:
         check_port(args.port)
     except PortError as exc:

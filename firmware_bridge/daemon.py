@@ -101,7 +101,7 @@ class Command:
     profile: BoardProfile | None = None
     source: str = "kiosk"
     what: str = ""  # for check: start | stop | confirm | dark | skip
-    cells: tuple[Cell, ...] | None = None  # for check start: only these cells
+    cells: tuple[str, ...] | None = None  # for check start: only these cells (by name)
     reply: concurrent.futures.Future[CommandResult] = field(
         default_factory=concurrent.futures.Future, compare=False
     )
@@ -631,7 +631,16 @@ class Daemon:
         if what == "start":
             if self.check is not None and not self.check.finished:
                 return CommandResult(False, "a board check is already running")
-            self.check = BoardCheck(self.game, self.profile, command.cells)
+            chosen: list[Cell] | None = None
+            if command.cells:
+                index = self.game.board.index
+                unknown = [n for n in command.cells
+                           if index.get(n, -1) not in self.profile.sensor_of]  # fmt: skip
+                if unknown:
+                    return CommandResult(False, f"no sensor on {', '.join(unknown)} in "
+                                         f"{self.profile.id}")  # fmt: skip
+                chosen = [index[n] for n in command.cells]
+            self.check = BoardCheck(self.game, self.profile, chosen)
             self.check_started = _iso_now()
             self.check_recorded = False
             self.log.info("board check started from the %s (%d cells): the game waits",
@@ -794,7 +803,12 @@ class Daemon:
             lifted=lifted,
             unexpected=tuple(names[c] for c in unexpected),
             ghosts=tuple(ghosts),
-            signals=tuple((names[c], s.value) for c, s in sorted(rec.signals.items())),
+            signals=tuple(
+                (names[c], s.value)
+                for c, s in sorted(
+                    (rec.signals if self.check is None else self.check.signals()).items()
+                )
+            ),
             last_move=last,
             status=self._status_sentence(),
             notice=self.notice,

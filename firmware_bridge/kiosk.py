@@ -146,6 +146,7 @@ class KioskServer(LiveServer):
         app.router.add_post("/api/new-game", self._new_game)
         app.router.add_post("/api/button", self._button)
         app.router.add_post("/api/takeback", self._takeback)
+        app.router.add_post("/api/check", self._check)
         app.router.add_get("/api/record/{number}", self._record)
 
     async def _games(self, request: web.Request) -> web.Response:
@@ -196,6 +197,29 @@ class KioskServer(LiveServer):
         self.authorise(request)
         return await self._command(Command("press", button=Button.TAKEBACK))
 
+    async def _check(self, request: web.Request) -> web.Response:
+        """The board check: start it (the whole board), answer its step, or stop it."""
+        self.authorise(request)
+        body = await self.body(request)
+        what = body.get("what")
+        if what not in CHECK_STEPS:
+            raise BadRequest(400, f"what: one of {', '.join(CHECK_STEPS)}")
+        cells = body.get("cells") or None
+        if cells is not None and (
+            not isinstance(cells, list)
+            or len(cells) > 1000
+            or not all(isinstance(c, str) and 0 < len(c) <= 8 for c in cells)
+        ):
+            raise BadRequest(400, 'cells: a list of cell names, like ["c4", "d4"]')
+        return await self._command(
+            Command(
+                "check",
+                what=str(what),
+                source="kiosk",
+                cells=None if cells is None else tuple(cells),
+            )
+        )
+
     async def _new_game(self, request: web.Request) -> web.Response:
         self.authorise(request)
         body = await self.body(request)
@@ -204,13 +228,20 @@ class KioskServer(LiveServer):
 
         def load() -> Command:
             try:
-                return new_game_command(body.get("game"), body.get("options", {}),
-                                        config_dir=self.config_dir, known=known,
-                                        current=self.current, source="kiosk")  # fmt: skip
+                return new_game_command(
+                    body.get("game"),
+                    body.get("options", {}),
+                    config_dir=self.config_dir,
+                    known=known,
+                    current=self.current,
+                    source="kiosk",
+                )
             except ControlError as exc:
                 raise BadRequest(400, str(exc)) from exc
 
         return await self._command(await loop.run_in_executor(None, load))
 
+
+CHECK_STEPS = ("start", "confirm", "dark", "skip", "stop")
 
 __all__ = ["KioskError", "KioskServer", "is_loopback", "load_token"]

@@ -359,3 +359,39 @@ def test_the_page_reconnects_after_a_daemon_restart(
     expect(kiosk.locator("#moves li")).to_have_count(1, timeout=TIMEOUT)
     # A fresh emulator starts from the start layout: the kiosk shows what to fix, in words.
     expect(kiosk.locator("#status")).to_contain_text("c1", timeout=TIMEOUT)
+
+
+def test_the_board_check_from_the_kiosk(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    position = tmp_path / "position.json"
+    position.write_text(json.dumps(TD_POSITION))
+    referee = Referee(tmp_path, "--game", "three-dragons", "--position", str(position))
+    referees.append(referee)
+    kiosk, board = open_pages(browser, referee)
+    kiosk.locator("#btn-check").click()
+    kiosk.locator("#check-cells").fill("c3 d3")
+    kiosk.locator("#check-start").click()
+    expect(kiosk.locator("#check")).to_be_visible(timeout=TIMEOUT)
+    expect(kiosk.locator("#check-instruction")).to_contain_text("Take every piece off")
+    click(board, "c2", "d4", "e4", "h2", "i3", "h8", "i7")  # the board cleared
+    kiosk.locator("#check-stop").wait_for()
+    board.locator("button[data-press='confirm']").click()
+    expect(kiosk.locator("#check-instruction")).to_contain_text("on c3", timeout=TIMEOUT)
+    expect(kiosk.locator("#check-progress")).to_have_text("0 of 4")
+    board.locator("#supply [data-token='S']").first.click()  # White's stone from the box
+    click(board, "c3")
+    expect(kiosk.locator("#check-instruction")).to_contain_text("lift the piece off c3",
+                                                                 timeout=TIMEOUT)  # fmt: skip
+    click(board, "c3")
+    expect(kiosk.locator("#check-instruction")).to_contain_text("on c3", timeout=TIMEOUT)
+    kiosk.locator("button[data-check='dark']").click()  # said from the kiosk: no light there
+    kiosk.locator("button[data-check='skip']").click()
+    kiosk.locator("button[data-check='skip']").click()
+    expect(kiosk.locator("#check-instruction")).to_contain_text("finished", timeout=TIMEOUT)
+    expect(kiosk.locator(".finding.led")).to_contain_text("c3")
+    kiosk.screenshot(path="/tmp/check-kiosk.png")
+    kiosk.locator("#check-stop").click()  # back to the game
+    expect(kiosk.locator("#check")).to_be_hidden(timeout=TIMEOUT)
+    expect(kiosk.locator("#status")).to_contain_text("put back", timeout=TIMEOUT)
+    referee.wait_log("board check: .*to fix: c3")

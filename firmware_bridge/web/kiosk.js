@@ -8,7 +8,7 @@ const $ = (id) => document.getElementById(id);
 const API = document.body.dataset.api || "/api";
 const CLUB = document.body.dataset.face === "club";
 if (CLUB) {
-  for (const id of ["btn-pass", "btn-confirm", "btn-select"]) $(id).hidden = true;
+  for (const id of ["btn-pass", "btn-confirm", "btn-select", "btn-check"]) $(id).hidden = true;
   $("club-link").hidden = false;
 }
 const params = new URLSearchParams(location.search);
@@ -46,7 +46,8 @@ function time(iso) {
 function render(s) {
   current = s;
   view.setBoard(s.board);
-  view.render({
+  // In the board check only its lit cell matters: the game's pieces are off the board.
+  view.render(s.check ? { pieces: [], signals: s.signals, last: [], lifted: [], unexpected: [], ghosts: [] } : {
     pieces: s.pieces, signals: s.signals, last: s.last_move, lifted: s.lifted,
     unexpected: s.unexpected, ghosts: s.ghosts,
   });
@@ -72,12 +73,45 @@ function render(s) {
   renderConnection(c);
   for (const id of ["btn-pass", "btn-confirm", "btn-select"]) $(id).disabled = Boolean(s.outcome);
   $("btn-takeback").disabled = s.moves.length === 0;
+  renderCheck(s.check);
   document.body.dataset.serial = String(s.serial);
   document.body.dataset.game = s.game.id;
 }
 
 function capitalise(text) {
   return text ? text[0].toUpperCase() + text.slice(1) : "";
+}
+
+// The board check: what to do at the board now, how far it is, and what it found.
+function renderCheck(check) {
+  const box = $("check");
+  box.hidden = !check || CLUB;
+  document.body.classList.toggle("checking", Boolean(check) && !CLUB);
+  $("players").hidden = Boolean(check) && !CLUB;
+  for (const id of ["btn-takeback", "btn-pass", "btn-confirm", "btn-select", "btn-newgame", "btn-check"]) {
+    if (check) $(id).disabled = true;
+  }
+  if (!check || CLUB) return;
+  const running = check.phase !== "done";
+  $("check-progress").textContent = `${check.done} of ${check.total}`;
+  $("check-instruction").textContent = check.instruction;
+  $("check-answers").hidden = !running || check.phase === "clear";
+  $("check-stop").textContent = running ? "Stop the check" : "Back to the game";
+  const list = $("check-findings");
+  list.replaceChildren();
+  for (const f of check.findings) {
+    const li = document.createElement("li");
+    li.className = `finding ${f.kind}`;
+    const cell = document.createElement("strong");
+    cell.textContent = f.cell;
+    const seen = document.createElement("span");
+    seen.textContent = ` ${f.seen}. `;
+    const fix = document.createElement("span");
+    fix.className = "fix";
+    fix.textContent = capitalise(f.fix) + ".";
+    li.append(cell, seen, fix);
+    list.appendChild(li);
+  }
 }
 
 function renderPlayers(s) {
@@ -173,6 +207,31 @@ for (const button of document.querySelectorAll("[data-button]")) {
     $("notice").classList.toggle("error", !result.ok);
   });
 }
+
+for (const button of document.querySelectorAll("[data-check]")) {
+  button.addEventListener("click", async () => {
+    const result = await post(`${API}/check`, { what: button.dataset.check });
+    if (!result.ok) {
+      $("notice").textContent = capitalise(result.message);
+      $("notice").classList.add("error");
+    }
+  });
+}
+$("btn-check").addEventListener("click", () => {
+  $("check-error").textContent = "";
+  $("checkdialog").showModal();
+});
+$("check-cancel").addEventListener("click", () => $("checkdialog").close());
+$("check-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const cells = $("check-cells").value.split(/[\s,]+/).filter(Boolean);
+  const result = await post(`${API}/check`, { what: "start", cells });
+  if (result.ok) {
+    $("checkdialog").close();
+  } else {
+    $("check-error").textContent = capitalise(result.message);
+  }
+});
 
 async function loadGames() {
   try {
