@@ -38,7 +38,7 @@ COMMAND_TIMEOUT = 5.0
 DELAYS_KEPT = 20000  # delivery delays kept for /api/stats
 SUMMARY_KEYS = ("game_number", "pieces", "signals", "last_move", "lifted", "unexpected", "ghosts",
                 "status", "notice", "to_move", "phase", "scores", "outcome", "winner",
-                "alert", "alert_since", "at")  # fmt: skip
+                "alert", "alert_since", "at", "sensor_warnings")  # fmt: skip
 
 
 @dataclass

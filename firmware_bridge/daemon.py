@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 
 from engine import NO_CELL, Cell, Effect, EventKind, Game, Piece, Player, State
 from firmware_bridge.check import BoardCheck
+from firmware_bridge.health import SensorHealth
 from firmware_bridge.journal import DamagedGameError, Journal, last_turn_layouts, replay
 from firmware_bridge.leds import Signal, led_frame
 from firmware_bridge.link import (
@@ -184,6 +185,8 @@ class Daemon:
         # The board check (check mode): while it runs, the sensors, buttons and LEDs are its;
         # the game waits. A finished check stays shown until it is dismissed.
         self.check: BoardCheck | None = None
+        self.health = SensorHealth(game.board.names)
+        self.warned: set[tuple[str, str]] = set()
         self.check_started = ""
         self.check_recorded = False
 
@@ -588,6 +591,9 @@ class Daemon:
             token = self.profile.reading_token(reading)
             if cell is not None and token is not None:
                 sensed[cell] = token
+        if self.health.observe(self.rec.sensed, sensed, now):
+            self.dirty = True
+            self._warn()
         self.rec.observe(sensed, now)
         self.evaluate_at = self.rec.settle_deadline()
         self._process(self.rec.evaluate(now))
@@ -624,6 +630,16 @@ class Daemon:
             result = CommandResult(False, f"failed: {exc}")
         if not command.reply.done():
             command.reply.set_result(result)
+
+    def _warn(self) -> None:
+        """Say each sensor warning once, as it begins."""
+        for warning in self.health.warnings():
+            key = (warning.cell, warning.kind)
+            if key not in self.warned:
+                self.warned.add(key)
+                self.log.warning("%s", warning.text)
+        current = {(w.cell, w.kind) for w in self.health.warnings()}
+        self.warned &= current
 
     # -- the board check ----------------------------------------------------------------------
     def _check_command(self, command: Command, now: float) -> CommandResult:
@@ -825,6 +841,7 @@ class Daemon:
             moves=tuple(view for view, _ in self.moves),
             connection=self._connection(),
             check=None if self.check is None else self.check.view(),
+            sensor_warnings=self.health.warnings(),
         )
 
     def _status_sentence(self) -> str:
@@ -834,6 +851,9 @@ class Daemon:
             return f"waiting for the board ({self.game.title})"
         if self.check is not None:
             return "board check: " + self.check.instruction()
+        warnings = self.health.warnings()
+        if warnings and self.rec.alert:  # not the endless "disturbed board": which sensor
+            return warnings[0].text
         return self.rec.status
 
     def _connection(self) -> Connection:
@@ -879,6 +899,10 @@ class Daemon:
             self.last_status = self.rec.status
             self.log.info("%s", self.rec.status)
         signals = self.rec.signals
+        layout = self.state.layout()
+        asked = [c for c, s in signals.items() if s is Signal.ILLEGAL and c not in layout]
+        if self.health.asked_to_clear(asked, now):
+            self._warn()
         if self.refused_until is not None:
             if now < self.refused_until:
                 flash = dict.fromkeys(self.profile.led_of, Signal.REFUSED)
@@ -920,6 +944,8 @@ class Daemon:
     def _journal(self, record: Record) -> None:
         if isinstance(record, Committed):
             self.journal.record_move(self.game_id, record.text)
+            footprint = record.effect.footprint()
+            self.health.moved({*footprint.hand, *footprint.result})
             self.notice = ""
             self._remember(record.text, record.effect)
             who = self.game.player_names[record.effect.player.index]
@@ -962,6 +988,9 @@ class Daemon:
         self.pending = None if seq is None else _Pending(seq, self.want, now)
 
     def _timers(self, now: float) -> None:
+        if self.health.tick(now):
+            self.dirty = True
+            self._warn()
         if self.check is not None:
             self.check.tick(now)
             self._check_update(now)

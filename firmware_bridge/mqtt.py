@@ -219,6 +219,10 @@ def events_between(old: Snapshot | None, new: Snapshot) -> list[dict[str, Any]]:
             events.append({"type": new.alert, "game": game, "status": new.status})
         elif old is not None:
             events.append({"type": "corrected", "game": game, "was": was_alert})
+    had = set() if old is None else {(w.cell, w.kind) for w in old.sensor_warnings}
+    for warning in new.sensor_warnings:
+        if (warning.cell, warning.kind) not in had:
+            events.append({"type": "sensor-warning", "game": game, **warning.to_json()})
     seen = set() if old is None else set(old.connection.faults)
     if old is not None:
         for at, code, text in new.connection.faults:

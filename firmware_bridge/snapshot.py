@@ -18,6 +18,7 @@ from typing import Any
 from engine import Game
 from engine.moves import NO_CELL
 from firmware_bridge.check import CheckView
+from firmware_bridge.health import SensorWarning
 
 SCHEMA_VERSION = 1
 
@@ -169,6 +170,7 @@ class Snapshot:
     moves: tuple[MoveView, ...]
     connection: Connection
     check: CheckView | None = None  # the board check, while it runs or until dismissed
+    sensor_warnings: tuple[SensorWarning, ...] = ()  # sensors going bad during play
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form a face sends (docs/kiosk.md). ``board`` is left out: faces splice in
@@ -243,6 +245,7 @@ class Snapshot:
                 "faults": [{"at": at, "code": code, "text": text} for at, code, text in c.faults],
             },
             "check": None if self.check is None else self.check.to_json(),
+            "sensor_warnings": [w.to_json() for w in self.sensor_warnings],
         }
 
     def to_text(self) -> str:

@@ -230,3 +230,18 @@ def test_the_boards_own_calibration(tmp_path: Path) -> None:
         assert daemon.stop() == 0
     finally:
         emu.close()
+
+
+def test_a_loose_sensor_during_play_is_named_not_an_endless_disturbed_board(
+    rigs: list[Rig], tmp_path: Path
+) -> None:
+    rig = firmware_rig(rigs, tmp_path, "three-dragons", "three-dragons")
+    emu, daemon = rig.emu, rig.daemon
+    emu.do("play c1-c3")
+    daemon.wait_moves(["c1-c3"])
+    emu.do("wire noisy d5")  # a cold joint: the sensor comes and goes on its own
+    line = daemon.wait_log("the sensor under d5 keeps changing with nothing moved", timeout=15)
+    assert "Check the board" in line
+    emu.do("wire ok d5")
+    emu.do("play c9-c7")  # play goes on
+    daemon.wait_moves(["c1-c3", "c9-c7"])

@@ -23,6 +23,8 @@ function ago(seconds) {
 function attention(b) {
   if (b.online === false) return ["red", `offline since ${time(b.status_at)} (${b.status_reason === "stopped" ? "the referee was stopped" : "the referee's connection was lost"})`];
   const c = b.connection || {};
+  const sensors = b.sensor_warnings || [];
+  if (sensors.length) return ["red", `sensor trouble on ${sensors.map((w) => w.cell).join(", ")}: ${sensors[0].text}`];
   if (b.alert && b.alert_since && Date.now() / 1000 - b.alert_since >= alertAfter) {
     const what = b.alert === "knocked" ? "a knocked-over piece" : "an illegal move or disturbed board";
     const todo = b.status.replace(/^illegal move or disturbed board: /, "");

@@ -74,6 +74,9 @@ function render(s) {
   for (const id of ["btn-pass", "btn-confirm", "btn-select"]) $(id).disabled = Boolean(s.outcome);
   $("btn-takeback").disabled = s.moves.length === 0;
   renderCheck(s.check);
+  const warnings = s.sensor_warnings || [];
+  $("sensor-warnings").hidden = !warnings.length;
+  $("sensor-warnings").textContent = warnings.map((w) => capitalise(w.text) + ".").join(" ");
   document.body.dataset.serial = String(s.serial);
   document.body.dataset.game = s.game.id;
 }
