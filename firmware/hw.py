@@ -114,5 +114,22 @@ def onboard_led():
         return Pin(25, Pin.OUT)
 
 
+_timer = None
+
+
+def blink(period_ms):
+    """Blink the Pico's own LED from a timer, leaving MicroPython's prompt free; 0: steady."""
+    global _timer
+    led = onboard_led()
+    if _timer is not None:
+        _timer.deinit()
+        _timer = None
+    if not period_ms:
+        led.value(1)
+        return
+    _timer = machine.Timer(period=period_ms, mode=machine.Timer.PERIODIC,
+                           callback=lambda _t: led.toggle())  # fmt: skip
+
+
 def log(text):
     """Nowhere to write on the Pico: its console is the protocol's serial line."""

@@ -1,9 +1,9 @@
 """Power-on: decide what the board does, then run it.
 
-- No usable board.json, or three firmware errors in a row: the Pico's own LED blinks and the
-  board stays at MicroPython's prompt, so ``board-referee firmware flash`` can put it right.
-- CONFIRM held at power-on: maintenance. The same, with the Pico's LED steady: the prompt is
-  free for ``firmware flash`` and ``firmware bench``, and no watchdog runs.
+- No usable board.json, or three firmware errors in a row: the Pico's own LED blinks fast and
+  the board stays at MicroPython's prompt, so ``board-referee firmware flash`` can put it right.
+- CONFIRM held at power-on: maintenance. The Pico's LED steady and the prompt free for
+  ``firmware flash`` and ``firmware bench``; no watchdog runs.
 - SELECT held at power-on (linear hall sensors): calibrate first (calibrate.py).
 - Otherwise: the referee's board (referee.py), fed by the hardware watchdog.
 An error inside the loop is written to error.log and the board restarts; the next host to
@@ -18,19 +18,11 @@ import hw
 import settings as store
 
 
-def _blink(fast):
-    led = hw.onboard_led()
-    for _ in range(6):
-        led.value(1)
-        hw.sleep_ms(100 if fast else 400)
-        led.value(0)
-        hw.sleep_ms(100 if fast else 400)
-
-
 def _stay(reason, fast=True):
+    """Leave MicroPython's prompt free, the Pico's LED saying why: blinking fast, something to
+    put right; steady, maintenance."""
     hw.log("staying at the prompt: " + reason)
-    _blink(fast)
-    hw.onboard_led().value(1)
+    hw.blink(100 if fast else 0)
 
 
 def main():

@@ -296,6 +296,10 @@ def onboard_led():
     return Pin(25, Pin.OUT)
 
 
+def blink(period_ms):
+    _say("blink " + str(period_ms))
+
+
 def log(text):
     sys.stderr.write("[firmware] " + text + "\n")
 
