@@ -262,6 +262,39 @@ CASES: list[tuple[str, Setup | None, list[str], str]] = [
      ["emulate", "--game", "vanguard", "--script", "nope.txt", "--link", "b"], "nope.txt"),
     ("emulator position not JSON", write("p.json", "{"),
      ["emulate", "--game", "vanguard", "--position", "p.json", "--link", "b"], "JSON"),
+    # -- the Pico firmware, the board check, the template
+    ("firmware config of an RFID board", None,
+     ["firmware", "config", "--board", "protect-the-goat"], "identity (RFID)"),
+    ("firmware config of an unknown profile", None, ["firmware", "config", "--board", "nope"],
+     "unknown board profile 'nope'"),
+    ("firmware config with a pin used twice", config_with("vanguard.yaml", (
+        "id: vanguard\ngame: vanguard\nsensing: owner\nsensors: {order: rows}\n"
+        "pico: {leds: {pin: 2}}\n"), board=True),
+     ["--config-dir", "cfg", "firmware", "config", "--board", "vanguard"], "GP2 is wired twice"),
+    ("firmware config, linear sensors off the ADC", config_with("vanguard.yaml", (
+        "id: vanguard\ngame: vanguard\nsensing: owner\nsensors: {order: rows}\n"
+        "pico: {mux: {signal: 15}}\n"), board=True),
+     ["--config-dir", "cfg", "firmware", "config", "--board", "vanguard"], "has no ADC"),
+    ("firmware config, too little power", config_with("vanguard.yaml", (
+        "id: vanguard\ngame: vanguard\nsensing: owner\nsensors: {order: rows}\n"
+        "pico: {sensor: ss49e, power: {supply_ma: 300}}\n"), board=True),
+     ["--config-dir", "cfg", "firmware", "config", "--board", "vanguard"], "5 V"),
+    ("firmware config into a missing folder", None,
+     ["firmware", "config", "--board", "vanguard", "-o", "no/such/board.json"], "cannot write"),
+    ("firmware bad board id", None,
+     ["firmware", "config", "--board", "vanguard", "--board-id", "table 1"], "--board-id"),
+    ("firmware flash with no Pico", None, ["firmware", "flash", "--board", "vanguard"],
+     "no Raspberry Pi Pico found"),
+    ("firmware host of an RFID board", None,
+     ["firmware", "host", "--board", "protect-the-goat", "--link", "b"], "identity (RFID)"),
+    ("firmware bench here without a board", None, ["firmware", "bench", "--host"], "--board"),
+    ("check on a port that is a file", write("notaport", "x"),
+     ["check", "--port", "notaport", "--board", "vanguard"], "notaport"),
+    ("check of cells without sensors", None,
+     ["check", "--port", "/dev/null", "--board", "three-dragons", "--cells", "a1,zz"],
+     "no sensor on a1, zz"),
+    ("template with a tiny cell", None, ["board-template", "--game", "vanguard", "--cell-mm", "1"],
+     "--cell-mm"),
 ]  # fmt: skip
 
 
