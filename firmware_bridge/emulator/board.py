@@ -10,8 +10,14 @@ firmware shows (``Table.leds_shown``) and reads each sensor's piece through ``Ta
 
 from __future__ import annotations
 
+import contextlib
+import heapq
+import math
+import os
 import threading
+import time
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from firmware_bridge.profile import BoardProfile
@@ -29,6 +35,9 @@ class BoardCommandError(Exception):
     """A fault this board cannot inject (the message says why)."""
 
 
+NOISE_EVERY = 0.35  # a noisy sensor (``wire noisy``) misreads this often (seconds)
+
+
 class Board(ABC):
     device: str = ""
     plugged: bool = False
@@ -38,6 +47,13 @@ class Board(ABC):
     def __init__(self) -> None:
         self.table: Table | None = None
         self.host_seen = threading.Event()  # a host scanned the board and set its LEDs
+        # The I/O thread sleeps in select() on the board's files and on this pipe, which wakes
+        # it for a timer set from another thread.
+        self.wake_r, self.wake_w = os.pipe()
+        self.timers: list[tuple[float, int, Callable[[], None]]] = []
+        self.timer_id = 0
+        self.noisy_at = 0.0
+        self.latencies: list[tuple[float, int, int]] = []  # (seconds, change bytes, led bytes)
 
     def attach(self, table: Table) -> None:
         self.table = table
@@ -91,8 +107,60 @@ class Board(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    # -- what both boards share ------------------------------------------------------------
+    def _at(self, when: float, action: Callable[[], None]) -> None:
+        """Run ``action`` on the I/O thread at ``when`` (time.monotonic())."""
+        self.timer_id += 1
+        heapq.heappush(self.timers, (when, self.timer_id, action))
+        self._wake()
+
+    def _timeout(self, longest: float) -> float:
+        """How long the I/O thread may sleep: until the next timer, at most ``longest``."""
+        if not self.timers:
+            return longest
+        return max(0.0, min(longest, self.timers[0][0] - time.monotonic()))
+
+    def _run_timers(self, now: float) -> None:
+        self._noise(now)
+        while self.timers and self.timers[0][0] <= now:
+            _, _, action = heapq.heappop(self.timers)
+            action()
+
+    def _noise(self, now: float) -> None:
+        """Noisy sensors (``wire noisy``) misread now and then."""
+        table = self.table
+        if table is None or now < self.noisy_at:
+            return
+        self.noisy_at = now + NOISE_EVERY
+        for sensor, fault in table.faulty.items():
+            if fault == "noisy" and not self._flickering(sensor):
+                self.flicker(sensor, 1000 * table.profile.debounce + 60)
+
+    def _flickering(self, sensor: int) -> bool:
+        return False
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self.wake_w, b"x")
+
+    def _changed(self) -> None:
+        if self.table is not None:
+            self.table.changed()
+
+    def _emit(self, event: str, **data: object) -> None:
+        if self.table is not None:
+            self.table.emit(event, **data)
+
     def latency_report(self) -> dict[str, float]:
-        return {}
+        """From the board's last CHANGE frame to the host's LED frame: median and p99."""
+        if not self.latencies:
+            return {}
+        values = sorted(x for x, _, _ in self.latencies)
+        return {
+            "samples": len(values),
+            "median": values[len(values) // 2],
+            "p99": values[min(len(values) - 1, math.ceil(0.99 * len(values)) - 1)],
+        }
 
     def reset(self, reason: str) -> None:
         raise BoardCommandError("only the firmware in MicroPython can be reset")

@@ -9,8 +9,6 @@ debounce, acknowledges and shows LED frames, and can inject the faults real boar
 from __future__ import annotations
 
 import contextlib
-import heapq
-import math
 import os
 import queue
 import random
@@ -18,7 +16,6 @@ import selectors
 import threading
 import time
 import tty
-from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -53,7 +50,6 @@ from firmware_bridge.protocol import (
 )
 
 FIRMWARE = "emulator-1.0"
-NOISE_EVERY = 0.35  # a noisy sensor misreads this often (seconds)
 
 
 class EmulatedBoard(Board):
@@ -84,21 +80,16 @@ class EmulatedBoard(Board):
         self.seq = 0
         self.corrupt_next = 0
         self.drop_next = 0
-        self.timers: list[tuple[float, int, Callable[[], None]]] = []
-        self.timer_id = 0
         self.flush_at: dict[int, float] = {}
         self.master: int | None = None
         self.slave: int | None = None
         self.device = ""
-        self.wake_r, self.wake_w = os.pipe()
         self.frames: queue.Queue[LinkEvent] = queue.Queue()
         self.decoder = FrameProtocol(self.frames)
         self.running = True
         self.scanned = False
         self.last_change_sent: tuple[float, int] | None = None  # (time, wire bytes)
-        self.latencies: list[tuple[float, int, int]] = []  # (seconds, change bytes, led bytes)
         self.plugs = 0  # how many times the cable was plugged in
-        self.noisy_at = 0.0
 
     @property
     def lock(self) -> threading.RLock:
@@ -159,18 +150,6 @@ class EmulatedBoard(Board):
         with contextlib.suppress(FileNotFoundError):
             self.link_path.unlink()
 
-    def _wake(self) -> None:
-        with contextlib.suppress(OSError):
-            os.write(self.wake_w, b"x")
-
-    def _changed(self) -> None:
-        if self.table is not None:
-            self.table.changed()
-
-    def _emit(self, event: str, **data: object) -> None:
-        if self.table is not None:
-            self.table.emit(event, **data)
-
     def _reading(self, sensor: int) -> Reading:
         assert self.table is not None
         return self.table.reading(sensor)
@@ -202,11 +181,6 @@ class EmulatedBoard(Board):
                 self.last_change_sent = (time.monotonic(), size)
         if self.flush_at:
             self._at(min(self.flush_at.values()), self._flush)
-
-    def _at(self, when: float, action: Callable[[], None]) -> None:
-        self.timer_id += 1
-        heapq.heappush(self.timers, (when, self.timer_id, action))
-        self._wake()
 
     # -- frames -----------------------------------------------------------------------------
     def _send(self, message: Message) -> int:
@@ -311,9 +285,7 @@ class EmulatedBoard(Board):
                     if self.master is not None:
                         selector.register(self.master, selectors.EVENT_READ)
                     registered = self.master
-                timeout = 0.5
-                if self.timers:
-                    timeout = max(0.0, min(timeout, self.timers[0][0] - time.monotonic()))
+                timeout = self._timeout(0.5)
             for key, _ in selector.select(timeout):
                 if key.fd == self.wake_r:
                     with contextlib.suppress(BlockingIOError, OSError):
@@ -336,11 +308,7 @@ class EmulatedBoard(Board):
                         self._on_frame(self.frames.get_nowait())
                     except queue.Empty:
                         break
-                now = time.monotonic()
-                self._noise(now)
-                while self.timers and self.timers[0][0] <= now:
-                    _, _, action = heapq.heappop(self.timers)
-                    action()
+                self._run_timers(time.monotonic())
 
     # -- what the table asks of the electronics ----------------------------------------------
     def press(self, button: Button) -> None:
@@ -348,6 +316,9 @@ class EmulatedBoard(Board):
             for pressed in (True, False):
                 self.counter = (self.counter + 1) & 0xFFFFFFFF
                 self._send(ButtonEvent(self.counter, button, pressed))
+
+    def _flickering(self, sensor: int) -> bool:
+        return sensor in self.overrides
 
     def flicker(self, sensor: int, millis: float) -> None:
         with self.lock:
@@ -360,16 +331,6 @@ class EmulatedBoard(Board):
                 self.sense()
 
             self._at(time.monotonic() + millis / 1000.0, restore)
-
-    def _noise(self, now: float) -> None:
-        """Noisy sensors (``wire noisy``) misread now and then."""
-        table = self.table
-        if table is None or now < self.noisy_at:
-            return
-        self.noisy_at = now + NOISE_EVERY
-        for sensor, fault in table.faulty.items():
-            if fault == "noisy" and sensor not in self.overrides:
-                self.flicker(sensor, 1000 * self.profile.debounce + 60)
 
     def garbage(self, count: int) -> None:
         with self.lock:
@@ -410,16 +371,6 @@ class EmulatedBoard(Board):
             self.reported = list(self.readings)
             self.plug()
             self._send(self._hello())
-
-    def latency_report(self) -> dict[str, float]:
-        if not self.latencies:
-            return {}
-        values = sorted(x for x, _, _ in self.latencies)
-        return {
-            "samples": len(values),
-            "median": values[len(values) // 2],
-            "p99": values[min(len(values) - 1, math.ceil(0.99 * len(values)) - 1)],
-        }
 
 
 class Emulator(Table):

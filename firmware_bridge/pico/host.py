@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import heapq
-import math
 import os
 import queue
 import random
@@ -36,7 +34,6 @@ import tempfile
 import threading
 import time
 import tty
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +57,6 @@ from firmware_bridge.protocol import (
 
 ENV_INTERPRETER = "BOARD_REFEREE_MICROPYTHON"
 HOLD = 0.08  # seconds a press holds a button down (the firmware debounces 20 ms)
-NOISE_EVERY = 0.35
 RESTING_SPREAD = 1500  # linear sensors rest this far either side of the part's centre
 SWING = (11000, 14000)  # and a piece's magnet moves them this far (a 6 x 3 mm disc at 5 mm)
 REASONS = ("power", "watchdog", "brownout", "reset")
@@ -159,7 +155,6 @@ class MicroPythonBoard(Board):
         self.master: int | None = None
         self.slave: int | None = None
         self.device = ""
-        self.wake_r, self.wake_w = os.pipe()
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.wake_r, selectors.EVENT_READ, "wake")
         self.running = True
@@ -174,13 +169,9 @@ class MicroPythonBoard(Board):
         self.fed = 0.0
         self.sent: dict[int, tuple[int, int]] = {}  # sensor -> (value, noise) told the firmware
         self.overrides: dict[int, bool] = {}  # sensor -> reads the opposite (a flicker)
-        self.timers: list[tuple[float, int, Callable[[], None]]] = []
-        self.timer_id = 0
-        self.noisy_at = 0.0
         self.last_led_frame = ("", 0)
         self.host_seq = 0
         self.last_change: tuple[float, int] | None = None
-        self.latencies: list[tuple[float, int, int]] = []
         self.errors: list[str] = []
         self.reason = "power"
         self._model(profile)
@@ -463,6 +454,9 @@ class MicroPythonBoard(Board):
             self.sense()
             self._at(time.monotonic() + millis / 1000.0, lambda: self._restore(sensor))
 
+    def _flickering(self, sensor: int) -> bool:
+        return sensor in self.overrides
+
     def _restore(self, sensor: int) -> None:
         self.overrides.pop(sensor, None)
         self.sense()
@@ -550,18 +544,13 @@ class MicroPythonBoard(Board):
     def serve(self) -> None:
         while self.running:
             with self.lock:
-                timeout = 0.2
-                if self.timers:
-                    timeout = max(0.0, min(timeout, self.timers[0][0] - time.monotonic()))
+                timeout = self._timeout(0.2)
             for key, _ in self.selector.select(timeout):
                 with self.lock:
                     self._ready(key.data, key.fileobj)
             with self.lock:
                 now = time.monotonic()
-                self._noise(now)
-                while self.timers and self.timers[0][0] <= now:
-                    _, _, action = heapq.heappop(self.timers)
-                    action()
+                self._run_timers(now)
                 if (
                     self.watchdog_ms
                     and self.proc is not None
@@ -710,43 +699,6 @@ class MicroPythonBoard(Board):
         tail = bytes(self.from_board[-300:]).decode("ascii", "replace")  # an unframed traceback
         words = " | ".join(self.errors[-3:]) or tail or "nothing on stderr"
         self._emit("error", message=f"the firmware stopped (exit {code}): {words}")
-
-    # -- timers ---------------------------------------------------------------------------------
-    def _at(self, when: float, action: Callable[[], None]) -> None:
-        self.timer_id += 1
-        heapq.heappush(self.timers, (when, self.timer_id, action))
-        self._wake()
-
-    def _noise(self, now: float) -> None:
-        table = self.table
-        if table is None or now < self.noisy_at:
-            return
-        self.noisy_at = now + NOISE_EVERY
-        for sensor, fault in table.faulty.items():
-            if fault == "noisy" and sensor not in self.overrides:
-                self.flicker(sensor, 1000 * self.profile.debounce + 60)
-
-    def _wake(self) -> None:
-        with contextlib.suppress(OSError):
-            os.write(self.wake_w, b"x")
-
-    def _changed(self) -> None:
-        if self.table is not None:
-            self.table.changed()
-
-    def _emit(self, event: str, **data: object) -> None:
-        if self.table is not None:
-            self.table.emit(event, **data)
-
-    def latency_report(self) -> dict[str, float]:
-        if not self.latencies:
-            return {}
-        values = sorted(x for x, _, _ in self.latencies)
-        return {
-            "samples": len(values),
-            "median": values[len(values) // 2],
-            "p99": values[min(len(values) - 1, math.ceil(0.99 * len(values)) - 1)],
-        }
 
 
 def _drain(events: queue.Queue[LinkEvent]) -> list[LinkEvent]:
