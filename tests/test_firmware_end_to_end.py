@@ -23,10 +23,10 @@ CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (\S+)")
 
 # The board each game is played on: the Pico firmware reads occupancy and owner boards.
 GAMES = [
-    ("three-dragons", "three-dragons", 4, {"variant": "strength"}),
+    ("three-dragons", "three-dragons", 38, {"variant": "dragons"}),
     ("protect-the-goat", "protect-the-goat-reed", 1, {}),
-    ("vanguard", "vanguard", 6, {}),
-    ("goats-wintering", "goats-wintering", 3, {}),
+    ("vanguard", "vanguard", 9, {}),
+    ("goats-wintering", "goats-wintering", 1, {}),
     ("the-lion-game", "the-lion-game", 2, {}),
 ]
 

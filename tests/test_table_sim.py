@@ -24,10 +24,11 @@ def _tool() -> ModuleType:
     return module
 
 
-def _check(moves: int, seed: int, kind: str = "emulator") -> None:
+def _check(moves: int, seed: int, kind: str = "emulator", per_game: int | None = None) -> None:
     sim = _tool()
     games = catalog.game_ids()
-    tally = sim.run(games, moves, seed, sim.Tally(), per_game=max(8, moves // len(games)),
+    per_game = per_game or max(8, moves // len(games))
+    tally = sim.run(games, moves, seed, sim.Tally(), per_game=per_game,
                     kind=kind)  # fmt: skip
     assert tally.attempted >= moves
     assert (tally.lost, tally.wrong, tally.stuck) == (0, 0, 0), (
@@ -42,7 +43,7 @@ def test_a_bounded_table_loses_nothing_accepts_nothing_wrong_and_never_sticks() 
 
 
 def test_a_bounded_table_on_the_pico_firmware_in_micropython() -> None:
-    _check(moves=40, seed=5, kind="firmware")
+    _check(moves=25, seed=5, kind="firmware", per_game=5)
 
 
 @pytest.mark.slow

