@@ -390,7 +390,7 @@ def test_the_board_check_from_the_kiosk(
     kiosk.locator("button[data-check='skip']").click()
     expect(kiosk.locator("#check-instruction")).to_contain_text("finished", timeout=TIMEOUT)
     expect(kiosk.locator(".finding.led")).to_contain_text("c3")
-    kiosk.screenshot(path="/tmp/check-kiosk.png")
+    kiosk.screenshot(path=str(tmp_path / "check.png"))  # to look at when it fails
     kiosk.locator("#check-stop").click()  # back to the game
     expect(kiosk.locator("#check")).to_be_hidden(timeout=TIMEOUT)
     expect(kiosk.locator("#status")).to_contain_text("put back", timeout=TIMEOUT)
