@@ -3,6 +3,10 @@
 Subcommands:
   run      referee a game on a board connected over serial (the daemon)
   emulate  the board emulator: a pty that plays the firmware side of the protocol
+  firmware the Raspberry Pi Pico firmware: config, flash, host (run it in MicroPython), bench
+  check    the board check: every cell's sensor and LED, with what to fix
+  board-template  a printable 1:1 SVG of a game's board, with its sensor and LED indexes
+  club, records, install-service   the club view, the games kept, a Pi's services
   demo     the emulator and the daemon together, playing a scripted game of every game
   games    list the games this installation can referee, with their options
   moves    JSON for a position: its layout and every legal move with the layout after it
