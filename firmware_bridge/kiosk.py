@@ -198,7 +198,7 @@ class KioskServer(LiveServer):
         return await self._command(Command("press", button=Button.TAKEBACK))
 
     async def _check(self, request: web.Request) -> web.Response:
-        """The board check: start it (the whole board), answer its step, or stop it."""
+        """The board check: start it (all cells, or those named), answer its step, or stop it."""
         self.authorise(request)
         body = await self.body(request)
         what = body.get("what")

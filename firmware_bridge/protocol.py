@@ -1,4 +1,4 @@
-"""Board protocol v1: message types and the frame codec (specification: docs/protocol.md).
+"""The board protocol (v1 and 2): message types and the frame codec (docs/protocol.md).
 
 A frame on the wire is ``COBS(type, seq, payload..., crc16-hi, crc16-lo) 0x00``. The CRC covers
 type, sequence number and payload; COBS removes zeros so 0x00 only ever ends a frame. Every
