@@ -159,7 +159,8 @@ def _board_id(args: argparse.Namespace) -> str | None:
 
 def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
     game, profile = load(args, options)
-    text = config_text(board_config(profile, game, _board_id(args)))
+    config = board_config(profile, game, _board_id(args))
+    text = config_text(config)
     if args.output == "-":
         sys.stdout.write(text)
         return 0
@@ -168,9 +169,11 @@ def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+    power = config["power"]
     print(
         f"wrote {path} for profile {profile.id} ({len(profile.sensor_cells)} sensors, "
-        f"{len(profile.led_cells)} LEDs)"
+        f"{len(profile.led_cells)} LEDs; the lit LEDs may draw {power['led_budget_ma']} mA of "
+        f"the {power['supply_ma']} mA supply)"
     )
     return 0
 
