@@ -76,17 +76,19 @@ class Sensors:
             for i in settings.get("flip", ()):  # sensors mounted the other way round
                 if 0 <= i < count:
                     self.lowcode[i] = 3 if north_low else 2
+            self.delta = delta
             self.calibrated = False
             if calibration:
-                self._calibrate(calibration, delta)
+                self.calibrate(calibration)
         else:
             pull = hw.Pin.PULL_UP if settings.get("active_low", True) else hw.Pin.PULL_DOWN
             self.inputs = [hw.Pin(p, hw.Pin.IN, pull) for p in signal]
             self.active = 0 if settings.get("active_low", True) else 1
             self.calibrated = True
 
-    def _calibrate(self, calibration, delta):
+    def calibrate(self, calibration):
         """Thresholds ``delta`` either side of each sensor's own resting reading."""
+        delta = self.delta
         base = calibration.get("base")
         if not base or len(base) != self.count:
             return

@@ -39,8 +39,13 @@ def main():
 
     reason = hw.reset_reason()
     sensors = config["sensors"]
-    board = Referee(config, store.calibration(sensors["count"]), reason,
-                    last_error if errors else "")  # fmt: skip
+    board = Referee(config, None, reason, last_error if errors else "")
+    if sensors["kind"] == "linear":  # read once the board's buffers are made: a smaller peak
+        gc.collect()
+        calibration = store.calibration(sensors["count"])
+        if calibration:
+            board.sensors.calibrate(calibration)
+        del calibration
     buttons = config["buttons"]
     if board.buttons.down(buttons.get("maintenance", "confirm")):
         _stay("maintenance (CONFIRM held at power-on)", fast=False)

@@ -190,16 +190,10 @@ class _Strip:
     def __init__(self, count, frame):
         self.buf = bytearray(3 * count)
         self.frame = frame
-        self.last_frame = bytearray(len(frame))
-        self.last_buf = bytearray(3 * count)
-        self.told = False
 
     def write(self):
-        if self.told and self.frame == self.last_frame and self.buf == self.last_buf:
-            return
-        self.told = True
-        self.last_frame[:] = self.frame
-        self.last_buf[:] = self.buf
+        # Every write is told (the host process keeps what changed): a copy kept here to
+        # compare with would take heap a Pico's strip does not.
         if _events is not None:
             _events.write(b"L")
             _events.write(self.frame)
