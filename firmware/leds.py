@@ -28,7 +28,6 @@ class Leds:
         self.per_channel = settings.get("ma_per_channel", 20)
         self.factor = self.brightness << 8  # of 65536: a colour channel is lit at c * factor >> 16
         self.drawn = -1  # the step last drawn; -1: draw at the next chance
-        self.capped = False
 
     def set_frame(self, src, offset):
         """A whole LEDS frame: its ``count`` LEDs from src[offset:]."""
@@ -80,10 +79,8 @@ class Leds:
         lit = total * self.brightness // 255 * self.per_channel // 255
         if lit > self.budget:
             self.factor = (self.brightness << 8) * self.budget // lit
-            self.capped = True
         else:
             self.factor = self.brightness << 8
-            self.capped = False
         self.drawn = -1
 
     def render(self, now_ms):

@@ -14,7 +14,7 @@ its check mode, for ``board-referee check`` and for the kiosk's "Check the board
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -486,7 +486,3 @@ class BoardCheck:
             f"a reed switch stuck closed, or a switch output shorted to ground at "
             f"{self._input(cell)}: replace the switch or clear the short"
         )
-
-
-def findings_from_json(data: Sequence[Mapping[str, str]]) -> list[Finding]:
-    return [Finding(d["cell"], Kind(d["kind"]), d["seen"], d["fix"]) for d in data]

@@ -672,8 +672,7 @@ class Daemon:
             if not check.finished:
                 self.log.info("board check stopped from the %s", command.source)
             self.check = None
-            self.rec.observe({}, now)  # the game's referee looks at the board afresh
-            self._observe(now)
+            self._observe(now)  # the game's referee takes the board as it is now
             self.log.info("board check over: back to the game (%s)", self.rec.status)
             return CommandResult(True, "back to the game")
         if what in ("confirm", "dark", "skip"):
@@ -899,8 +898,10 @@ class Daemon:
             self.last_status = self.rec.status
             self.log.info("%s", self.rec.status)
         signals = self.rec.signals
-        layout = self.state.layout()
-        asked = [c for c, s in signals.items() if s is Signal.ILLEGAL and c not in layout]
+        asked = [c for c, s in signals.items() if s is Signal.ILLEGAL]
+        if asked:
+            layout = self.state.layout()
+            asked = [c for c in asked if c not in layout]
         if self.health.asked_to_clear(asked, now):
             self._warn()
         if self.refused_until is not None:

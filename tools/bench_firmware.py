@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from firmware_bridge import catalog  # noqa: E402
 from firmware_bridge.pico.files import board_config, install  # noqa: E402
-from firmware_bridge.pico.host import run_script  # noqa: E402
+from firmware_bridge.pico.host import run_bench  # noqa: E402
 
 # The largest board of any game: Goats Wintering's 10-limp hexagon, 300 cells. So many linear
 # hall sensors need a 5 V supply of their own (docs/build-a-board.md): 4 A here.
@@ -50,9 +50,7 @@ def flash_for(profile_id: str, options: dict[str, str], supply: int | None, fold
 
 def measure(folder: Path, count: int, heap: str | None, loops: int) -> dict[str, str]:
     rest = [19859 if i % 3 else 32000 for i in range(count)]  # resting, and some pieces
-    script = folder / "run_bench.py"
-    script.write_text(f"import bench\nbench.run(loops={loops})\n", encoding="utf-8")
-    result = run_script(folder, "run_bench.py", heap=heap, readings=rest)
+    result = run_bench(folder, loops, rest, heap=heap)
     if result.returncode != 0:
         return {"error": (result.stderr or result.stdout).strip().splitlines()[-1:][0]}
     figures = {}

@@ -14,10 +14,13 @@ import contextlib
 import heapq
 import math
 import os
+import random
 import threading
 import time
+import tty
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from firmware_bridge.profile import BoardProfile
@@ -39,12 +42,17 @@ NOISE_EVERY = 0.35  # a noisy sensor (``wire noisy``) misreads this often (secon
 
 
 class Board(ABC):
-    device: str = ""
-    plugged: bool = False
     scanned: bool = False  # a host asked for a scan since the cable went in
     name: str = "board"
 
-    def __init__(self) -> None:
+    def __init__(self, link_path: Path, seed: int) -> None:
+        self.link_path = link_path  # the stable path to the pty, as /dev/serial/by-id is
+        self.rng = random.Random(seed)  # for the noise a fault injects
+        self.master: int | None = None  # the board's end of the pty
+        self.slave: int | None = None
+        self.device = ""
+        self.corrupt_next = 0  # frames to the host still to damage ...
+        self.drop_next = 0  # ... and to lose
         self.table: Table | None = None
         self.host_seen = threading.Event()  # a host scanned the board and set its LEDs
         # The I/O thread sleeps in select() on the board's files and on this pipe, which wakes
@@ -75,18 +83,6 @@ class Board(ABC):
         """Sensor ``sensor`` misreads for ``millis`` milliseconds."""
 
     @abstractmethod
-    def garbage(self, count: int) -> None:
-        """``count`` random bytes on the line to the host."""
-
-    @abstractmethod
-    def corrupt(self) -> None:
-        """Damage the next frame to the host."""
-
-    @abstractmethod
-    def drop(self) -> None:
-        """Lose the next frame to the host."""
-
-    @abstractmethod
     def unplug(self) -> None: ...
 
     @abstractmethod
@@ -108,6 +104,86 @@ class Board(ABC):
     def close(self) -> None: ...
 
     # -- what both boards share ------------------------------------------------------------
+    @property
+    def lock(self) -> threading.RLock:
+        """The table's lock: the board's state and the table's change together."""
+        assert self.table is not None
+        return self.table.lock
+
+    @property
+    def plugged(self) -> bool:
+        return self.master is not None
+
+    def _open_pty(self) -> None:
+        """A new pty for the cable, with the stable path naming it."""
+        master, slave = os.openpty()
+        tty.setraw(slave)
+        os.set_blocking(master, False)
+        self.master, self.slave = master, slave
+        self.device = os.ttyname(slave)
+        temporary = self.link_path.with_name(self.link_path.name + ".new")
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        temporary.symlink_to(self.device)
+        os.replace(temporary, self.link_path)  # the stable path now names the new device
+
+    def _close_pty(self) -> None:
+        """The cable out: the pty closed, its LEDs dark, and the stable path gone with it, as
+        /dev/serial/by-id names go (a stale link could lead a referee to another board's pty
+        once the kernel reuses its number)."""
+        with contextlib.suppress(FileNotFoundError, OSError):
+            if self.device and os.readlink(self.link_path) == self.device:
+                self.link_path.unlink()
+        for fd in (self.master, self.slave):
+            if fd is not None:
+                os.close(fd)
+        self.master = self.slave = None
+        self.scanned = False
+        if self.table is not None:
+            self.table.unlit()
+
+    def _to_host(self, data: bytes) -> None:
+        """Bytes onto the line to the host (given a second, then dropped, as a full buffer)."""
+        if self.master is None:
+            return
+        view = memoryview(data)
+        deadline = time.monotonic() + 1.0
+        while view and time.monotonic() < deadline:
+            try:
+                view = view[os.write(self.master, view) :]
+            except BlockingIOError:
+                time.sleep(0.001)
+            except OSError:
+                return
+
+    def _damage(self, frame: bytearray, name: str) -> bytes | None:
+        """A frame to the host after the faults asked for: None if it is to be lost."""
+        if self.drop_next:
+            self.drop_next -= 1
+            self._emit("fault", kind="dropped", frame=name)
+            return None
+        if self.corrupt_next:
+            self.corrupt_next -= 1
+            index = self.rng.randrange(len(frame) - 1)
+            frame[index] = (frame[index] + self.rng.randrange(1, 255)) % 256 or 1
+            self._emit("fault", kind="corrupted", frame=name)
+        return bytes(frame)
+
+    def garbage(self, count: int) -> None:
+        """``count`` random bytes on the line to the host."""
+        with self.lock:
+            self._to_host(bytes(self.rng.randrange(256) for _ in range(count)))
+
+    def corrupt(self) -> None:
+        """Damage the next frame to the host."""
+        with self.lock:
+            self.corrupt_next += 1
+
+    def drop(self) -> None:
+        """Lose the next frame to the host."""
+        with self.lock:
+            self.drop_next += 1
+
     def _at(self, when: float, action: Callable[[], None]) -> None:
         """Run ``action`` on the I/O thread at ``when`` (time.monotonic())."""
         self.timer_id += 1

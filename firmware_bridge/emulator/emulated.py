@@ -11,11 +11,9 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-import random
 import selectors
 import threading
 import time
-import tty
 from pathlib import Path
 from typing import TextIO
 
@@ -64,37 +62,25 @@ class EmulatedBoard(Board):
         board_id: str = "emulator",
         protocol: int = PROTOCOL_DELTA,
     ) -> None:
-        super().__init__()
+        super().__init__(link_path, seed)
         # The newest protocol this board speaks; it speaks v1 until a host asks for more.
         self.max_protocol = protocol
         self.protocol = PROTOCOL_VERSION
         self.profile = profile
         self.leds: tuple[LedPattern, ...] = (LED_OFF,) * len(profile.led_cells)
-        self.link_path = link_path
-        self.rng = random.Random(seed)
         self.board_id = board_id
         self.readings: list[Reading] = []
         self.reported: list[Reading] = []
         self.overrides: dict[int, Reading] = {}
         self.counter = 0
         self.seq = 0
-        self.corrupt_next = 0
-        self.drop_next = 0
         self.flush_at: dict[int, float] = {}
-        self.master: int | None = None
-        self.slave: int | None = None
-        self.device = ""
         self.frames: queue.Queue[LinkEvent] = queue.Queue()
         self.decoder = FrameProtocol(self.frames)
         self.running = True
         self.scanned = False
         self.last_change_sent: tuple[float, int] | None = None  # (time, wire bytes)
         self.plugs = 0  # how many times the cable was plugged in
-
-    @property
-    def lock(self) -> threading.RLock:
-        assert self.table is not None
-        return self.table.lock
 
     def attach(self, table: Table) -> None:
         super().attach(table)
@@ -105,42 +91,18 @@ class EmulatedBoard(Board):
         self.plug()
         threading.Thread(target=self.serve, name="board", daemon=True).start()
 
-    @property
-    def plugged(self) -> bool:  # type: ignore[override]
-        return self.master is not None
-
     # -- the pty ----------------------------------------------------------------------------
     def plug(self) -> None:
         self.plugs += 1
         self.protocol = PROTOCOL_VERSION  # a new connection: v1 until the host asks for more
-        master, slave = os.openpty()
-        tty.setraw(slave)
-        os.set_blocking(master, False)
-        self.master, self.slave = master, slave
-        self.device = os.ttyname(slave)
-        temporary = self.link_path.with_name(self.link_path.name + ".new")
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-        temporary.symlink_to(self.device)
-        os.replace(temporary, self.link_path)  # the stable path now names the new device
+        self._open_pty()
         self._wake()
         self._changed()
 
     def unplug(self) -> None:
         with self.lock:
-            # The stable path goes with the board, as /dev/serial/by-id names do: a stale link
-            # could lead a referee to another board's pty once the kernel reuses its number.
-            with contextlib.suppress(FileNotFoundError):
-                if self.device and os.readlink(self.link_path) == self.device:
-                    self.link_path.unlink()
-            for fd in (self.master, self.slave):
-                if fd is not None:
-                    os.close(fd)
-            self.master = self.slave = None
+            self._close_pty()
             self.decoder.buffer.clear()
-            if self.table is not None:
-                self.table.unlit()  # an unplugged board's LEDs are dark
-            self.scanned = False
         self._wake()
         self._changed()
 
@@ -186,32 +148,11 @@ class EmulatedBoard(Board):
     def _send(self, message: Message) -> int:
         seq = self.seq
         self.seq = (seq + 1) & 0xFF
-        frame = bytearray(encode_frame(message, seq))
-        if self.drop_next:
-            self.drop_next -= 1
-            self._emit("fault", kind="dropped", frame=message.NAME)
+        frame = self._damage(bytearray(encode_frame(message, seq)), message.NAME)
+        if frame is None:
             return 0
-        if self.corrupt_next:
-            self.corrupt_next -= 1
-            index = self.rng.randrange(len(frame) - 1)
-            frame[index] = (frame[index] + self.rng.randrange(1, 255)) % 256 or 1
-            self._emit("fault", kind="corrupted", frame=message.NAME)
-        self._write(bytes(frame))
+        self._to_host(frame)
         return len(frame)
-
-    def _write(self, data: bytes) -> None:
-        if self.master is None:
-            return
-        view = memoryview(data)
-        deadline = time.monotonic() + 1.0
-        while view and time.monotonic() < deadline:
-            try:
-                written = os.write(self.master, view)
-                view = view[written:]
-            except BlockingIOError:
-                time.sleep(0.001)
-            except OSError:
-                return
 
     def _hello(self) -> Hello:
         return Hello(
@@ -331,18 +272,6 @@ class EmulatedBoard(Board):
                 self.sense()
 
             self._at(time.monotonic() + millis / 1000.0, restore)
-
-    def garbage(self, count: int) -> None:
-        with self.lock:
-            self._write(bytes(self.rng.randrange(256) for _ in range(count)))
-
-    def corrupt(self) -> None:
-        with self.lock:
-            self.corrupt_next += 1
-
-    def drop(self) -> None:
-        with self.lock:
-            self.drop_next += 1
 
     def fault(self, code: int, text: str) -> None:
         with self.lock:

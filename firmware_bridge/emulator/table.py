@@ -114,7 +114,6 @@ class Table:
         self.leds: tuple[LedPattern, ...] = (LED_OFF,) * len(profile.led_cells)
         self.signals: dict[Cell, Signal] = {}
         self.led_frames = 0
-        self.wire_bytes: list[tuple[str, int]] = []  # (LEDS or LED_DELTA, bytes) received
         # Wiring faults of this board (``wire``): sensor -> dead | stuck | flip | noisy, sensors
         # whose wires are swapped, and LEDs that stay dark.
         self.faulty: dict[int, str] = {}
@@ -182,8 +181,6 @@ class Table:
         bytes): what the players read off it, but for LEDs that stay dark."""
         with self.lock:
             self.leds = leds
-            if via:
-                self.wire_bytes.append((via, size))
             if self.dark:
                 leds = tuple(LED_OFF if i in self.dark else led for i, led in enumerate(leds))
             signals = signals_from_frame(Leds(leds), self.profile)

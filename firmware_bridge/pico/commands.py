@@ -192,12 +192,12 @@ def _flash(args: argparse.Namespace, options: dict[str, str]) -> int:
 def _bench(args: argparse.Namespace, options: dict[str, str]) -> int:
     import tempfile
 
-    from firmware_bridge.pico.files import firmware_dir, install
+    from firmware_bridge.pico.files import bench_script, install
 
     if args.loops < 1:
         raise ConfigError("--loops must be at least 1")
     if args.host:
-        from firmware_bridge.pico.host import run_script
+        from firmware_bridge.pico.host import run_bench
 
         if not args.board:
             raise ConfigError("firmware bench --host needs --board PROFILE")
@@ -205,10 +205,9 @@ def _bench(args: argparse.Namespace, options: dict[str, str]) -> int:
         with tempfile.TemporaryDirectory(prefix="board-referee-bench-") as tmp:
             folder = Path(tmp)
             install(folder, board_config(profile, game, "bench"), compiled=True, host=True)
-            (folder / "run_bench.py").write_text(f"import bench\nbench.run(loops={args.loops})\n")
             wiring = profile.pico
             rest = wiring.bands.centre if wiring is not None else 0
-            result = run_script(folder, "run_bench.py", readings=[rest] * len(profile.sensor_cells))
+            result = run_bench(folder, args.loops, [rest] * len(profile.sensor_cells))
         if result.returncode != 0:
             raise ConfigError(f"the benchmark failed: {result.stderr.strip() or result.stdout}")
         sys.stdout.write(result.stdout)
@@ -218,18 +217,18 @@ def _bench(args: argparse.Namespace, options: dict[str, str]) -> int:
 
     port = find_pico() if args.port == "auto" else args.port
     flasher = Flasher(port)
-    script = Path(tempfile.mkdtemp(prefix="board-referee-bench-")) / "bench_run.py"
-    source = (firmware_dir() / "bench.py").read_text(encoding="utf-8")
-    script.write_text(source.replace("run()\n", f"run(loops={args.loops})\n"), encoding="utf-8")
     import subprocess
 
-    result = subprocess.run(
-        flasher.command("run", str(script)),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
+    with tempfile.TemporaryDirectory(prefix="board-referee-bench-") as tmp:
+        script = Path(tmp) / "run_bench.py"  # runs the bench.py installed on the Pico
+        script.write_text(bench_script(args.loops), encoding="utf-8")
+        result = subprocess.run(
+            flasher.command("run", str(script)),
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
     if result.returncode != 0:
         said = (result.stderr or result.stdout).strip().splitlines()
         raise ConfigError(

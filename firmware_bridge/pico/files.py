@@ -41,6 +41,11 @@ RUNTIME = (
 HOST_LAYER = Path("host") / "hw.py"  # the Unix port's hw.py, used in place of the Pico's
 
 
+def bench_script(loops: int) -> str:
+    """What runs the firmware's benchmark (bench.py, installed with the firmware)."""
+    return f"import bench\nbench.run(loops={int(loops)})\n"
+
+
 def firmware_dir() -> Path:
     candidates: list[Path] = []
     if os.environ.get(ENV_VAR):

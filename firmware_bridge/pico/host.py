@@ -24,7 +24,6 @@ import contextlib
 import fcntl
 import os
 import queue
-import random
 import selectors
 import shutil
 import signal
@@ -33,14 +32,13 @@ import sys
 import tempfile
 import threading
 import time
-import tty
 from pathlib import Path
 from typing import Any
 
 from engine import Game, Player
 from firmware_bridge.emulator.board import Board, BoardCommandError, BoardStartError
 from firmware_bridge.link import FrameProtocol, LinkEvent, Received
-from firmware_bridge.pico.files import board_config, find_tool, install
+from firmware_bridge.pico.files import bench_script, board_config, find_tool, install
 from firmware_bridge.profile import BoardProfile
 from firmware_bridge.protocol import (
     Ack,
@@ -109,6 +107,14 @@ def run_script(
                 os.close(fd)
 
 
+def run_bench(
+    folder: Path, loops: int, readings: list[int], heap: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """The firmware's benchmark in ``folder`` (a flash made by ``install(..., host=True)``)."""
+    (folder / "run_bench.py").write_text(bench_script(loops), encoding="utf-8")
+    return run_script(folder, "run_bench.py", heap=heap, readings=readings)
+
+
 def _drain_fd(fd: int) -> None:
     """Read the hardware layer's reports (LEDs, watchdog) and drop them."""
     with contextlib.suppress(OSError):
@@ -134,13 +140,11 @@ class MicroPythonBoard(Board):
         board_id: str | None = None,
         compiled: bool = True,
     ) -> None:
-        super().__init__()
+        super().__init__(link_path, seed)
         self.game = game
         self.profile = profile
-        self.link_path = link_path
         self.own_flash = flash is None
         self.flash = flash or Path(tempfile.mkdtemp(prefix="board-referee-pico-"))
-        self.rng = random.Random(seed)
         self.calibrate_first = calibrate
         self.heap = heap
         self.compiled = compiled and find_tool("mpy-cross", "BOARD_REFEREE_MPY_CROSS") is not None
@@ -152,9 +156,6 @@ class MicroPythonBoard(Board):
         self.control: int | None = None  # our end of the pipe to the hardware layer
         self.events: int | None = None
         self.event_buffer = bytearray()
-        self.master: int | None = None
-        self.slave: int | None = None
-        self.device = ""
         self.selector = selectors.DefaultSelector()
         self.selector.register(self.wake_r, selectors.EVENT_READ, "wake")
         self.running = True
@@ -163,13 +164,12 @@ class MicroPythonBoard(Board):
         self.host_tap = FrameProtocol(self.host_frames)
         self.board_frames: queue.Queue[LinkEvent] = queue.Queue()
         self.board_tap = FrameProtocol(self.board_frames)
-        self.corrupt_next = 0
-        self.drop_next = 0
         self.watchdog_ms = 0
         self.fed = 0.0
         self.sent: dict[int, tuple[int, int]] = {}  # sensor -> (value, noise) told the firmware
         self.overrides: dict[int, bool] = {}  # sensor -> reads the opposite (a flicker)
         self.last_led_frame = ("", 0)
+        self.shown = (b"", b"")  # the LED frame and pixels the strip last reported
         self.host_seq = 0
         self.last_change: tuple[float, int] | None = None
         self.errors: list[str] = []
@@ -257,44 +257,18 @@ class MicroPythonBoard(Board):
         if self.calibrate_first and self.linear:
             self._calibrate()
 
-    @property
-    def lock(self) -> threading.RLock:
-        assert self.table is not None
-        return self.table.lock
-
-    @property
-    def plugged(self) -> bool:  # type: ignore[override]
-        return self.master is not None
-
     def _plug(self) -> None:
-        master, slave = os.openpty()
-        tty.setraw(slave)
-        os.set_blocking(master, False)
-        self.master, self.slave = master, slave
-        self.device = os.ttyname(slave)
-        temporary = self.link_path.with_name(self.link_path.name + ".new")
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-        temporary.symlink_to(self.device)
-        os.replace(temporary, self.link_path)
-        self.selector.register(master, selectors.EVENT_READ, "host")
+        self._open_pty()
+        assert self.master is not None
+        self.selector.register(self.master, selectors.EVENT_READ, "host")
         self._wake()
 
     def _unplug(self) -> None:
-        with contextlib.suppress(FileNotFoundError, OSError):
-            if self.device and os.readlink(self.link_path) == self.device:
-                self.link_path.unlink()
         if self.master is not None:
             with contextlib.suppress(KeyError, ValueError):
                 self.selector.unregister(self.master)
-        for fd in (self.master, self.slave):
-            if fd is not None:
-                os.close(fd)
-        self.master = self.slave = None
+        self._close_pty()
         self.host_tap.buffer.clear()
-        self.scanned = False
-        if self.table is not None:
-            self.table.unlit()
 
     def _power_on(self) -> None:
         if not (self.flash / "main.py").is_file():
@@ -340,6 +314,7 @@ class MicroPythonBoard(Board):
                                               daemon=True)  # fmt: skip
         self.stderr_reader.start()
         self.watchdog_ms = 0
+        self.shown = (b"", b"")  # a new process: its first report is news
         self.from_board.clear()
         self.event_buffer.clear()
         self.sent.clear()
@@ -494,18 +469,6 @@ class MicroPythonBoard(Board):
         )
 
     # -- the line ---------------------------------------------------------------------------------
-    def garbage(self, count: int) -> None:
-        with self.lock:
-            self._to_host(bytes(self.rng.randrange(256) for _ in range(count)))
-
-    def corrupt(self) -> None:
-        with self.lock:
-            self.corrupt_next += 1
-
-    def drop(self) -> None:
-        with self.lock:
-            self.drop_next += 1
-
     def fault(self, code: int, text: str) -> None:
         with self.lock:  # said on the firmware's behalf (its own come from its sensors)
             self._to_host(encode_frame(Fault(code, text), 0))
@@ -519,19 +482,6 @@ class MicroPythonBoard(Board):
         frame = encode_frame(Leds((LedPattern(0, 0, 0, 0),) * count), (self.host_seq + 128) & 0xFF)
         with self.lock:
             self._to_board(frame)
-
-    def _to_host(self, data: bytes) -> None:
-        if self.master is None:
-            return
-        view = memoryview(data)
-        deadline = time.monotonic() + 1.0
-        while view and time.monotonic() < deadline:
-            try:
-                view = view[os.write(self.master, view) :]
-            except BlockingIOError:
-                time.sleep(0.001)
-            except OSError:
-                return
 
     def _to_board(self, data: bytes) -> None:
         proc = self.proc
@@ -644,16 +594,9 @@ class MicroPythonBoard(Board):
                     elif isinstance(event.message, Change):
                         self.last_change = (time.monotonic(), len(frame))
                     name = event.message.NAME
-            if self.drop_next and len(frame) > 1:
-                self.drop_next -= 1
-                self._emit("fault", kind="dropped", frame=name)
-                continue
-            if self.corrupt_next and len(frame) > 1:
-                self.corrupt_next -= 1
-                index = self.rng.randrange(len(frame) - 1)
-                frame[index] = (frame[index] + self.rng.randrange(1, 255)) % 256 or 1
-                self._emit("fault", kind="corrupted", frame=name)
-            self._to_host(bytes(frame))
+            sent = self._damage(frame, name) if len(frame) > 1 else bytes(frame)
+            if sent is not None:
+                self._to_host(sent)
 
     def _event(self, words: list[str]) -> None:
         if not words:
@@ -665,6 +608,9 @@ class MicroPythonBoard(Board):
             self.fed = time.monotonic()
 
     def _leds(self, raw: bytes, pixels: bytes) -> None:
+        if (raw, pixels) == self.shown:  # the strip is told every blink step: only news counts
+            return
+        self.shown = (raw, pixels)
         leds = tuple(LedPattern(*raw[i : i + 4]) for i in range(0, len(raw), 4))
         self._check_power(leds, pixels)
         if self.table is not None:

@@ -300,28 +300,6 @@ def _distinct(node: Node, wiring: PicoWiring) -> None:
         uses[pin] = use
 
 
-def pins_in_use(wiring: PicoWiring) -> dict[int, str]:
-    """GPIO -> what it is wired to (for the guide's wiring table and ``firmware config``)."""
-    names: dict[int, str] = {}
-    for k, pin in enumerate(wiring.select):
-        names[pin] = f"S{k} of every multiplexer"
-    for k, pin in enumerate(wiring.enable):
-        names[pin] = f"EN of multiplexer M{k}"
-    for k, pin in enumerate(wiring.bank_select):
-        names[pin] = f"S{k} of the bank multiplexers"
-    for k, pin in enumerate(wiring.signal):
-        names[pin] = (
-            "SIG of the multiplexers"
-            if len(wiring.signal) == 1
-            else (f"SIG of bank multiplexer {k}")
-        )
-    for name, pin in wiring.buttons.items():
-        names[pin] = f"{name.upper()} button (to GND)"
-    if wiring.led_pin is not None:
-        names[wiring.led_pin] = "LED chain data in (through the level shifter)"
-    return dict(sorted(names.items()))
-
-
 def describe_power(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, Any]:
     power = wiring.power
     return {
