@@ -217,10 +217,28 @@ def test_a_charge_tramples_friends_and_foes_on_its_way() -> None:
 def test_a_charge_needs_the_full_distance_and_the_very_next_turn() -> None:
     state = position(GAME, {"d3": "R", "b3": "L", "f8": "l"},
                      charges={"1": {"rhinoceros": "d3", "direction": "N", "level": 2}})  # fmt: skip
-    play(state, "d3-d4", "f8-f7")  # only 1 of 2: the charge is over
-    assert dests(state, "d4") == {"d5", "c4", "e4", "d3"}
-    play(state, "d4-d5", "f7-f8", "b3-b4", "f8-f7")  # another piece moved: over again
-    assert dests(state, "d5") == {"d6", "c5", "e5", "d4"}
+    play(state, "d3-d5", "f8-f7")  # the full distance: 3 next turn
+    assert dests(state, "d5") == {"d6", "d7", "d8", "c5", "e5", "d4"}
+    play(state, "d5-d6", "f7-f8", "b3-b4", "f8-f7")  # another piece moved: the charge is over
+    assert dests(state, "d6") == {"d7", "c6", "e6", "d5"}
+    play(state, "d6-e6", "f7-f8")  # a step in a new direction starts a new charge there
+    assert dests(state, "e6") == {"f6", "e7", "e5", "d6"}  # f6 then the edge: g6 is burrow
+
+
+def test_a_shorter_charge_straight_on_counts_as_a_fresh_step() -> None:
+    """The extra square is withheld, the charge is not lost: level 2 next turn, as a
+    rhinoceros at rest stepping the same square would get."""
+    charged = position(GAME, {"d3": "R", "b3": "L", "f8": "l"},
+                       charges={"1": {"rhinoceros": "d3", "direction": "N", "level": 3}})  # fmt: skip
+    play(charged, "d3-d4", "f8-f7")  # 1 of 3, straight on
+    assert charged.to_json()["charges"]["1"] == {"rhinoceros": "d4", "direction": "N",
+                                                 "level": 2}  # fmt: skip
+    assert dests(charged, "d4") == {"d5", "d6", "c4", "e4", "d3"}
+    at_rest = position(GAME, {"d3": "R", "b3": "L", "f8": "l"})
+    play(at_rest, "d3-d4", "f8-f7")
+    assert dests(at_rest, "d4") == dests(charged, "d4")
+    play(charged, "d4-d5", "f7-f8")  # 1 of 2: still fresh, level 2 again
+    assert dests(charged, "d5") == {"d6", "d7", "c5", "e5", "d4"}
 
 
 def test_rhinoceros_captures_friends_only_in_a_charge_and_never_its_own_lion() -> None:
@@ -342,6 +360,21 @@ def test_butterfly_in_the_burrow_is_free_to_stay_when_the_option_says_so() -> No
     state = position(game, {"b5": "B", "c3": "F", **KINGS})
     play(state, "b5-a5", "f8-f7", "c3-c4")
     assert tokens(state)["a5"] == "B"
+    assert "leaving" not in state.to_json()  # no duty, so nothing hidden in the position
+
+
+def test_with_no_duty_to_leave_a_butterfly_in_the_burrow_repeats_the_position() -> None:
+    """The burrow visit leaves no hidden mark, so coming back to the same squares is the same
+    position, and the repetition rule sees it."""
+    game = load("the-lion-game", butterfly_must_leave=False, repetitions=2)
+    state = position(game, {"b5": "B", **KINGS})
+    play(state, "b5-a5", "f8-f7", "b2-c2", "f7-f8")
+    assert state.outcome() is None
+    play(state, "c2-b2")  # the butterfly still in the burrow, Black to move: seen before
+    outcome = state.outcome()
+    assert outcome is not None and "repeated" in outcome.reason
+    with pytest.raises(ValueError, match="no butterfly must leave"):
+        game.state_from_json({**state.to_json(), "leaving": {"1": "a5"}})
 
 
 # -- interpretations ---------------------------------------------------------------------------

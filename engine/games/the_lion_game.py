@@ -520,7 +520,8 @@ class TheLionGameState(State):
             victim_piece = self.cells[over]
             if victim_piece is not None and victim_piece.owner is not player:
                 marks.add((to, over))
-        # The charge: only the rhinoceros that went the full distance keeps (and grows) it.
+        # The charge: the rhinoceros that went the full distance grows it; one that went on in
+        # the same direction but less far made a fresh step (level 2 next turn, as from rest).
         charges = list(extra.charges)
         opponent = player.other
         held = charges[opponent.index]
@@ -531,12 +532,18 @@ class TheLionGameState(State):
             direction = _direction(game, frm, to)
             level = extra.charges[player.index].level if charging else 1  # type: ignore[union-attr]
             distance = game.field_rays[frm][direction].index(to) + 1
-            if distance == level and game.field_rays[to][direction]:
-                charges[player.index] = Charge(to, direction, level + 1)
-        # A butterfly that ended its move in the burrow must leave it on its side's next turn.
+            if game.field_rays[to][direction]:
+                if distance == level:
+                    charges[player.index] = Charge(to, direction, level + 1)
+                elif charging:
+                    charges[player.index] = Charge(to, direction, 2)
+        # A butterfly that ended its move in the burrow must leave it on its side's next turn
+        # (recorded only when the option makes it a duty: else it is no part of the position).
         leaving = list(extra.leaving)
         leaving[player.index] = (
-            to if kind == BUTTERFLY and not promoted and to in game.burrow else NO_CELL
+            to
+            if game.must_leave and kind == BUTTERFLY and not promoted and to in game.burrow
+            else NO_CELL
         )
         if leaving[opponent.index] in gone:
             leaving[opponent.index] = NO_CELL
@@ -653,6 +660,8 @@ class TheLionGameState(State):
         leaving_node = node.get("leaving", {})
         leaving_node.only_keys("1", "2")
         for key, cell_node in leaving_node.items():
+            if not game.must_leave:
+                cell_node.fail("with butterfly_must_leave false no butterfly must leave")
             leaving[int(key) - 1] = game.cell_of(cell_node)
         self.extra = LionExtra(
             stuck, frozenset(marks), (charges[0], charges[1]), (leaving[0], leaving[1])
