@@ -98,6 +98,8 @@ class Node:
     def integer(self, minimum: int | None = None, maximum: int | None = None) -> int:
         value = self.value
         if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            if len(value.strip()) > 18:  # int() of thousands of digits is slow, then refused
+                self.fail(f"expected a whole number, got one of {len(value.strip())} digits")
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             self.fail(f"expected a whole number, got {_show(self.value)}")

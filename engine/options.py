@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from engine.config import Node
 
 OptionValue = str | int | bool
+INT_OPTION_LIMIT = 1_000_000  # the bound of a whole-number option whose config names none
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,8 +25,10 @@ class OptionSpec:
         """Check and convert a value given in config, on the command line or in a position."""
         if self.type == "choice":
             return node.choice(self.choices)
-        if self.type == "int":
-            return node.integer(self.minimum, self.maximum)
+        if self.type == "int":  # bounded even when the config gives no bound
+            low = -INT_OPTION_LIMIT if self.minimum is None else self.minimum
+            high = INT_OPTION_LIMIT if self.maximum is None else self.maximum
+            return node.integer(low, high)
         return node.boolean()
 
     def describe(self) -> str:

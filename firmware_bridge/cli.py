@@ -50,7 +50,7 @@ from engine import (
     State,
 )
 from firmware_bridge import catalog, logs
-from firmware_bridge.club import ClubServer
+from firmware_bridge.club import MAX_BOARDS, ClubServer
 from firmware_bridge.controls import control_command
 from firmware_bridge.daemon import Daemon, DaemonError
 from firmware_bridge.journal import (
@@ -59,13 +59,13 @@ from firmware_bridge.journal import (
     JournalError,
     read_records,
 )
-from firmware_bridge.kiosk import KioskError, KioskServer, is_loopback, load_token
+from firmware_bridge.kiosk import KioskError, KioskServer, is_loopback, load_token, state_dir
 from firmware_bridge.link import LinkError, PortError, SerialLink, check_port
 from firmware_bridge.mqtt import MqttError, MqttPublisher, parse_broker
 from firmware_bridge.probe import find_board
 from firmware_bridge.records import record_text, result_words
 from firmware_bridge.render import render_state
-from firmware_bridge.webserver import parse_address
+from firmware_bridge.webserver import parse_address, raise_descriptor_limit
 
 EXIT_USAGE = 2
 DEFAULT_GAME = "three-dragons"
@@ -127,9 +127,10 @@ def _parser() -> argparse.ArgumentParser:
         "--kiosk", default=os.environ.get("BOARD_REFEREE_KIOSK", DEFAULT_KIOSK),
         metavar="HOST:PORT",
         help=f"serve the kiosk page here (default: $BOARD_REFEREE_KIOSK, else {DEFAULT_KIOSK}; "
-        "beyond loopback, controls need the access token printed at start)",
+        "beyond loopback, controls need the access token kept beside the journal)",
     )  # fmt: skip
     run.add_argument("--no-kiosk", action="store_true", help="do not serve the kiosk page")
+    _allow_host_argument(run)
     run.add_argument(
         "--emulator-web", default=DEFAULT_EMULATOR_WEB, metavar="HOST:PORT",
         help=f"without --port: where the emulated board's page is served "
@@ -167,7 +168,7 @@ def _parser() -> argparse.ArgumentParser:
     club.add_argument(
         "--listen", default=os.environ.get("BOARD_REFEREE_CLUB", DEFAULT_CLUB), metavar="HOST:PORT",
         help=f"serve the page here (default: $BOARD_REFEREE_CLUB, else {DEFAULT_CLUB}; beyond "
-        "loopback, controls need the access token printed at start)",
+        "loopback, controls need the access token kept beside the results)",
     )  # fmt: skip
     club.add_argument(
         "--alert-after",
@@ -179,6 +180,10 @@ def _parser() -> argparse.ArgumentParser:
     club.add_argument("--results", metavar="FILE",
                       help="where finished games are kept (default: club-results.jsonl in "
                       "$XDG_STATE_HOME/board-referee/)")  # fmt: skip
+    club.add_argument("--max-boards", type=int, default=MAX_BOARDS, metavar="N",
+                      help=f"follow at most N boards; others are ignored with a log line "
+                      f"(default {MAX_BOARDS})")  # fmt: skip
+    _allow_host_argument(club)
     club.add_argument("--verbose", action="store_true", help="log more")
     club.set_defaults(handler=_cmd_club)
 
@@ -307,6 +312,21 @@ def _parser() -> argparse.ArgumentParser:
     _mqtt_arguments(demo)  # publish each game as board demo-GAME, e.g. to watch a club view
     demo.set_defaults(handler=_cmd_demo)
     return parser
+
+
+def _allow_host_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--allow-host", action="append", metavar="NAME",
+        default=[n for n in os.environ.get("BOARD_REFEREE_ALLOW_HOSTS", "").split(",") if n],
+        help="another host name the pages answer to, besides localhost, this machine's name "
+        "and its .local name, and any address (repeatable; default: $BOARD_REFEREE_ALLOW_HOSTS, "
+        "comma-separated); other names are refused, against DNS rebinding",
+    )  # fmt: skip
+
+
+def token_path(journal_path: Path) -> Path:
+    """The kiosk's access token file (beside the journal; the emulated board's page shares it)."""
+    return journal_path.parent / "kiosk-token"
 
 
 def _mqtt_arguments(parser: argparse.ArgumentParser) -> None:
@@ -582,8 +602,7 @@ def _cmd_install_service(args: argparse.Namespace) -> int:
 
 
 def _state_dir() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "board-referee"
+    return state_dir()
 
 
 def _cmd_records(args: argparse.Namespace) -> int:
@@ -663,6 +682,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UserError(f"--board-id {args.board_id!r}: letters, digits, '.', '_' and '-' only")
     journal_path = _journal_path(args.journal, args.board_id or args.port)
     kiosk = None if args.no_kiosk else parse_address(args.kiosk)
+    raise_descriptor_limit()  # room for the board, the journal and the pages under their caps
     broker = _broker(args) if args.mqtt else None
     journal = Journal(journal_path)
     emulator: subprocess.Popen[str] | None = None
@@ -705,19 +725,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if kiosk is not None:
             token = None if is_loopback(kiosk[0]) else load_token(journal_path.parent)
             server = KioskServer(kiosk[0], kiosk[1], submit=daemon.submit, config_dir=directory,
-                                 token=token, log=log, journal=journal_path)  # fmt: skip
+                                 token=token, log=log, journal=journal_path,
+                                 allow_hosts=tuple(args.allow_host))  # fmt: skip
             kiosk_url = server.start()
             daemon.add_listener(server.publish)
             log.info("kiosk page: %s", kiosk_url)
-            if token is not None:
-                log.info("kiosk controls need the access token: open %s?token=%s",
-                         kiosk_url, token)  # fmt: skip
+            if token is not None:  # where it is, never what it is: logs are kept and shared
+                log.info("kiosk controls need the access token kept in %s: open the page "
+                         "once with ?token= and its contents",
+                         token_path(journal_path))  # fmt: skip
         if broker is not None:
             publisher = _publisher(args, broker, daemon, directory, log)
         if folder is not None:
             emulator, board_url = _start_emulator(
                 args, game=daemon.game, profile=daemon.profile, directory=directory,
-                link=Path(port), kiosk_url=kiosk_url,
+                link=Path(port), kiosk_url=kiosk_url, token_file=token_path(journal_path),
                 position=daemon.state if args.position else None,
             )  # fmt: skip
             log.info("no --port given: playing on the built-in board emulator; "
@@ -775,15 +797,21 @@ def _cmd_club(args: argparse.Namespace) -> int:
     token = None
     if not is_loopback(host):
         token = load_token(results.parent, "club-token")
+    if not 1 <= args.max_boards <= 10000:
+        raise UserError("--max-boards must be between 1 and 10000")
+    raise_descriptor_limit()
     server = ClubServer(host, port, broker=broker, config_dir=directory, token=token, log=log,
-                        results_path=results, alert_after=args.alert_after)  # fmt: skip
+                        results_path=results, alert_after=args.alert_after,
+                        max_boards=args.max_boards,
+                        allow_hosts=tuple(args.allow_host))  # fmt: skip
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     url = server.start()
     log.info("club view: %s (boards from %s)", url, broker.describe())
-    if token is not None:
-        log.info("club view controls need the access token: open %s?token=%s", url, token)
+    if token is not None:  # where it is, never what it is: logs are kept and shared
+        log.info("club view controls need the access token kept in %s: open the page once "
+                 "with ?token= and its contents", results.parent / "club-token")  # fmt: skip
     try:
         stop.wait()
     finally:
@@ -825,6 +853,7 @@ def _start_emulator(
     directory: Path,
     link: Path,
     kiosk_url: str,
+    token_file: Path,
     position: State | None,
 ) -> tuple[subprocess.Popen[str], str]:
     """No hardware: start the board emulator as its own process on a pty, with its web page,
@@ -833,8 +862,10 @@ def _start_emulator(
     command = [
         sys.executable, "-m", "firmware_bridge.cli", "--config-dir", str(directory), "emulate",
         "--game", game.id, "--board", profile.id, "--link", str(link), "--no-draw",
-        "--web", args.emulator_web,
+        "--web", args.emulator_web, "--token-file", str(token_file),
     ]  # fmt: skip
+    for name in args.allow_host:
+        command += ["--allow-host", name]
     for key, value in game.options.items():
         command += ["--option", f"{key}={value}"]
     if kiosk_url:

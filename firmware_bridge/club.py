@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import json
 import logging
 import secrets
@@ -28,14 +29,20 @@ from typing import Any
 import paho.mqtt.client as paho
 from aiohttp import web
 
+from firmware_bridge.contract import event_problem, result_problem, state_problem, status_problem
 from firmware_bridge.journal import GameRecord
 from firmware_bridge.kiosk import games_catalog
-from firmware_bridge.mqtt import Broker, Complaints, new_client
+from firmware_bridge.mqtt import BOARD_NAME, Broker, Complaints, new_client
 from firmware_bridge.records import record_text
+from firmware_bridge.safejson import JsonLimitError, loads_limited
 from firmware_bridge.webserver import WEB, BadRequest, LiveServer
 
 COMMAND_TIMEOUT = 5.0
 DELAYS_KEPT = 20000  # delivery delays kept for /api/stats
+MAX_PAYLOAD = 512 * 1024  # bytes of one message (a long game's state is some 100 KB)
+MAX_DEPTH = 12  # nesting of one message (a state nests 5 deep)
+MAX_BOARDS = 250  # boards followed at once (--max-boards)
+RESULTS_KEPT = 10000  # results kept in memory (the file keeps them all)
 SUMMARY_KEYS = ("game_number", "pieces", "signals", "last_move", "lifted", "unexpected", "ghosts",
                 "status", "notice", "to_move", "phase", "scores", "outcome", "winner",
                 "alert", "alert_since", "at", "sensor_warnings")  # fmt: skip
@@ -43,35 +50,42 @@ SUMMARY_KEYS = ("game_number", "pieces", "signals", "last_move", "lifted", "unex
 
 @dataclass
 class BoardEntry:
-    """What the club knows of one board: its latest retained state and status."""
+    """What the club knows of one board: its latest good retained state (kept as text, parsed
+    only when a record is asked for) and status, and what was wrong with its last bad one."""
 
     name: str
-    state: dict[str, Any] | None = None
     state_text: str = ""
+    picture_key: str = ""
+    picture_text: str = ""  # the board's own picture (never another board's)
     online: bool | None = None  # None: no status seen yet
     status_reason: str = ""
     status_at: float | None = None
     last_event: str = ""
+    problem: str = ""  # why its last message was refused, shown on its card
     seq: int = 0
     summary_text: str = ""
 
-    def summary(self) -> dict[str, Any]:
-        s = self.state or {}
+    @property
+    def state(self) -> dict[str, Any] | None:
+        if not self.state_text:
+            return None
+        state: dict[str, Any] = json.loads(self.state_text)
+        return state
+
+    digest: dict[str, Any] | None = None  # what the card shows of the state
+
+    def take_state(self, s: dict[str, Any], text: str) -> None:
+        """A good state: kept as text, with the part the card shows."""
         game = s.get("game") or {}
         connection = s.get("connection") or {}
-        board = s.get("board") or {}
         moves = s.get("moves") or []
-        out: dict[str, Any] = {key: s.get(key) for key in SUMMARY_KEYS}
-        out.update(
-            name=self.name,
-            online=self.online,
-            status_reason=self.status_reason,
-            status_at=self.status_at,
+        digest: dict[str, Any] = {key: s.get(key) for key in SUMMARY_KEYS}
+        digest.update(
             title=game.get("title", ""),
             game=game.get("id", ""),
             players=game.get("players", []),
             options=game.get("options", {}),
-            key=board.get("key", ""),
+            key=s["board"]["key"],
             moves=len(moves),
             last_text=moves[-1].get("text", "") if moves else "",
             connection={
@@ -79,8 +93,22 @@ class BoardEntry:
                 "message": connection.get("message", ""),
                 "faults": connection.get("faults", [])[-3:],
             },
-            last_event=self.last_event,
         )
+        self.state_text, self.digest = text, digest
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = dict(self.digest or {key: None for key in SUMMARY_KEYS})
+        out.update(
+            name=self.name,
+            online=self.online,
+            status_reason=self.status_reason,
+            status_at=self.status_at,
+            last_event=self.last_event,
+            problem=self.problem,
+        )
+        if self.digest is None:
+            out.update(title="", game="", players=[], options={}, key="", moves=0, last_text="",
+                       connection={"state": "", "message": "", "faults": []})  # fmt: skip
         return out
 
 
@@ -100,23 +128,25 @@ class ClubServer(LiveServer):
         log: logging.Logger,
         results_path: Path | None,
         alert_after: float = 20.0,
+        max_boards: int = MAX_BOARDS,
+        allow_hosts: tuple[str, ...] = (),
     ) -> None:
-        super().__init__(host, port, token)
+        super().__init__(host, port, token, allow_hosts=allow_hosts)
+        self.max_boards = max_boards
         self.broker = broker
         self.config_dir = config_dir
         self.log = log
         self.results_path = results_path
         self.alert_after = alert_after
         self.boards: dict[str, BoardEntry] = {}
-        self.pictures: dict[str, str] = {}  # board picture JSON by key
-        self.results: list[dict[str, Any]] = []
+        self.results: deque[dict[str, Any]] = deque(maxlen=RESULTS_KEPT)
         self.known_results: set[tuple[str, int]] = set()  # (board, game number) in results
         self.games: list[dict[str, Any]] = []
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}  # command id -> answer
         self.delays: deque[float] = deque(maxlen=DELAYS_KEPT)
         self.received = 0
         self.started = time.monotonic()
-        self.ignored: dict[str, float] = {}  # topic -> when we last logged ignoring it
+        self.ignored: dict[str, float] = {}  # reason -> when we last logged it
         self.mqtt_connected = threading.Event()
         self.client = new_client(broker, f"board-referee-club-{secrets.token_hex(3)}")
         self.client.on_connect = self._on_connect
@@ -172,12 +202,16 @@ class ClubServer(LiveServer):
                                           message.retain, received)  # fmt: skip
 
     # -- the club's state (the event loop's thread) ----------------------------------------
-    def _ignore(self, topic: str, why: str) -> None:
+    def _ignore(self, topic: str, why: str, key: str | None = None) -> None:
+        """Log a refused message, at most once a minute per reason (``key``, else the topic
+        and the reason): a flood of bad messages is one line, not one per message."""
         now = time.monotonic()
-        key = f"{topic} {why}"
-        if now - self.ignored.get(key, -60.0) >= 60:  # a broken publisher: once a minute
+        key = key or f"{topic} {why}"
+        if len(self.ignored) > 1000:  # many topics: keep the table small
+            self.ignored = {k: t for k, t in self.ignored.items() if now - t < 60}
+        if now - self.ignored.get(key, -60.0) >= 60:
             self.ignored[key] = now
-            self.log.warning("club view: ignored a message on %s: %s", topic, why)
+            self.log.warning("club view: ignored a message on %s: %s", topic[:200], why)
 
     def _message(
         self, topic: str, payload: bytes | bytearray, retained: bool, received: float
@@ -186,56 +220,76 @@ class ClubServer(LiveServer):
         prefix = self.broker.prefix + "/"
         rest = topic[len(prefix) :] if topic.startswith(prefix) else ""
         name, _, kind = rest.partition("/")
-        if not name or kind not in ("state", "status", "events"):
+        if kind not in ("state", "status", "events"):
+            return
+        if not BOARD_NAME.fullmatch(name):
+            self._ignore(topic, "a board name is letters, digits, '.', '_' and '-' (as "
+                         "--board-id)", "bad board name")  # fmt: skip
             return
         if not payload:  # a retained message cleared by the director: forget the board
             if kind == "state" and name in self.boards:
-                del self.boards[name]
+                del self.boards[name]  # with its state and picture
                 self._changed(None)
             return
+        entry = self.boards.get(name)
+        if entry is None:
+            if len(self.boards) >= self.max_boards:
+                self._ignore(topic, f"already following {self.max_boards} boards, the most "
+                             "it follows (--max-boards)", "too many boards")  # fmt: skip
+                return
+            entry = BoardEntry(name)
         try:
-            body = json.loads(payload.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            self._ignore(topic, "not JSON")
+            body = loads_limited(payload, max_bytes=MAX_PAYLOAD, max_depth=MAX_DEPTH)
+        except JsonLimitError as exc:
+            self._bad_message(entry, topic, str(exc))
+            return
+        except ValueError:
+            self._bad_message(entry, topic, "not JSON")
             return
         if not isinstance(body, dict) or body.get("schema") != 1:
-            self._ignore(topic, "not a schema 1 JSON object")
+            self._bad_message(entry, topic, "not a schema 1 JSON object")
             return
         at = body.get("at")
-        if not retained and isinstance(at, int | float):
+        if not retained and isinstance(at, int | float) and not isinstance(at, bool):
             self.delays.append(max(0.0, received - float(at)))
-        entry = self.boards.get(name) or BoardEntry(name)
         if kind == "state":
-            if not isinstance(body.get("game"), dict) or not isinstance(body.get("board"), dict):
-                self._ignore(topic, "a state without its game or board")
+            if problem := state_problem(body):
+                self._bad_message(entry, topic, problem)
                 return
-            entry.state = body
-            entry.state_text = bytes(payload).decode("utf-8")
+            entry.take_state(body, bytes(payload).decode("utf-8"))
             picture = body["board"]
-            key = picture.get("key")
-            if isinstance(key, str) and key not in self.pictures:
-                self.pictures[key] = json.dumps(picture, separators=(",", ":"))
+            if picture["key"] != entry.picture_key:
+                entry.picture_key = picture["key"]
+                entry.picture_text = json.dumps(picture, separators=(",", ":"))
+            entry.problem = ""
             self._maybe_result(entry, body)
         elif kind == "status":
-            state = body.get("state")
-            if state not in ("online", "offline"):
-                self._ignore(topic, "a status that is neither online nor offline")
+            if problem := status_problem(body):
+                self._bad_message(entry, topic, problem)
                 return
-            entry.online = state == "online"
-            entry.status_reason = str(body.get("reason", ""))
-            entry.status_at = at if isinstance(at, int | float) else received
+            entry.online = body["state"] == "online"
+            entry.status_reason = str(body.get("reason", ""))[:80]
+            entry.status_at = float(at) if isinstance(at, int | float) else received
         else:
-            kind_of = body.get("type")
-            if not isinstance(kind_of, str):
-                self._ignore(topic, "an event without a type")
+            if problem := event_problem(body):
+                self._ignore(topic, problem)
                 return
+            kind_of = body["type"]
             if kind_of == "command":
                 waiter = self.waiting.pop(str(body.get("id")), None)
                 if waiter is not None and not waiter.done():
                     waiter.set_result(body)
                 return
-            entry.last_event = kind_of
+            entry.last_event = kind_of[:40]
         self.boards[name] = entry
+        self._changed(entry)
+
+    def _bad_message(self, entry: BoardEntry, topic: str, problem: str) -> None:
+        """A message against the contract: logged (once a minute), and the board is shown
+        with the problem beside its last good state."""
+        self._ignore(topic, problem)
+        entry.problem = problem[:200]
+        self.boards[entry.name] = entry
         self._changed(entry)
 
     def _changed(self, entry: BoardEntry | None) -> None:
@@ -276,6 +330,9 @@ class ClubServer(LiveServer):
             return  # already kept (perhaps by a club view before a restart)
         self.known_results.add((entry.name, number))
         result = self._game_of(entry.name, number, state)
+        if problem := result_problem(result):  # a state that passed its check makes good ones
+            self.log.warning("club view: board %s's result is not kept: %s", entry.name, problem)
+            return
         self.results.append(result)
         if self.results_path is not None:
             try:
@@ -295,14 +352,20 @@ class ClubServer(LiveServer):
         except (OSError, UnicodeDecodeError) as exc:
             self.log.warning("club view: cannot read the results in %s: %s", path, exc)
             return
+        bad = 0
         for line in lines:
             try:
-                result = json.loads(line)
-            except json.JSONDecodeError:
+                result = loads_limited(line, max_bytes=MAX_PAYLOAD, max_depth=MAX_DEPTH)
+            except ValueError:
+                result = None
+            if result_problem(result) is not None:
+                bad += line.strip() != ""
                 continue
-            if isinstance(result, dict) and {"board", "game_number"} <= result.keys():
-                self.results.append(result)
-                self.known_results.add((str(result["board"]), result["game_number"]))
+            self.results.append(result)
+            self.known_results.add((str(result["board"]), result["game_number"]))
+        if bad:
+            self.log.warning("club view: %d line(s) of %s are not results and are left out",
+                             bad, path)  # fmt: skip
 
     def record(self, name: str, number: int) -> str:
         """A game's record as text: a finished one from the results, else the board's
@@ -326,7 +389,7 @@ class ClubServer(LiveServer):
     # -- the web side ---------------------------------------------------------------------
     def routes(self, app: web.Application) -> None:
         app.router.add_get("/api/club", self._club)
-        app.router.add_get("/api/picture/{key}", self._picture)
+        app.router.add_get("/api/picture/{name}", self._picture)
         app.router.add_get("/api/results", self._results)
         app.router.add_get("/api/stats", self._stats)
         app.router.add_get("/records/{name}/{number}", self._record)
@@ -351,11 +414,14 @@ class ClubServer(LiveServer):
         return web.json_response(self._club_json())
 
     async def _picture(self, request: web.Request) -> web.Response:
-        text = self.pictures.get(request.match_info["key"])
-        if text is None:
+        """A board's own picture (``?key=`` names the one the page wants)."""
+        entry = self.boards.get(board_name(request))
+        if entry is None or not entry.picture_text:
             raise BadRequest(404, "no such board picture")
-        return web.Response(text=text, content_type="application/json",
-                            headers={"Cache-Control": "max-age=3600"})  # fmt: skip
+        if request.query.get("key", entry.picture_key) != entry.picture_key:
+            raise BadRequest(404, "that board now shows another picture")
+        return web.Response(text=entry.picture_text, content_type="application/json",
+                            headers={"Cache-Control": "no-cache"})  # fmt: skip
 
     async def _results(self, request: web.Request) -> web.Response:
         rows = [{k: v for k, v in r.items() if k != "moves"} | {"moves": len(r["moves"])}
@@ -381,7 +447,7 @@ class ClubServer(LiveServer):
         })  # fmt: skip
 
     async def _record(self, request: web.Request) -> web.Response:
-        name = request.match_info["name"]
+        name = board_name(request)
         try:
             number = int(request.match_info["number"].removesuffix(".txt"))
         except ValueError:
@@ -390,58 +456,56 @@ class ClubServer(LiveServer):
                             charset="utf-8")  # fmt: skip
 
     def _entry(self, request: web.Request) -> BoardEntry:
-        entry = self.boards.get(request.match_info["name"])
-        if entry is None or entry.state is None:
-            raise BadRequest(404, f"no board {request.match_info['name']!r} has published")
+        name = board_name(request)
+        entry = self.boards.get(name)
+        if entry is None or not entry.state_text:
+            raise BadRequest(404, f"no board {name!r} has published")
         return entry
 
     async def _board_page(self, request: web.Request) -> web.Response:
-        name = request.match_info["name"]
+        name = html.escape(self._entry(request).name)  # a known board, named by the rule
         page = (WEB / "kiosk.html").read_text(encoding="utf-8")
         attrs = f'<body data-api="/board/{name}/api" data-face="club" data-board="{name}">'
-        html = page.replace("<body>", attrs, 1)
-        return web.Response(text=html, content_type="text/html",
+        text = page.replace("<body>", attrs, 1)
+        return web.Response(text=text, content_type="text/html",
                             headers={"Cache-Control": "no-cache"})  # fmt: skip
 
     async def _board_state(self, request: web.Request) -> web.Response:
         return web.Response(text=self._entry(request).state_text, content_type="application/json")
 
     async def _board_events(self, request: web.Request) -> web.StreamResponse:
-        name = request.match_info["name"]
-        assert self.stopping is not None
-        response = await self.stream(request)
+        name = board_name(request)
         sent = ""
-        while not self.stopping.is_set():
+
+        def produce() -> bytes | None:
+            nonlocal sent
             entry = self.boards.get(name)
             text = entry.state_text if entry is not None else ""
-            if text and text is not sent:
-                sent = text
-                await response.write(f"event: state\ndata: {text}\n\n".encode())
-                continue
-            await self.wait_change(response)
-        return response
+            if not text or text is sent:
+                return None
+            sent = text
+            return f"event: state\ndata: {text}\n\n".encode()
+
+        return await self.stream(request, produce)
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         """The club's stream: everything at once (``club``), then the boards that changed
         (``boards``), coalesced so a slow page never falls behind."""
-        assert self.stopping is not None
-        response = await self.stream(request)
-        await response.write(f"event: club\ndata: {json.dumps(self._club_json())}\n\n".encode())
-        sent = self.serial
-        while not self.stopping.is_set():
-            if self.serial != sent:
+        sent: int | None = None
+
+        def produce() -> bytes | None:
+            nonlocal sent
+            if sent is None or self.serial != sent:
                 changed = [e.summary_text for e in self.boards.values()
-                           if e.seq > sent and e.summary_text]  # fmt: skip
+                           if sent is not None and e.seq > sent and e.summary_text]  # fmt: skip
                 sent = self.serial
                 if changed:
-                    text = ",".join(changed)
-                    await response.write(f"event: boards\ndata: [{text}]\n\n".encode())
-                else:  # a board was forgotten: the whole club again
-                    body = json.dumps(self._club_json())
-                    await response.write(f"event: club\ndata: {body}\n\n".encode())
-                continue
-            await self.wait_change(response)
-        return response
+                    return f"event: boards\ndata: [{','.join(changed)}]\n\n".encode()
+                # the first event, or a board was forgotten: the whole club again
+                return f"event: club\ndata: {json.dumps(self._club_json())}\n\n".encode()
+            return None
+
+        return await self.stream(request, produce)
 
     # -- controls, to a board's command topic -------------------------------------------------
     async def _games(self, request: web.Request) -> web.Response:
@@ -484,4 +548,12 @@ class ClubServer(LiveServer):
                                  status=200 if ok else 409)  # fmt: skip
 
 
-__all__ = ["BoardEntry", "ClubServer"]
+def board_name(request: web.Request) -> str:
+    """The board named in the path, if it follows the --board-id rule (else 404)."""
+    name = request.match_info["name"]
+    if not BOARD_NAME.fullmatch(name):
+        raise BadRequest(404, "a board name is letters, digits, '.', '_' and '-'")
+    return name
+
+
+__all__ = ["BoardEntry", "ClubServer", "board_name"]

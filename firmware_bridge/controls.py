@@ -18,6 +18,8 @@ from firmware_bridge.protocol import Button
 
 FACE_BUTTONS = {"pass": Button.PASS, "confirm": Button.CONFIRM, "select": Button.SELECT,
                 "takeback": Button.TAKEBACK}  # fmt: skip
+MAX_OPTIONS = 32  # options in one control
+MAX_OPTION_TEXT = 64  # characters of an option's name or value
 
 
 class ControlError(ValueError):
@@ -48,8 +50,12 @@ def new_game_command(
         options = {}
     if not isinstance(options, dict):
         raise ControlError("options must be an object of option names and values")
+    if len(options) > MAX_OPTIONS or any(len(str(k)) > MAX_OPTION_TEXT for k in options):
+        raise ControlError(f"at most {MAX_OPTIONS} options, each named in a few words")
     if any(not isinstance(v, str | int | bool) for v in options.values()):
         raise ControlError("option values are text, numbers or true/false")
+    if any(len(str(v)) > MAX_OPTION_TEXT for v in options.values()):
+        raise ControlError(f"an option's value is at most {MAX_OPTION_TEXT} characters")
     if game_id not in known:
         raise ControlError(f"unknown game {game_id!r} (known games: {', '.join(sorted(known))})")
     try:

@@ -375,20 +375,25 @@ class GameRecord:
         }  # fmt: skip
 
 
-def read_records(path: Path) -> list[GameRecord]:
-    """Every game in the journal at ``path``, read without locking or changing it (a referee
-    may be writing it meanwhile)."""
+def read_records(path: Path, game_id: int | None = None) -> list[GameRecord]:
+    """Every game in the journal at ``path`` (or only game ``game_id``: one game read, not the
+    journal), read without locking or changing it (a referee may be writing it meanwhile)."""
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error as exc:
         raise JournalError(f"cannot read the journal {path}: {exc}") from exc
+    only = "" if game_id is None else " WHERE id = ?"
+    only_entries = "" if game_id is None else " WHERE game_id = ?"
+    given = () if game_id is None else (game_id,)
     try:
         games = db.execute(
             "SELECT id, game, options, profile, start, status, outcome, started, ended "
-            "FROM games ORDER BY id"
+            f"FROM games{only} ORDER BY id",
+            given,
         ).fetchall()
         entries = db.execute(
-            "SELECT game_id, action, text, at FROM entries ORDER BY game_id, number"
+            f"SELECT game_id, action, text, at FROM entries{only_entries} ORDER BY game_id, number",
+            given,
         ).fetchall()
     except sqlite3.Error as exc:
         raise JournalError(
@@ -397,8 +402,8 @@ def read_records(path: Path) -> list[GameRecord]:
     finally:
         db.close()
     by_game: dict[int, list[tuple[str, str, str]]] = {}
-    for game_id, action, text, at in entries:
-        by_game.setdefault(int(game_id), []).append((str(action), str(text), str(at)))
+    for of_game, action, text, at in entries:
+        by_game.setdefault(int(of_game), []).append((str(action), str(text), str(at)))
     records = []
     for gid, game, options, profile, start, status, outcome, started, ended in games:
         moves: list[tuple[str, str]] = []

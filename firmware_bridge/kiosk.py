@@ -5,7 +5,8 @@ server's own thread, never in the main loop). Its controls become ``Command``s o
 one queue, the same path as the board's buttons, and are journaled the same way.
 
 Viewing is open. When the server listens beyond loopback, every control needs the access token
-(header ``X-Board-Referee-Token``, or ``?token=`` in the page's URL, which the page keeps).
+(header ``X-Board-Referee-Token``, or ``?token=`` in the page's URL, which the page keeps and
+drops from the address bar). What every request must be besides is in webserver.py.
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def state_dir() -> Path:
+    """Where journals, tokens and results live by default."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "board-referee"
 
 
 def load_token(folder: Path, name: str = "kiosk-token") -> str:
@@ -113,8 +120,10 @@ class KioskServer(LiveServer):
         token: str | None,
         log: logging.Logger,
         journal: Path | None = None,
+        allow_hosts: tuple[str, ...] = (),
     ) -> None:
-        super().__init__(host, port, token)
+        super().__init__(host, port, token, allow_hosts=allow_hosts)
+        self.readers = asyncio.Semaphore(1)  # bound to the server's loop on first use
         self.journal = journal  # read-only, for the game records
         self.submit = submit
         self.config_dir = config_dir
@@ -156,23 +165,26 @@ class KioskServer(LiveServer):
         """A game's record as text (``board-referee records --game-id N``), from the journal,
         read without locking it."""
         path = self.journal
-        try:
-            number = int(request.match_info["number"])
-        except ValueError:
-            raise BadRequest(404, "a game number, like /api/record/3") from None
+        text_number = request.match_info["number"]
+        if not text_number.isdigit() or len(text_number) > 12:
+            raise BadRequest(404, "a game number, like /api/record/3")
+        number = int(text_number)
         if path is None:
             raise BadRequest(404, "this referee keeps no journal")
 
         def read() -> str:
             try:
-                found = [r for r in read_records(path) if r.id == number]
+                found = read_records(path, number)  # that one game, not the whole journal
             except JournalError as exc:
                 raise BadRequest(500, str(exc)) from exc
             if not found:
                 raise BadRequest(404, f"no game {number} in the journal")
             return record_text(found[0], str(self.config_dir))
 
-        text = await asyncio.get_running_loop().run_in_executor(None, read)
+        # One reader at a time: a page looping on records queues here instead of taking
+        # every core from the referee.
+        async with self.readers:
+            text = await asyncio.get_running_loop().run_in_executor(None, read)
         return web.Response(text=text, content_type="text/plain", charset="utf-8")
 
     async def _command(self, command: Command) -> web.Response:
@@ -244,4 +256,4 @@ class KioskServer(LiveServer):
 
 CHECK_STEPS = ("start", "confirm", "dark", "skip", "stop")
 
-__all__ = ["KioskError", "KioskServer", "is_loopback", "load_token"]
+__all__ = ["KioskError", "KioskServer", "is_loopback", "load_token", "state_dir"]

@@ -36,14 +36,16 @@ import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
 
 from firmware_bridge.daemon import Command, CommandResult
+from firmware_bridge.safejson import JsonLimitError, loads_limited
 from firmware_bridge.snapshot import Snapshot
 
 SCHEMA_VERSION = 1
 DEFAULT_PREFIX = "board-referee/v1"
 MAX_QUEUED = 1000  # messages paho keeps while the broker is away (events; state is refreshed)
-REFRESH = 30.0  # seconds: a state that only refreshes the last frame's time is sent this seldom
 REFRESH = 30.0  # seconds: a state that only moves the last frame's time on waits this long
 RETRY_MIN, RETRY_MAX = 1, 30  # seconds of reconnect back-off
+COMMAND_BYTES = 16 * 1024  # a command is a few dozen bytes
+COMMAND_DEPTH = 8
 BOARD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 
 
@@ -384,13 +386,17 @@ class MqttPublisher:
             return
         ident: object = None
         try:
-            try:
-                body = json.loads(message.payload.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError):
+            try:  # bounded before parsing: a deep payload must not end paho's thread
+                body = loads_limited(message.payload, max_bytes=COMMAND_BYTES,
+                                     max_depth=COMMAND_DEPTH)  # fmt: skip
+            except JsonLimitError as exc:
+                raise ValueError(f"refused: {exc}") from None
+            except ValueError:
                 raise ValueError("not a JSON object") from None
             if not isinstance(body, dict):
                 raise ValueError("not a JSON object")
-            ident = body.get("id")
+            given = body.get("id")
+            ident = given if isinstance(given, str) and len(given) <= 64 else None
             command = self.commands(body, self.current)
         except ValueError as exc:
             self.log.warning("MQTT: ignored a command on %s: %s", message.topic, exc)

@@ -1,11 +1,18 @@
-"""A live web face served beside a main loop: the common part of the kiosk and the emulated
-board's page.
+"""A live web face served beside a main loop: the common part of the kiosk, the club view and
+the emulated board's page.
 
 Built on aiohttp, a well-kept asyncio HTTP server whose streaming responses carry Server-Sent
 Events without another package. The server runs its own event loop in its own thread. The
 owner of the state hands it finished JSON text (``publish``, callable from any thread, never
 blocking); every open page gets the latest text at once and then each new one. Pages reconnect
 by themselves (``retry:``), so a restart or a network drop heals without a reload.
+
+Every request is treated as hostile (docs/kiosk.md, "What the pages refuse"): the server
+answers only to its own names (no DNS rebinding), a control is carried out only for a
+same-origin JSON request (no other page, form or link can press one), bodies are bounded in
+size, depth and time, connections are capped below the descriptor limit and idle or half-sent
+ones are closed, and every answer carries a Content-Security-Policy that allows only the
+page's own files.
 """
 
 from __future__ import annotations
@@ -13,17 +20,99 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
-import json
+import ipaddress
+import logging
+import resource
+import socket
 import threading
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from aiohttp import web
+
+from firmware_bridge.safejson import JsonLimitError, loads_limited
 
 WEB = Path(__file__).resolve().parent / "web"
 HEARTBEAT = 15.0  # seconds between SSE comments that keep a quiet stream open
 TOKEN_HEADER = "X-Board-Referee-Token"
+IDLE_TIMEOUT = 10.0  # seconds a connection may sit idle or half-send a request's head
+BODY_TIMEOUT = 10.0  # seconds to send a request's body
+WRITE_TIMEOUT = 30.0  # seconds a page may leave a stream unread before it is dropped
+MAX_BODY = 64 * 1024  # bytes of a control's body
+MAX_DEPTH = 20  # nesting of a control's JSON body
+MAX_CONNECTIONS = 256  # open connections per server, well below the descriptor limit
+FLOOD_LOG_EVERY = 60.0  # seconds between two log lines about refused connections
+SECURITY_HEADERS = {
+    "Server": "board-referee",
+    "Content-Security-Policy": (
+        "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+        "form-action 'self'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
+               "X-Accel-Buffering": "no"}  # fmt: skip
+quiet = logging.getLogger("board-referee.web")
+
+
+def connection_cap() -> int:
+    """Connections one server accepts: MAX_CONNECTIONS, or a quarter of the process's
+    descriptor limit when that is lower, so the board, the journal and the other faces always
+    find descriptors."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return MAX_CONNECTIONS
+    return max(8, min(MAX_CONNECTIONS, soft // 4))
+
+
+def raise_descriptor_limit(want: int = 4096) -> None:
+    """Raise the soft descriptor limit towards the hard one (a Pi's default soft limit is
+    1024): more room under the caps for the board's reopening and the journal."""
+    with contextlib.suppress(ValueError, OSError):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        target = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        if soft != resource.RLIM_INFINITY and soft < target:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def own_names(extra: Iterable[str] = ()) -> frozenset[str]:
+    """The host names this machine answers to: localhost, its host name, its ``.local`` name
+    (avahi), its fully qualified name, and any the operator added. Addresses are always
+    accepted (a rebinding attack needs a name)."""
+    names = {"localhost"}
+    with contextlib.suppress(OSError):
+        host = socket.gethostname().lower().rstrip(".")
+        if host:
+            names |= {host, host.split(".")[0] + ".local"}
+    with contextlib.suppress(OSError):
+        fqdn = socket.getfqdn().lower().rstrip(".")
+        if fqdn:
+            names.add(fqdn)
+    names |= {n.lower().rstrip(".") for n in extra if n}
+    return frozenset(names)
+
+
+def host_name(host: str) -> str:
+    """The name or address in a Host header, without its port."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    if host.count(":") == 1:
+        host = host.partition(":")[0]
+    return host.rstrip(".")
+
+
+def is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
 
 
 class WebError(Exception):
@@ -54,9 +143,16 @@ class LiveServer:
     name = "web page"
     token_hint = "printed at start"  # where a person finds the access token
 
-    def __init__(self, host: str, port: int, token: str | None = None) -> None:
+    def __init__(
+        self, host: str, port: int, token: str | None = None, *, allow_hosts: Iterable[str] = ()
+    ) -> None:
         self.host, self.port = host, port
         self.token = token  # None: controls are open (the server listens on loopback)
+        self.names = own_names([*allow_hosts, host])
+        self.cap = connection_cap()
+        self.refused = 0  # connections refused at the cap since the last log line
+        self.refused_logged = -FLOOD_LOG_EVERY
+        self.log = quiet
         self.loop: asyncio.AbstractEventLoop | None = None
         self.latest = ""
         self.serial = 0
@@ -104,22 +200,45 @@ class LiveServer:
     async def _main(self) -> None:
         self.changed = asyncio.Condition()
         self.stopping = asyncio.Event()
-        runner = web.AppRunner(self.app(), handle_signals=False, access_log=None)
+        # keepalive_timeout closes a connection idle, or half-way through sending a request's
+        # head, for that long (aiohttp counts from the connection and from each answer).
+        runner = web.AppRunner(self.app(), handle_signals=False, access_log=None,
+                               keepalive_timeout=IDLE_TIMEOUT, shutdown_timeout=1.0)  # fmt: skip
         await runner.setup()
-        site = web.TCPSite(runner, self.host, self.port, shutdown_timeout=1.0)
+        handler = runner.server
+        assert handler is not None
+        loop = asyncio.get_running_loop()
+
+        def protocol() -> asyncio.BaseProtocol:
+            if len(handler.connections) >= self.cap:
+                return self._refuse()
+            return handler()
+
         try:
-            await site.start()
+            server = await loop.create_server(protocol, self.host, self.port,
+                                              reuse_address=True, backlog=128)  # fmt: skip
         except BaseException:
             await runner.cleanup()
             raise
         if self.port == 0:  # an ephemeral port (tests)
-            sockets = getattr(site._server, "sockets", None) or []
-            self.port = sockets[0].getsockname()[1]
+            self.port = server.sockets[0].getsockname()[1]
         self.ready.set()
         await self.stopping.wait()
         async with self.changed:
             self.changed.notify_all()
+        server.close()
         await runner.cleanup()
+
+    def _refuse(self) -> asyncio.BaseProtocol:
+        """A connection over the cap: closed at once, and a log line at most once a minute."""
+        self.refused += 1
+        now = time.monotonic()
+        if now - self.refused_logged >= FLOOD_LOG_EVERY:
+            self.log.warning("%s: %d connection(s) refused: %d are open, the most it keeps "
+                             "(a flood of connections?)", self.name, self.refused,
+                             self.cap)  # fmt: skip
+            self.refused, self.refused_logged = 0, now
+        return _Refused()
 
     # -- state ------------------------------------------------------------------------------
     def publish_text(self, text: str) -> None:
@@ -143,7 +262,8 @@ class LiveServer:
 
     # -- the app ----------------------------------------------------------------------------
     def app(self) -> web.Application:
-        app = web.Application(client_max_size=64 * 1024, middlewares=[self._errors])
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._errors, self._guard])
+        app.on_response_prepare.append(self._headers)
         app.router.add_get("/", self._page)
         app.router.add_get("/api/state", self._state)
         app.router.add_get("/api/events", self._events)
@@ -167,6 +287,32 @@ class LiveServer:
                 return web.json_response({"ok": False, "error": exc.reason}, status=exc.status)
             raise
 
+    @web.middleware
+    async def _guard(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        """Only the server's own names are served, and controls only to the page's own origin
+        with a JSON body: no other site, form or link can press one."""
+        name = host_name(request.host)
+        if not is_address(name) and name not in self.names:
+            raise BadRequest(421, f"this {self.name} answers to its own names only, not "
+                             f"{name[:60]!r} (add one with --allow-host)")  # fmt: skip
+        if request.method not in ("GET", "HEAD"):
+            site = request.headers.get("Sec-Fetch-Site")
+            if site is not None and site not in ("same-origin", "none"):
+                raise BadRequest(403, f"controls answer the {self.name}'s own page only")
+            origin = request.headers.get("Origin")
+            if origin is not None and urlsplit(origin).netloc.lower() != request.host.lower():
+                raise BadRequest(403, f"controls answer the {self.name}'s own page only")
+            if request.content_type != "application/json":
+                raise BadRequest(415, "a control's body must be JSON (Content-Type: "
+                                 "application/json)")  # fmt: skip
+        return await handler(request)
+
+    @staticmethod
+    async def _headers(request: web.Request, response: web.StreamResponse) -> None:
+        response.headers.update(SECURITY_HEADERS)
+
     async def _page(self, request: web.Request) -> web.StreamResponse:
         return web.FileResponse(WEB / self.page, headers={"Cache-Control": "no-cache"})
 
@@ -177,39 +323,54 @@ class LiveServer:
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         """Server-Sent Events: the latest state at once, then each new one."""
-        assert self.stopping is not None
-        response = await self.stream(request)
         sent = -1
-        while not self.stopping.is_set():
-            if self.serial != sent and self.latest:
-                sent = self.serial
-                await response.write(f"event: state\ndata: {self.latest}\n\n".encode())
-                continue
-            await self.wait_change(response)
+
+        def produce() -> bytes | None:
+            nonlocal sent
+            if self.serial == sent or not self.latest:
+                return None
+            sent = self.serial
+            return f"event: state\ndata: {self.latest}\n\n".encode()
+
+        return await self.stream(request, produce)
+
+    async def stream(
+        self, request: web.Request, produce: Callable[[], bytes | None]
+    ) -> web.StreamResponse:
+        """A Server-Sent Events stream: each event ``produce`` has, then a wait for a change
+        (a comment keeps a quiet stream open). Pages reconnect by themselves (``retry:``). A
+        page that goes away, or stops reading for WRITE_TIMEOUT, just ends its stream."""
+        assert self.stopping is not None and self.changed is not None
+        if request.method == "HEAD":
+            return web.Response(headers=SSE_HEADERS)
+        response = web.StreamResponse(headers=SSE_HEADERS)
+        try:
+            await response.prepare(request)
+            await self._write(response, b"retry: 1000\n\n")
+            while not self.stopping.is_set():
+                chunk = produce()
+                if chunk:
+                    await self._write(response, chunk)
+                    continue
+                async with self.changed:
+                    try:
+                        await asyncio.wait_for(self.changed.wait(), HEARTBEAT)
+                    except TimeoutError:
+                        pass
+                    else:
+                        continue
+                await self._write(response, b": still here\n\n")
+        except ConnectionError:  # the page closed: normal
+            self.log.debug("%s: a page went away", self.name)
+        except TimeoutError:  # a page that stopped reading holds no connection
+            self.log.debug("%s: dropped a page that stopped reading", self.name)
+            if request.transport is not None:
+                request.transport.abort()
         return response
 
     @staticmethod
-    async def stream(request: web.Request) -> web.StreamResponse:
-        """An open Server-Sent Events response; pages reconnect by themselves (``retry:``)."""
-        response = web.StreamResponse(
-            headers={
-                "Content-Type": "text/event-stream",
-                "Cache-Control": "no-cache",
-                "X-Accel-Buffering": "no",
-            }
-        )
-        await response.prepare(request)
-        await response.write(b"retry: 1000\n\n")
-        return response
-
-    async def wait_change(self, response: web.StreamResponse) -> None:
-        """Until the state changes, keeping a quiet stream open with a comment."""
-        assert self.changed is not None
-        async with self.changed:
-            try:
-                await asyncio.wait_for(self.changed.wait(), HEARTBEAT)
-            except TimeoutError:
-                await response.write(b": still here\n\n")
+    async def _write(response: web.StreamResponse, chunk: bytes) -> None:
+        await asyncio.wait_for(response.write(chunk), WRITE_TIMEOUT)
 
     def authorise(self, request: web.Request) -> None:
         """A control's access token (header ``X-Board-Referee-Token`` or ``?token=``), needed
@@ -223,19 +384,44 @@ class LiveServer:
                 f"this control needs the {self.name}'s access token ({self.token_hint}; open "
                 "the page with ?token=...)",
             )
-        if not hmac.compare_digest(given.encode(), self.token.encode()):
+        # Any bytes may arrive: compared as UTF-8, with what cannot be encoded replaced (the
+        # token itself is URL-safe ASCII, so a replaced character never matches).
+        if not hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode()):
             raise BadRequest(403, "wrong access token")
 
     @staticmethod
     async def body(request: web.Request) -> dict[str, Any]:
-        """The request's JSON object body (400 otherwise)."""
+        """The request's JSON object body, bounded in size, nesting and sending time (400,
+        408 or 413 otherwise)."""
         try:
-            body = await request.json()
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise BadRequest(400, "the request body is not JSON") from exc
+            raw = await asyncio.wait_for(request.read(), BODY_TIMEOUT)
+        except TimeoutError:
+            raise BadRequest(408, "the request body came too slowly") from None
+        try:
+            body = loads_limited(raw, max_bytes=MAX_BODY, max_depth=MAX_DEPTH)
+        except JsonLimitError as exc:
+            raise BadRequest(413 if exc.too_big else 400, str(exc)) from None
+        except ValueError:
+            raise BadRequest(400, "the request body is not JSON") from None
         if not isinstance(body, dict):
             raise BadRequest(400, "the request body must be a JSON object")
         return body
 
 
-__all__ = ["TOKEN_HEADER", "WEB", "BadRequest", "LiveServer", "WebError", "parse_address"]
+class _Refused(asyncio.Protocol):
+    """A connection over the cap: closed as soon as it is made."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        transport.abort()  # type: ignore[attr-defined]
+
+
+__all__ = [
+    "TOKEN_HEADER",
+    "WEB",
+    "BadRequest",
+    "LiveServer",
+    "WebError",
+    "own_names",
+    "parse_address",
+    "raise_descriptor_limit",
+]

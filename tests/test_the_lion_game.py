@@ -228,8 +228,8 @@ def test_a_charge_needs_the_full_distance_and_the_very_next_turn() -> None:
 def test_a_shorter_charge_straight_on_counts_as_a_fresh_step() -> None:
     """The extra square is withheld, the charge is not lost: level 2 next turn, as a
     rhinoceros at rest stepping the same square would get."""
-    charged = position(GAME, {"d3": "R", "b3": "L", "f8": "l"},
-                       charges={"1": {"rhinoceros": "d3", "direction": "N", "level": 3}})  # fmt: skip
+    charge = {"1": {"rhinoceros": "d3", "direction": "N", "level": 3}}
+    charged = position(GAME, {"d3": "R", "b3": "L", "f8": "l"}, charges=charge)
     play(charged, "d3-d4", "f8-f7")  # 1 of 3, straight on
     assert charged.to_json()["charges"]["1"] == {"rhinoceros": "d4", "direction": "N",
                                                  "level": 2}  # fmt: skip

@@ -75,6 +75,15 @@ def add_arguments(parser: argparse.ArgumentParser, *, firmware: bool = False) ->
         metavar="URL",
         help="with --web: swap to the board the referee's kiosk at URL asks for",
     )
+    parser.add_argument(
+        "--token-file", metavar="FILE",
+        help="with --web beyond loopback: the page's access token is kept here (default: "
+        "emulator-token in $XDG_STATE_HOME/board-referee/; `run` passes the kiosk's)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--allow-host", action="append", default=[], metavar="NAME",
+        help="with --web: another host name the page answers to (a DNS name of this machine)",
+    )  # fmt: skip
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -117,12 +126,22 @@ def run(
     web = None
     if args.web:
         from firmware_bridge.emulator.web import EmulatorWeb, Follower
+        from firmware_bridge.kiosk import is_loopback, load_token, state_dir
         from firmware_bridge.webserver import WebError, parse_address
 
         try:
             host, port = parse_address(args.web, "--web")
-            web = EmulatorWeb(host, port, emulator)
+            token = None
+            if not is_loopback(host):  # the same rule as the kiosk: controls need the token
+                token_file = Path(args.token_file) if args.token_file else (
+                    state_dir() / "emulator-token")  # fmt: skip
+                token = load_token(token_file.parent, token_file.name)
+            web = EmulatorWeb(host, port, emulator, token=token,
+                              allow_hosts=tuple(args.allow_host))  # fmt: skip
             url = web.start()
+            if token is not None:
+                print(f"the emulated board's page needs its access token for a click: open it "
+                      f"with ?token= and the token kept in {token_file}", flush=True)  # fmt: skip
         except WebError as exc:
             print(f"board-referee: error: {exc}", file=sys.stderr)
             return 2

@@ -32,9 +32,18 @@ from firmware_bridge.webserver import BadRequest, LiveServer
 class EmulatorWeb(LiveServer):
     page = "emulator.html"
     name = "emulated board's page"
+    token_hint = "kept in the file its start names"
 
-    def __init__(self, host: str, port: int, emulator: Table) -> None:
-        super().__init__(host, port)
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        emulator: Table,
+        *,
+        token: str | None = None,
+        allow_hosts: tuple[str, ...] = (),
+    ) -> None:
+        super().__init__(host, port, token, allow_hosts=allow_hosts)
         self.emulator = emulator
         emulator.on_change = self.refresh
 
@@ -49,6 +58,7 @@ class EmulatorWeb(LiveServer):
         app.router.add_post("/api/action", self._action)
 
     async def _action(self, request: web.Request) -> web.Response:
+        self.authorise(request)  # a click is a hand on the board: the kiosk's rules
         body = await self.body(request)
         action = body.get("do")
         emulator = self.emulator

@@ -2,11 +2,12 @@
 // and the results. Fed by the club server's stream (Server-Sent Events); a board's card opens
 // its full live page.
 import { BoardView } from "/static/board.js";
+import "/static/token.js"; // keeps a ?token= for the board pages' controls
 
 const $ = (id) => document.getElementById(id);
 const boards = new Map(); // name -> summary
 const cards = new Map(); // name -> { a, view, ... }
-const pictures = new Map(); // board key -> picture (or a promise of it)
+const pictures = new Map(); // board name and key -> picture (or a promise of it)
 let alertAfter = 20;
 let resultsShown = -1;
 
@@ -22,6 +23,7 @@ function ago(seconds) {
 // What needs the director, worst first: [level, sentence] or null.
 function attention(b) {
   if (b.online === false) return ["red", `offline since ${time(b.status_at)} (${b.status_reason === "stopped" ? "the referee was stopped" : "the referee's connection was lost"})`];
+  if (b.problem) return ["red", `sends what the club view cannot use (${b.problem})${b.key ? "; its last good state is shown" : ""}`];
   const c = b.connection || {};
   const sensors = b.sensor_warnings || [];
   if (sensors.length) return ["red", `sensor trouble on ${sensors.map((w) => w.cell).join(", ")}: ${sensors[0].text}`];
@@ -41,11 +43,16 @@ function attention(b) {
   return null;
 }
 
-async function picture(key) {
-  if (!pictures.has(key)) {
-    pictures.set(key, fetch(`/api/picture/${encodeURIComponent(key)}`).then((r) => (r.ok ? r.json() : null)));
+// A board's own picture: one board can never change what another board's card draws.
+async function picture(name, key) {
+  const id = `${name}\n${key}`;
+  if (!pictures.has(id)) {
+    const url = `/api/picture/${encodeURIComponent(name)}?key=${encodeURIComponent(key)}`;
+    pictures.set(id, fetch(url).then((r) => (r.ok ? r.json() : null)).catch(() => null));
   }
-  return pictures.get(key);
+  const pic = await pictures.get(id);
+  if (!pic) pictures.delete(id); // not there (yet): ask again next time
+  return pic;
 }
 
 function card(name) {
@@ -79,7 +86,7 @@ async function draw(b) {
   badge.className = `badge ${conn}`;
   badge.textContent = conn.replace("-", " ");
   if (b.key && b.key !== c.key) {
-    const pic = await picture(b.key);
+    const pic = await picture(b.name, b.key);
     if (pic) { c.view.setBoard(pic); c.key = b.key; }
   }
   if (c.key) {
@@ -198,7 +205,12 @@ function connect() {
     $("broker").className = `conn ${club.broker ? "online" : "offline"}`;
     $("broker").textContent = club.broker ? "broker connected" : "broker not connected";
     const names = new Set(club.boards.map((b) => b.name));
-    for (const name of [...boards.keys()]) if (!names.has(name)) { boards.delete(name); cards.delete(name); }
+    for (const name of [...boards.keys()]) {
+      if (names.has(name)) continue;
+      boards.delete(name);
+      cards.delete(name);
+      for (const id of [...pictures.keys()]) if (id.startsWith(`${name}\n`)) pictures.delete(id);
+    }
     take(club.boards);
     loadResults();
   });

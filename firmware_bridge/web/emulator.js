@@ -1,6 +1,7 @@
 // The emulated board in a browser: every click is a physical action of the board emulator,
-// which speaks protocol v1 to the referee over its pty like a real board.
+// which speaks the protocol to the referee over its pty like a real board.
 import { BoardView, legend, drawPiece, SIGNALS } from "/static/board.js";
+import { token } from "/static/token.js";
 
 const $ = (id) => document.getElementById(id);
 const view = new BoardView($("board"), onCell);
@@ -76,7 +77,8 @@ function render(s) {
 
 async function act(body) {
   const response = await fetch("/api/action", {
-    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    method: "POST", headers: { "Content-Type": "application/json", "X-Board-Referee-Token": token() },
+    body: JSON.stringify(body),
   });
   let answer = {};
   try { answer = await response.json(); } catch { answer = {}; }

@@ -1,6 +1,7 @@
 // The kiosk page: live state pushed by the referee (Server-Sent Events), the board drawn from
 // the game's geometry, what to do now, and the controls a club needs without a terminal.
 import { BoardView, legend } from "/static/board.js";
+import { token } from "/static/token.js";
 
 const $ = (id) => document.getElementById(id);
 // The same page serves the kiosk (API at /api) and a board's page in the club view (its own
@@ -11,9 +12,6 @@ if (CLUB) {
   for (const id of ["btn-pass", "btn-confirm", "btn-select", "btn-check"]) $(id).hidden = true;
   $("club-link").hidden = false;
 }
-const params = new URLSearchParams(location.search);
-if (params.get("token")) localStorage.setItem("board-referee-token", params.get("token"));
-const token = () => localStorage.getItem("board-referee-token") || "";
 
 const view = new BoardView($("board"));
 let games = [];
