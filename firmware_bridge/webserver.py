@@ -150,6 +150,7 @@ class LiveServer:
         self.token = token  # None: controls are open (the server listens on loopback)
         self.names = own_names([*allow_hosts, host])
         self.cap = connection_cap()
+        self.open = 0  # connections open now (the server's loop keeps the count)
         self.refused = 0  # connections refused at the cap since the last log line
         self.refused_logged = -FLOOD_LOG_EVERY
         self.log = quiet
@@ -210,9 +211,12 @@ class LiveServer:
         loop = asyncio.get_running_loop()
 
         def protocol() -> asyncio.BaseProtocol:
-            if len(handler.connections) >= self.cap:
+            # Counted here, not by aiohttp's list: a burst of accepts makes many protocols
+            # before the first of them is told its connection is made.
+            if self.open >= self.cap:
                 return self._refuse()
-            return handler()
+            self.open += 1
+            return _Counted(handler(), self)
 
         try:
             server = await loop.create_server(protocol, self.host, self.port,
@@ -406,6 +410,34 @@ class LiveServer:
         if not isinstance(body, dict):
             raise BadRequest(400, "the request body must be a JSON object")
         return body
+
+
+class _Counted(asyncio.Protocol):
+    """aiohttp's protocol for one connection, counted in and out of the server's ``open``."""
+
+    __slots__ = ("inner", "server")
+
+    def __init__(self, inner: asyncio.Protocol, server: LiveServer) -> None:
+        self.inner, self.server = inner, server
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.inner.connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received()
+
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.server.open -= 1
+        self.inner.connection_lost(exc)
 
 
 class _Refused(asyncio.Protocol):
