@@ -12,7 +12,7 @@ import socket
 import struct
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -30,7 +30,7 @@ def request(
     method: str,
     path: str,
     body: bytes | None = None,
-    headers: dict[str, str | bytes] | None = None,
+    headers: Mapping[str, str | bytes] | None = None,
     *,
     host: str | None = None,
 ) -> tuple[int, dict[str, str], bytes]:
@@ -149,7 +149,7 @@ def test_bodies_are_bounded_and_nothing_is_a_500(referee: Referee) -> None:
         assert got == 404, path
     # Header bytes that are not ASCII: a wrong token (a beyond-loopback kiosk checks it), never
     # a 500; here on loopback the control is simply carried out or refused for its own reason.
-    odd = {"X-Board-Referee-Token": "t\xe9\xff".encode("latin-1"), **JSON}
+    odd: dict[str, str | bytes] = {"X-Board-Referee-Token": "t\xe9\xff".encode("latin-1"), **JSON}
     got, _, _ = request(referee.kiosk_url, "POST", "/api/button", b'{"button": "jump"}', odd)
     assert got == 400
     assert referee.state()["game_number"] == before
