@@ -1,0 +1,182 @@
+"""Trust on the broker: anyone who may publish (a stranger on an open broker, or one board's
+own login) cannot run script in the director's page, blank the club grid, poison another
+board's picture, fill the club view's memory or cut a referee off. Real Mosquitto, real club
+view and referee processes, the page in Debian's chromium."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as paho
+from paho.mqtt.enums import CallbackAPIVersion
+from playwright.sync_api import Browser, expect
+
+from tests.mosquitto import Mosquitto
+from tests.test_club import PREFIX, Club, Listener, board_action, cleanup, referee
+from tests.test_kiosk import TIMEOUT, browser, free_port
+
+__all__ = ["browser", "cleanup"]
+
+XSS = '"><img src=x onerror="window.pwned=1">'
+
+
+def picture(key: str, cells: list[str]) -> dict[str, Any]:
+    return {"key": key, "links": [],
+            "cells": [{"name": name, "x": i, "y": 0, "shape": "square", "zone": None,
+                       "region": None, "blocked": False} for i, name in enumerate(cells)]}  # fmt: skip
+
+
+def state(title: str = "Three Dragons", **changes: Any) -> dict[str, Any]:
+    """A state as a referee publishes it, with the fields the club view reads."""
+    body: dict[str, Any] = {
+        "schema": 1, "at": time.time(), "game_number": 1, "status": "White to move",
+        "game": {"id": "three-dragons", "title": title, "options": {"variant": "base"},
+                 "players": ["White", "Black"], "profile": "three-dragons"},
+        "board": picture("three-dragons?variant=base", ["a1", "b1", "c1"]),
+        "pieces": [{"cell": "a1", "kind": "soldier", "symbol": "S", "owner": 1, "state": None}],
+        "signals": {}, "moves": [], "to_move": 1, "outcome": None, "winner": None,
+        "connection": {"state": "connected", "message": "", "faults": []},
+    }  # fmt: skip
+    body.update(changes)
+    return body
+
+
+class Stranger:
+    """An MQTT client anyone could run on an open broker."""
+
+    def __init__(self, broker: Mosquitto) -> None:
+        self.client = paho.Client(CallbackAPIVersion.VERSION2)
+        self.client.connect("127.0.0.1", broker.port)
+        self.client.loop_start()
+
+    def send(self, topic: str, payload: bytes | str | dict[str, Any], retain: bool = True) -> None:
+        data = json.dumps(payload) if isinstance(payload, dict) else payload
+        self.client.publish(topic, data, qos=1, retain=retain).wait_for_publish(10)
+
+    def close(self) -> None:
+        self.client.loop_stop()
+        self.client.disconnect()
+
+
+def status_of(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return int(answer.status)
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_no_publisher_can_script_blank_or_poison_the_club_view(
+    browser: Browser, cleanup: list[Any], tmp_path: Path
+) -> None:
+    broker = Mosquitto(tmp_path / "broker")
+    cleanup.append(broker)
+    club = Club(tmp_path, broker.url, "--max-boards", "8")
+    cleanup.append(club)
+    stranger = Stranger(broker)
+    cleanup.append(stranger)
+    stranger.send(f"{PREFIX}/table1/state", state())
+    stranger.send(f"{PREFIX}/table2/state", state("Vanguard"))
+    club.wait_board("table2", lambda b: b["title"] == "Vanguard")
+
+    # Script in a board name: ignored; a link with it is a 404 and runs nothing.
+    stranger.send(f"{PREFIX}/{XSS}/state", state())
+    stranger.send(f"{PREFIX}/{XSS}/status", {"schema": 1, "state": "online"})
+    # Fields of the wrong type: the board is shown as bad, the others are drawn.
+    stranger.send(f"{PREFIX}/table3/state", state(status=5))
+    stranger.send(f"{PREFIX}/table2/status", {"schema": 1, "state": "online", "at": "soon"})
+    # A finished game whose players are one string: refused, never kept in the results.
+    stranger.send(f"{PREFIX}/table4/state",
+                  state(outcome="White wins", winner=1, to_move=None,
+                        game={**state()["game"], "players": "White and Black"}))  # fmt: skip
+    stranger.send(f"{PREFIX}/table5/state", state(outcome="Black wins", winner=2, to_move=None))
+    # Another board's picture under table1's key: table1 keeps its own.
+    stranger.send(f"{PREFIX}/table6/state", state(board=picture(state()["board"]["key"], ["zz"])))
+    # Too big, too deep: refused before parsing.
+    stranger.send(f"{PREFIX}/table7/state", json.dumps(state(notice="x" * 600_000)))
+    stranger.send(f"{PREFIX}/table8/state", b'{"schema": 1, "game": ' + b"[" * 50000
+                  + b"]" * 50000 + b"}")  # fmt: skip
+
+    club.wait_board("table8", lambda b: "nests more than" in b["problem"])
+    club.wait_board("table7", lambda b: "more than the 524,288 accepted" in b["problem"])
+    assert club.wait_board("table3", lambda b: b["problem"])["problem"] == (
+        "state.status: expected text"
+    )
+    assert club.board("table2")["problem"] == "status.at: expected a number"  # type: ignore[index]
+    assert "players" in club.wait_board("table4", lambda b: b["problem"])["problem"]
+    club.wait_board("table6", lambda b: b["key"])
+    names = {b["name"] for b in club.get("/api/club")["boards"]}
+    assert names == {f"table{n}" for n in range(1, 9)}
+    own = club.get(f"/api/picture/table1?key={state()['board']['key']}")
+    assert [c["name"] for c in own["cells"]] == ["a1", "b1", "c1"]
+    results = club.get("/api/results")["results"]
+    assert [(r["board"], r["outcome"]) for r in results] == [("table5", "Black wins")]
+    assert "White and Black" not in (tmp_path / "results.jsonl").read_text()
+
+    # The ninth board is over the cap: ignored with one log line, the eight are kept.
+    for n in range(9, 30):
+        stranger.send(f"{PREFIX}/table{n}/state", state())
+    club.wait_log("already following 8 boards")
+    assert len(club.get("/api/club")["boards"]) == 8
+    assert sum("already following" in line for line in club.log) == 1
+    assert not any("Traceback" in line for line in club.log), "\n".join(club.log)
+
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(club.url)
+    expect(page.locator(".card")).to_have_count(8, timeout=TIMEOUT)
+    expect(page.locator('.card[data-board="table1"] .status')).to_have_text("White to move")
+    expect(page.locator('#alerts .alert[data-board="table3"]')).to_contain_text(
+        "state.status: expected text", timeout=TIMEOUT
+    )
+    expect(page.locator("#results tbody tr")).to_have_count(1, timeout=TIMEOUT)
+    quoted = urllib.request.quote(XSS, safe="")
+    assert status_of(f"{club.url}board/{quoted}/") == 404
+    page.goto(f"{club.url}board/{quoted}/")
+    page.goto(f"{club.url}board/table1/")
+    expect(page.locator("#title")).to_have_text("table1: Three Dragons", timeout=TIMEOUT)
+    assert page.evaluate("window.pwned") is None
+    page.close()
+
+
+def test_a_deep_command_is_answered_and_the_referee_stays_on_the_broker(
+    browser: Browser, cleanup: list[Any], tmp_path: Path
+) -> None:
+    broker = Mosquitto(tmp_path / "broker")
+    cleanup.append(broker)
+    port = free_port()
+    club = Club(tmp_path, broker.url, "--listen", f"0.0.0.0:{port}")
+    cleanup.append(club)
+    club.url = f"http://127.0.0.1:{port}/"
+    one = referee(tmp_path, broker.url, "table1", "--game", "three-dragons", "--mqtt-commands")
+    cleanup.append(one)
+    events = Listener(broker.url, f"{PREFIX}/table1/events")
+    cleanup.append(events)
+    stranger = Stranger(broker)
+    cleanup.append(stranger)
+    deep = b'{"action": "takeback", "id": "deep", "x": ' + b"[" * 97000 + b"]" * 97000 + b"}"
+    stranger.send(f"{PREFIX}/table1/command", deep, retain=False)
+    answer = events.wait_event("command")
+    assert answer["ok"] is False and "refused" in answer["message"]
+    one.wait_log("ignored a command")
+    assert not any("RecursionError" in line or "Traceback" in line for line in one.log)
+
+    # The club view's page keeps the token it was opened with: its board page's Take back
+    # goes to the board (and the referee still hears its command topic).
+    board_action(one, "lift", "c1")
+    board_action(one, "place", "c4")
+    club.wait_board("table1", lambda b: b["moves"] == 1)
+    token = (tmp_path / "club-token").read_text().strip()
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(club.url + f"?token={token}")
+    expect(page).to_have_url(club.url)
+    page.locator('.card[data-board="table1"]').click()
+    expect(page.locator("#title")).to_have_text("table1: Three Dragons", timeout=TIMEOUT)
+    page.locator("#btn-takeback").click()
+    one.wait_log(r"button TAKEBACK pressed on the club \(MQTT\)")
+    club.wait_board("table1", lambda b: b["moves"] == 0)
+    page.close()
