@@ -17,6 +17,7 @@ import ipaddress
 import logging
 import os
 import secrets
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,8 @@ from firmware_bridge.snapshot import Snapshot
 from firmware_bridge.webserver import BadRequest, LiveServer, WebError
 
 COMMAND_TIMEOUT = 5.0
+RECORDS_PER_SECOND = 5.0  # record reads served a second (a person reads one now and then)
+RECORDS_BURST = 10
 
 KioskError = WebError
 
@@ -124,6 +127,7 @@ class KioskServer(LiveServer):
     ) -> None:
         super().__init__(host, port, token, allow_hosts=allow_hosts)
         self.readers = asyncio.Semaphore(1)  # bound to the server's loop on first use
+        self.record_tokens, self.record_at = float(RECORDS_BURST), time.monotonic()
         self.journal = journal  # read-only, for the game records
         self.submit = submit
         self.config_dir = config_dir
@@ -183,6 +187,14 @@ class KioskServer(LiveServer):
 
         # One reader at a time: a page looping on records queues here instead of taking
         # every core from the referee.
+        now = time.monotonic()  # a token bucket: RECORDS_PER_SECOND, bursts of RECORDS_BURST
+        self.record_tokens = min(RECORDS_BURST, self.record_tokens + (now - self.record_at)
+                                 * RECORDS_PER_SECOND)  # fmt: skip
+        self.record_at = now
+        if self.record_tokens < 1:
+            self._flood("record reads refused: more than the referee serves a second")
+            raise BadRequest(429, "too many record requests: try again in a second")
+        self.record_tokens -= 1
         async with self.readers:
             text = await asyncio.get_running_loop().run_in_executor(None, read)
         return web.Response(text=text, content_type="text/plain", charset="utf-8")

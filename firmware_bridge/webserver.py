@@ -44,6 +44,7 @@ WRITE_TIMEOUT = 30.0  # seconds a page may leave a stream unread before it is dr
 MAX_BODY = 64 * 1024  # bytes of a control's body
 MAX_DEPTH = 20  # nesting of a control's JSON body
 MAX_CONNECTIONS = 256  # open connections per server, well below the descriptor limit
+MAX_STREAMS = 48  # live pages per server (a table has one to three; the club view's own)
 FLOOD_LOG_EVERY = 60.0  # seconds between two log lines about refused connections
 SECURITY_HEADERS = {
     "Server": "board-referee",
@@ -151,8 +152,10 @@ class LiveServer:
         self.names = own_names([*allow_hosts, host])
         self.cap = connection_cap()
         self.open = 0  # connections open now (the server's loop keeps the count)
-        self.refused = 0  # connections refused at the cap since the last log line
-        self.refused_logged = -FLOOD_LOG_EVERY
+        self.max_streams = MAX_STREAMS
+        self.streams = 0  # live pages served now
+        self.refused: dict[str, int] = {}  # refusals of each kind since its last log line
+        self.refused_logged: dict[str, float] = {}
         self.log = quiet
         self.loop: asyncio.AbstractEventLoop | None = None
         self.latest = ""
@@ -235,14 +238,17 @@ class LiveServer:
 
     def _refuse(self) -> asyncio.BaseProtocol:
         """A connection over the cap: closed at once, and a log line at most once a minute."""
-        self.refused += 1
-        now = time.monotonic()
-        if now - self.refused_logged >= FLOOD_LOG_EVERY:
-            self.log.warning("%s: %d connection(s) refused: %d are open, the most it keeps "
-                             "(a flood of connections?)", self.name, self.refused,
-                             self.cap)  # fmt: skip
-            self.refused, self.refused_logged = 0, now
+        self._flood(f"connection(s) refused: {self.cap} are open, the most it keeps")
         return _Refused()
+
+    def _flood(self, what: str) -> None:
+        """Count a refusal of ``what`` kind; log the count at most once a minute per kind."""
+        kind = what.partition(":")[0]
+        self.refused[kind] = self.refused.get(kind, 0) + 1
+        now = time.monotonic()
+        if now - self.refused_logged.get(kind, -FLOOD_LOG_EVERY) >= FLOOD_LOG_EVERY:
+            self.log.warning("%s: %d %s (a flood?)", self.name, self.refused[kind], what)
+            self.refused[kind], self.refused_logged[kind] = 0, now
 
     # -- state ------------------------------------------------------------------------------
     def publish_text(self, text: str) -> None:
@@ -347,7 +353,12 @@ class LiveServer:
         assert self.stopping is not None and self.changed is not None
         if request.method == "HEAD":
             return web.Response(headers=SSE_HEADERS)
+        if self.streams >= self.max_streams:  # each change is written to every stream
+            self._flood(f"live pages refused: {self.streams} are open, the most it serves")
+            raise BadRequest(503, f"the {self.name} already serves {self.streams} live pages; "
+                             "close one and this page reconnects by itself")  # fmt: skip
         response = web.StreamResponse(headers=SSE_HEADERS)
+        self.streams += 1
         try:
             await response.prepare(request)
             await self._write(response, b"retry: 1000\n\n")
@@ -370,6 +381,8 @@ class LiveServer:
             self.log.debug("%s: dropped a page that stopped reading", self.name)
             if request.transport is not None:
                 request.transport.abort()
+        finally:
+            self.streams -= 1
         return response
 
     @staticmethod

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -26,9 +27,9 @@ XSS = '"><img src=x onerror="window.pwned=1">'
 
 
 def picture(key: str, cells: list[str]) -> dict[str, Any]:
-    return {"key": key, "links": [],
-            "cells": [{"name": name, "x": i, "y": 0, "shape": "square", "zone": None,
-                       "region": None, "blocked": False} for i, name in enumerate(cells)]}  # fmt: skip
+    shown = [{"name": name, "x": i, "y": 0, "shape": "square", "zone": None, "region": None,
+              "blocked": False} for i, name in enumerate(cells)]  # fmt: skip
+    return {"key": key, "links": [], "cells": shown}
 
 
 def state(title: str = "Three Dragons", **changes: Any) -> dict[str, Any]:
@@ -134,7 +135,7 @@ def test_no_publisher_can_script_blank_or_poison_the_club_view(
         "state.status: expected text", timeout=TIMEOUT
     )
     expect(page.locator("#results tbody tr")).to_have_count(1, timeout=TIMEOUT)
-    quoted = urllib.request.quote(XSS, safe="")
+    quoted = urllib.parse.quote(XSS, safe="")
     assert status_of(f"{club.url}board/{quoted}/") == 404
     page.goto(f"{club.url}board/{quoted}/")
     page.goto(f"{club.url}board/table1/")

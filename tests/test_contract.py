@@ -1,0 +1,92 @@
+"""The MQTT contract as the club view checks it, and JSON read within limits: every game's real
+state passes, and each kind of bad field is named."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+
+import pytest
+
+from firmware_bridge import catalog
+from firmware_bridge.contract import result_problem, state_problem, status_problem
+from firmware_bridge.daemon import Daemon
+from firmware_bridge.journal import Journal
+from firmware_bridge.safejson import JsonLimitError, depth, loads_limited
+
+
+@pytest.mark.parametrize("game_id", catalog.game_ids())
+def test_every_games_state_keeps_the_contract(game_id: str, tmp_path: Path) -> None:
+    game = catalog.load_game(game_id)
+    profile = catalog.load_profile(None, game)
+    journal = Journal(tmp_path / "j.sqlite3")
+    daemon = Daemon(game, profile, journal, "unused", log=logging.getLogger("test"))
+    state = daemon.state
+    for _ in range(3):  # a few plies in, with moves, scores and captures where the game has them
+        if state.outcome() is not None:
+            break
+        move = next(iter(state.legal_moves()))
+        journal.record_move(daemon.game_id, state.notation(move))
+        state.apply(move)
+    daemon = Daemon(game, profile, journal, "unused", log=logging.getLogger("test"))
+    body = json.loads(daemon.snapshot().to_text())
+    assert state_problem(body) is None
+    journal.close()
+
+
+def good_state() -> dict[str, object]:
+    game = catalog.load_game("vanguard")
+    profile = catalog.load_profile(None, game)
+    journal = Journal(Path(":memory:"))
+    text = Daemon(game, profile, journal, "unused", log=logging.getLogger("t")).snapshot().to_text()
+    journal.close()
+    state: dict[str, object] = json.loads(text)
+    return state
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({"status": 5}, "state.status: expected text"),
+        ({"game": {"id": "x", "title": "X", "players": "White and Black"}},
+         "state.game.players: expected a list"),
+        ({"to_move": 3}, "state.to_move: expected 1 or 2"),
+        ({"board": {"key": "k", "cells": [{"name": "a1"}]}}, "state.board.cells[0].x: missing"),
+        ({"pieces": [{"cell": "a1", "kind": "k", "symbol": "s", "owner": True}]},
+         "state.pieces[0].owner: expected 1 or 2"),
+        ({"moves": [{"text": "a1-a2", "at": 5}]}, "state.moves[0].at: expected text"),
+        ({"schema": 2}, "state.schema: expected one of (1,)"),
+    ],
+)  # fmt: skip
+def test_a_bad_field_is_named(change: dict[str, object], problem: str) -> None:
+    state = good_state()
+    assert state_problem(state) is None
+    state.update(change)
+    assert state_problem(state) == problem
+
+
+def test_status_and_result_checks() -> None:
+    assert status_problem({"schema": 1, "state": "online", "reason": "connected"}) is None
+    assert status_problem({"schema": 1, "state": "sideways"}) is not None
+    result = {"board": "t1", "game_number": 1, "game": "vanguard", "title": "Vanguard",
+              "options": {}, "profile": "vanguard", "players": ["White", "Black"],
+              "outcome": "White wins", "winner": 1, "moves": [["A2-A3", "t"]],
+              "ended": "t"}  # fmt: skip
+    assert result_problem(result) is None
+    assert result_problem({**result, "players": "White and Black"}) is not None
+
+
+def test_json_is_read_within_its_limits() -> None:
+    assert depth(b'[[1, "[[[["], {"a": [2]}]') == 3
+    assert depth(b'["a\\\\", [["]]]"]]]') == 3  # an escaped backslash ends its string
+    assert loads_limited(b'{"a": [1]}', max_bytes=100, max_depth=2) == {"a": [1]}
+    with pytest.raises(JsonLimitError, match="nests more than 2"):
+        loads_limited(b'{"a": [[1]]}', max_bytes=100, max_depth=2)
+    with pytest.raises(JsonLimitError, match="more than the 10 accepted") as too_big:
+        loads_limited(b'{"a": "0123456789"}', max_bytes=10, max_depth=2)
+    assert too_big.value.too_big
+    with pytest.raises(JsonLimitError):  # never a RecursionError
+        loads_limited(b"[" * 100000 + b"]" * 100000, max_bytes=10**6, max_depth=50)
+    with pytest.raises(ValueError, match="not JSON"):
+        loads_limited(b"\xff{}", max_bytes=100, max_depth=2)
