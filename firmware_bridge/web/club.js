@@ -77,8 +77,11 @@ async function draw(b) {
   a.querySelector(".game").textContent = b.title;
   a.querySelector(".game").title = `${b.title} · game ${b.game_number} · ${Object.entries(b.options || {}).map(([k, v]) => `${k}=${v}`).join(", ")}`;
   const status = a.querySelector(".status");
-  status.textContent = b.outcome ? `Game over: ${b.outcome}` : (b.status ? b.status[0].toUpperCase() + b.status.slice(1) : "");
-  status.className = "status" + (b.outcome ? " over" : "") + (b.alert ? " alert" : "");
+  status.textContent = !b.key && b.problem ? `Bad data: ${b.problem}`
+    : b.outcome ? `Game over: ${b.outcome}` : (b.status ? b.status[0].toUpperCase() + b.status.slice(1) : "");
+  status.className = "status" + (b.outcome ? " over" : "") + (b.alert || b.problem ? " alert" : "")
+    + (!b.key && b.problem ? " bad" : "");
+  status.title = status.textContent; // the whole sentence, where the card cuts it
   const turn = b.outcome ? `${b.moves} moves` : b.to_move ? `${b.players[b.to_move - 1]} to move · ${b.moves} moves` : "";
   a.querySelector(".turn").textContent = turn + (b.last_text ? ` · last ${b.last_text}` : "");
   const badge = a.querySelector(".badge");
