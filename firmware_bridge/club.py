@@ -115,7 +115,7 @@ class BoardEntry:
 class ClubServer(LiveServer):
     page = "club.html"
     name = "club view"
-    token_hint = "printed when it starts"
+    token_hint = "kept in club-token beside the results"
 
     def __init__(
         self,

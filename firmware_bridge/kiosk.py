@@ -111,7 +111,7 @@ def games_catalog(directory: Path) -> list[dict[str, Any]]:
 class KioskServer(LiveServer):
     page = "kiosk.html"
     name = "kiosk"
-    token_hint = "printed when the referee starts"
+    token_hint = "kept in kiosk-token beside the journal"
 
     def __init__(
         self,

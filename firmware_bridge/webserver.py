@@ -142,7 +142,7 @@ class LiveServer:
 
     page = "index.html"
     name = "web page"
-    token_hint = "printed at start"  # where a person finds the access token
+    token_hint = "its file is named in the log"  # where a person finds the access token
 
     def __init__(
         self, host: str, port: int, token: str | None = None, *, allow_hosts: Iterable[str] = ()

@@ -47,6 +47,7 @@ def rss(pid: int) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--boards", type=int, default=2000, help="fake boards to publish")
+    parser.add_argument("--rounds", type=int, default=3, help="floods of fake boards, each cleared")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="board-referee-hostile-") as tmp:
         broker = Mosquitto(Path(tmp) / "broker")
@@ -79,22 +80,23 @@ def main() -> int:
             time.sleep(2)
             print(f"a 10 MB retained state:      RSS {rss(club.pid):6.1f} MB, "
                   f"{boards()} boards shown")  # fmt: skip
-            started = time.monotonic()
-            for n in range(args.boards):
-                client.publish(f"{PREFIX}/fake{n}/state", json.dumps(state(f"fake{n}")), qos=0,
-                               retain=True)  # fmt: skip
-            client.publish(f"{PREFIX}/last/state", "", qos=1).wait_for_publish(30)
-            took = time.monotonic() - started
-            time.sleep(3)
-            print(f"{args.boards} fake boards in {took:.1f} s: RSS {rss(club.pid):6.1f} MB, "
-                  f"{boards()} boards shown")  # fmt: skip
-            for n in range(args.boards):
-                client.publish(f"{PREFIX}/fake{n}/state", "", qos=0, retain=True)
-            send("huge", "")
-            client.publish(f"{PREFIX}/last/state", "", qos=1).wait_for_publish(30)
-            time.sleep(3)
-            print(f"boards cleared:              RSS {rss(club.pid):6.1f} MB, "
-                  f"{boards()} boards shown")  # fmt: skip
+            for round_ in range(1, args.rounds + 1):
+                started = time.monotonic()
+                for n in range(args.boards):
+                    client.publish(f"{PREFIX}/fake{n}/state", json.dumps(state(f"fake{n}")),
+                                   qos=0, retain=True)  # fmt: skip
+                client.publish(f"{PREFIX}/last/state", "", qos=1).wait_for_publish(30)
+                took = time.monotonic() - started
+                time.sleep(3)
+                print(f"round {round_}: {args.boards} fake boards in {took:.1f} s: RSS "
+                      f"{rss(club.pid):6.1f} MB, {boards()} boards shown")  # fmt: skip
+                for n in range(args.boards):
+                    client.publish(f"{PREFIX}/fake{n}/state", "", qos=0, retain=True)
+                send("huge", "")
+                client.publish(f"{PREFIX}/last/state", "", qos=1).wait_for_publish(30)
+                time.sleep(3)
+                print(f"round {round_}: boards cleared: RSS {rss(club.pid):6.1f} MB, "
+                      f"{boards()} boards shown")  # fmt: skip
         finally:
             client.loop_stop()
             club.terminate()
