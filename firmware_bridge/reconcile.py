@@ -97,6 +97,7 @@ class Reconciler:
         # shown), "knocked" (a piece gone that no hand touched), else "".
         self.alert = ""
         self.setting_up = False  # a new game was started: the board is being set up for it
+        self.resuming = False  # a resumed game's board did not match: it is being set to it
         self.taking_back = False  # a take-back is being carried out on the board
         # Cells whose piece was lifted off since the last step, latest last: a move that
         # changes nothing on the board (a null move) is made by lifting its piece, putting it
@@ -115,11 +116,22 @@ class Reconciler:
     # -- inputs -----------------------------------------------------------------------------
     def observe(self, sensed: Mapping[Cell, Token], now: float) -> None:
         """The sensed layout (occupied cells only) as of ``now``."""
-        if dict(sensed) != self.sensed:
-            # The first reading after a start is compared with the game's position instead:
-            # what changed while no referee looked was changed by hands.
-            before = self.sensed if self.observed else self._tokens(self.state.layout())
+        before = self.sensed
+        if not self.observed:
+            before = dict(sensed)  # no hand has been seen yet
+            # The first reading after a start: whatever differs from the game's position was
+            # changed while no referee looked, by hands nobody saw. No move is ever taken
+            # from it: the board is set to the position first ("resuming"), or to the new
+            # game's start, and only then is play taken from what hands do.
             self.observed = True
+            if dict(sensed) != self._tokens(self.state.layout()) and not self.setting_up:
+                self.restore = True
+                self.synced = False
+                if self.state.plies:
+                    self.resuming = True
+                else:
+                    self.setting_up = True
+        if dict(sensed) != self.sensed:
             self.touched.update(c for c in set(before) | set(sensed)
                                 if before.get(c) != sensed.get(c))  # fmt: skip
             self.sensed = dict(sensed)
@@ -239,6 +251,7 @@ class Reconciler:
             # pending cell right at once), so a quick player never waits for the window.
             self.restore = False
             self.setting_up = False
+            self.resuming = False
             self.taking_back = False
             self.touched.clear()  # a position to trust
             if not self.synced:
@@ -592,6 +605,10 @@ class Reconciler:
                 if self.setting_up:
                     self.status = "new game: " + self._guide_status(
                         signals, "", sentence=False, setup=True
+                    )
+                elif self.resuming:  # nobody's move: the board changed while no one looked
+                    self.status = "resuming: set the board to the position: " + (
+                        self._guide_status(signals, "", sentence=False)
                     )
                 elif any(s in CORRECTIONS for s in signals.values()):
                     # Only a stable board is called illegal (a flicker never is), and then

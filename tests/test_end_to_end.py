@@ -11,6 +11,7 @@ import json
 import random
 import re
 import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -307,8 +308,41 @@ def test_daemon_killed_and_restarted_resumes_from_the_journal(
     rig.emu.do("move h8 h6")
     rig.daemon.start()
     rig.daemon.wait_log("resuming game 1 .* after 1 moves")
+    # What changed while no referee looked is nobody's move: the board is set to the
+    # position first, then play goes on from what hands do.
+    rig.daemon.wait_log("resuming: set the board to the position: .*h6.*h8")
+    time.sleep(0.5)
+    assert rig.daemon.moves() == ["c2-c4"]
+    rig.emu.do("move h6 h8")
+    rig.daemon.wait_log("Black to move")
+    rig.emu.do("play h8-h6")
     rig.daemon.wait_moves(["c2-c4", "h8-h6"])
-    assert rig.daemon.moves() == ["c2-c4", "h8-h6"]
+    assert "illegal" not in rig.daemon.text()
+
+
+def test_a_partial_fix_after_a_restart_is_never_taken_for_a_move(
+    rigs: list[Rig], tmp_path: Path
+) -> None:
+    """The board came back in another layout; doing only part of the correction leaves a board
+    that a legal move would explain (White c4-c1): it must not be recorded."""
+    rig = make(rigs, tmp_path, "three-dragons", "three-dragons")
+    rig.emu.do("play c1-c4")
+    rig.emu.do("play c9-c6")
+    rig.daemon.wait_moves(["c1-c4", "c9-c6"])
+    rig.daemon.kill(signal.SIGKILL)
+    rig.emu.do("move c6 c9")  # the board is put back the way it was, while no referee looks
+    rig.emu.do("move c4 c1")
+    rig.daemon.start()
+    rig.daemon.wait_log("resuming: set the board to the position")
+    rig.emu.do("move c9 c6")  # only the first part of the correction
+    rig.daemon.wait_log("resuming: set the board to the position: .*c1.*c4")
+    time.sleep(1.0)  # more than the settle window: a phantom c4-c1 would be journaled by now
+    assert rig.daemon.moves() == ["c1-c4", "c9-c6"]
+    rig.emu.do("move c1 c4")  # the rest of it: the position, and play goes on
+    rig.daemon.wait_log("White to move")
+    rig.emu.do("play c4-e4")
+    rig.daemon.wait_moves(["c1-c4", "c9-c6", "c4-e4"])
+    assert "illegal" not in rig.daemon.text()
 
 
 def test_wrong_board_for_the_profile_is_a_clear_error(tmp_path: Path) -> None:

@@ -47,7 +47,11 @@ def test_a_board_of_another_shape_mid_game_pauses_refereeing_and_keeps_the_game(
     right = EmulatorProcess(tmp_path, "three-dragons", "three-dragons", "--position",
                             str(position))  # fmt: skip
     rig.emu = right
-    daemon.wait_log("board scanned")
+    scans = daemon.text().count("board scanned")  # the first board's scans are in the log too
+    deadline = time.monotonic() + 20
+    while daemon.text().count("board scanned") == scans and time.monotonic() < deadline:
+        time.sleep(0.05)
+    daemon.wait_log("White to move|Black to move")
     right.do("play c9-c6")
     daemon.wait_moves(["c1-c4", "c9-c6"])
 

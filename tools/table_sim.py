@@ -40,8 +40,8 @@ from tests.e2e import BOARD_KINDS, DaemonProcess, EmulatorProcess  # noqa: E402
 
 CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (\S+)")
 BEHAVIOURS = ("hesitate", "slide", "knock", "wrong", "button", "takeback", "unplug", "kill",
-              "kill-mid")  # fmt: skip
-BETWEEN = ("hesitate", "knock", "wrong", "button", "unplug", "kill")  # before a move
+              "kill-mid", "kill-moved")  # fmt: skip
+BETWEEN = ("hesitate", "knock", "wrong", "button", "unplug", "kill", "kill-moved")  # before a move
 # The firmware reads occupancy and owner boards: the profile each game is played on with it.
 FIRMWARE_PROFILES = {"protect-the-goat": "protect-the-goat-reed"}
 
@@ -237,6 +237,47 @@ class Table:
             self.wait_scanned(seen)  # the players wait for the board to come back to life
         elif what == "kill":
             self.restart_referee()
+        elif what == "kill-moved":
+            # The referee is down and the board is disturbed meanwhile; after the restart the
+            # players put it right one cell at a time, in any order, pausing between: a partial
+            # fix that looks like a legal move must never be journaled as one.
+            seen = len(self.daemon.log)
+            self.daemon.kill(signal.SIGKILL)
+            self.disturb(self.rng.randint(1, 3))
+            self.daemon.start()
+            self.wait_scanned(seen)
+            self.fix_cell_by_cell()
+
+    def disturb(self, changes: int) -> None:
+        """Pieces moved to empty cells, or lifted off, by hands no referee sees."""
+        names = self.game.board.names
+        for _ in range(changes):
+            physical = self.emu.pieces()
+            if not physical:
+                return
+            name = self.rng.choice(sorted(physical))
+            empty = [names[c] for c in range(self.game.board.size)
+                     if names[c] not in physical and c not in self.game.board.blocked
+                     and c not in self.game.board.zone_of]  # fmt: skip
+            if empty and self.rng.random() < 0.6:
+                self.emu.do(f"move {name} {self.rng.choice(empty)}")
+            else:
+                self.emu.do(f"lift {name}")
+
+    def fix_cell_by_cell(self) -> None:
+        """Put the board back to the position a cell at a time, in a random order, waiting
+        longer than the settle window after each."""
+        names = self.game.board.names
+        wanted = {names[c]: piece_token(self.game, p) for c, p in self.state.layout().items()}
+        physical = self.emu.pieces()
+        wrong = sorted(n for n in set(wanted) | set(physical) if wanted.get(n) != physical.get(n))
+        self.rng.shuffle(wrong)
+        for name in wrong:
+            if name in physical:
+                self.emu.do(f"lift {name}")
+            if name in wanted:
+                self.emu.do(f"place {name} {wanted[name]}")
+            time.sleep(self.profile.settle + 0.15)
 
     def restart_referee(self) -> None:
         """SIGKILL the referee and start it again; the players wait for the board to come
