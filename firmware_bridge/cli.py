@@ -145,7 +145,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--journal", default=os.environ.get("BOARD_REFEREE_JOURNAL"),
         help="game journal file (default: $BOARD_REFEREE_JOURNAL, else "
-        "$XDG_STATE_HOME/board-referee/journal.sqlite3)",
+        "$XDG_STATE_HOME/board-referee/journal-BOARD.sqlite3, BOARD named by --board-id, else "
+        "by the port: journal-emulator.sqlite3 with none)",
     )  # fmt: skip
     _mqtt_arguments(run)
     run.add_argument(
@@ -164,7 +165,7 @@ def _parser() -> argparse.ArgumentParser:
         "club", parents=[common],
         help="the club view: every board published to an MQTT broker, on one page",
     )  # fmt: skip
-    _mqtt_arguments(club)
+    _mqtt_arguments(club, "follow the boards on")
     club.add_argument(
         "--listen", default=os.environ.get("BOARD_REFEREE_CLUB", DEFAULT_CLUB), metavar="HOST:PORT",
         help=f"serve the page here (default: $BOARD_REFEREE_CLUB, else {DEFAULT_CLUB}; beyond "
@@ -329,11 +330,11 @@ def token_path(journal_path: Path) -> Path:
     return journal_path.parent / "kiosk-token"
 
 
-def _mqtt_arguments(parser: argparse.ArgumentParser) -> None:
+def _mqtt_arguments(parser: argparse.ArgumentParser, verb: str = "publish to") -> None:
     env = os.environ.get
     parser.add_argument(
         "--mqtt", default=env("BOARD_REFEREE_MQTT"), metavar="URL",
-        help="publish to this MQTT broker: mqtt://[USER[:PASSWORD]@]HOST[:PORT], or mqtts:// "
+        help=f"{verb} this MQTT broker: mqtt://[USER[:PASSWORD]@]HOST[:PORT], or mqtts:// "
         "for TLS (default: $BOARD_REFEREE_MQTT; docs/mqtt.md)",
     )  # fmt: skip
     parser.add_argument("--mqtt-user", default=env("BOARD_REFEREE_MQTT_USER"),

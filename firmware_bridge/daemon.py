@@ -154,8 +154,10 @@ class Daemon:
         )
         self.link: Link | None = None
         self.start_json = start.to_json() if start is not None else None
+        self.resumed = False  # an unfinished game of the journal goes on
         state = self._resume_or_start(start, new_game)
         self.rec = Reconciler(state, profile)
+        self.rec.resumed = self.resumed
         if state.plies:
             self.rec.restart_turn_from(last_turn_layouts(state))
         self.readings: list[Reading] = [EMPTY] * len(profile.sensor_cells)
@@ -227,6 +229,7 @@ class Daemon:
                     ) from exc
                 self.game_id = row.id
                 self.game_start = row.start
+                self.resumed = True
                 self.log.info(
                     "resuming game %d (%s) after %d moves; checking the board matches it",
                     row.id, game.title, state.plies,

@@ -98,6 +98,7 @@ class Reconciler:
         self.alert = ""
         self.setting_up = False  # a new game was started: the board is being set up for it
         self.resuming = False  # a resumed game's board did not match: it is being set to it
+        self.resumed = False  # the daemon took the game up from its journal
         self.taking_back = False  # a take-back is being carried out on the board
         # Cells whose piece was lifted off since the last step, latest last: a move that
         # changes nothing on the board (a null move) is made by lifting its piece, putting it
@@ -127,7 +128,7 @@ class Reconciler:
             if dict(sensed) != self._tokens(self.state.layout()) and not self.setting_up:
                 self.restore = True
                 self.synced = False
-                if self.state.plies:
+                if self.state.plies or self.resumed:
                     self.resuming = True
                 else:
                     self.setting_up = True

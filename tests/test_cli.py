@@ -234,3 +234,18 @@ def test_demo_runs_every_scripted_game_over_the_emulator() -> None:
     assert "result: White (player 1) wins: White captured the lion" in result.stdout
     assert "the rhinoceros charges d6-d8, trampling 2" in result.stderr
     assert "board disconnected" not in result.stderr  # the referee stops before the board
+
+
+def test_help_says_what_the_options_do() -> None:
+    """run's journal default is the per-board file it really is; the club view follows a
+    broker, it does not publish to one."""
+
+    def usage(*command: str) -> str:
+        result = subprocess.run([sys.executable, "-m", "firmware_bridge.cli", *command, "--help"],
+                                capture_output=True, text=True, check=True,
+                                env={**os.environ, "COLUMNS": "1000"})  # fmt: skip
+        return " ".join(result.stdout.split())
+
+    assert "journal-BOARD.sqlite3" in usage("run")
+    club = usage("club")
+    assert "follow the boards on this MQTT broker" in club and "publish" not in club

@@ -135,6 +135,8 @@ def test_no_publisher_can_script_blank_or_poison_the_club_view(
         "state.status: expected text", timeout=TIMEOUT
     )
     expect(page.locator("#results tbody tr")).to_have_count(1, timeout=TIMEOUT)
+    expect(page.locator("#summary")).to_contain_text("8 boards · ")
+    expect(page.locator("#summary")).to_contain_text(" · 1 game over")  # not "1 games over"
     quoted = urllib.parse.quote(XSS, safe="")
     assert status_of(f"{club.url}board/{quoted}/") == 404
     page.goto(f"{club.url}board/{quoted}/")

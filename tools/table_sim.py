@@ -323,6 +323,19 @@ class Table:
                 time.sleep(0.3)
                 if self.journal() != self.played:
                     self.emu.do("press pass")
+            elif not self.settle(timeout=2.0) and self.journal() == self.played[:-1]:
+                # The referee came back after the hands had moved: that is nobody's move
+                # ("resuming: set the board to the position"). The players put the board
+                # back as the LEDs ask, then make their move again.
+                self.played.pop()
+                self._rebuild()
+                self.finish_turn()
+                what = "kill-mid, replayed"  # choices offered from now on are for the replay
+                offered = len(CHOICE.findall(self.daemon.text()))
+                self.emu.do(f"play {text}")
+                state = self.state
+                effect = state.apply(state.parse(text))
+                self.played.append(text)
         if not self.settle(offered=None if what == "kill-mid" else offered):
             self.stuck_note(f"{text} ({what or 'plain'})")
             return False

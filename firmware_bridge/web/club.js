@@ -163,7 +163,8 @@ function refreshAlerts() {
     }
   }
   box.replaceChildren(...rows);
-  $("summary").textContent = `${boards.size} boards · ${red} need attention · ${offline} offline · ${over} games over`;
+  const count = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+  $("summary").textContent = `${count(boards.size, "board", "boards")} · ${count(red, "needs", "need")} attention · ${offline} offline · ${count(over, "game", "games")} over`;
 }
 setInterval(refreshAlerts, 1000);
 
