@@ -60,6 +60,7 @@ class BoardEntry:
     online: bool | None = None  # None: no status seen yet
     status_reason: str = ""
     status_at: float | None = None
+    last_heard: float | None = None  # wall time of the referee's latest message (or frame)
     last_event: str = ""
     problem: str = ""  # why its last message was refused, shown on its card
     seq: int = 0
@@ -252,11 +253,14 @@ class ClubServer(LiveServer):
         at = body.get("at")
         if not retained and isinstance(at, int | float) and not isinstance(at, bool):
             self.delays.append(max(0.0, received - float(at)))
+        heard = float(at) if isinstance(at, int | float) and not isinstance(at, bool) else received
         if kind == "state":
             if problem := state_problem(body):
                 self._bad_message(entry, topic, problem)
                 return
             entry.take_state(body, bytes(payload).decode("utf-8"))
+            frame = (body.get("connection") or {}).get("last_frame")
+            entry.last_heard = max(heard, float(frame) if isinstance(frame, int | float) else 0)
             picture = body["board"]
             if picture["key"] != entry.picture_key:
                 entry.picture_key = picture["key"]
@@ -270,6 +274,10 @@ class ClubServer(LiveServer):
             entry.online = body["state"] == "online"
             entry.status_reason = str(body.get("reason", ""))[:80]
             entry.status_at = float(at) if isinstance(at, int | float) else received
+            if not entry.online and entry.status_reason == "lost" and entry.last_heard:
+                # The broker's last will carries the time it was set (when the referee
+                # connected): offline since the referee was last heard from.
+                entry.status_at = entry.last_heard
         else:
             if problem := event_problem(body):
                 self._ignore(topic, problem)
@@ -281,6 +289,7 @@ class ClubServer(LiveServer):
                     waiter.set_result(body)
                 return
             entry.last_event = kind_of[:40]
+            entry.last_heard = max(entry.last_heard or 0.0, heard)
         self.boards[name] = entry
         self._changed(entry)
 

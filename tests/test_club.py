@@ -158,6 +158,7 @@ def test_moves_alerts_and_a_killed_referee_in_the_club_page(
     board = browser.new_page(viewport={"width": 800, "height": 480})
     board.goto(one.board_url)
     board.wait_for_selector(".cell[data-cell]")
+    heard = time.time()  # table 1 is heard from after this (its move), long after it connected
     click(board, "c1", "c4")
     expect(page.locator('.card[data-board="table1"] .status')).to_have_text(
         "Black to move", timeout=TIMEOUT
@@ -198,7 +199,9 @@ def test_moves_alerts_and_a_killed_referee_in_the_club_page(
     expect(page.locator('#alerts .alert[data-board="table1"]')).to_contain_text(
         "offline since", timeout=40_000
     )
-    assert club.board("table1")["online"] is False  # type: ignore[index]
+    gone = club.board("table1")
+    assert gone is not None and gone["online"] is False
+    assert gone["status_at"] >= heard, "offline since the referee was last heard, not connected"
     page.screenshot(path=str(tmp_path / "club.png"))
 
 
