@@ -7,14 +7,24 @@ playouts meet. The playouts run in one-second rounds and the best and the median
 both printed: on a shared machine one round can run a third slower than the next, and the best
 round is the closest to what the code can do. Run: ``make bench`` or
 ``python tools/bench_engine.py [--seconds S] [--game ID]``.
+
+``--compare REV`` measures a change as a ratio: this checkout's engine and another one's (a git
+revision, checked out into a temporary worktree, or a folder) each run in a process of its
+own, their one-second rounds interleaved in one run (A, B, B, A, ...), so both meet the same
+machine load; the median rounds and their ratio are printed.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 from engine import Game
 from firmware_bridge import catalog
@@ -76,12 +86,93 @@ def measure(game: Game, seconds: float, seed: int) -> tuple[int, int, float, flo
     return plies, games, max(rates), statistics.median(rates), statistics.median(listing_times)
 
 
+# A worker: one checkout's engine, playing one-second rounds when asked (one JSON line in, one
+# out), keeping its playout going between rounds. Run with that checkout first on sys.path.
+WORKER = """
+import json, random, sys, time
+sys.path.insert(0, sys.argv[1])
+from firmware_bridge import catalog
+games = {}
+for line in sys.stdin:
+    ask = json.loads(line)
+    key = json.dumps([ask["game"], ask["options"]])
+    if key not in games:
+        game = catalog.load_game(ask["game"], ask["options"])
+        games[key] = [game, game.new_state(), random.Random(ask["seed"])]
+    game, state, rng = games[key]
+    clock = time.perf_counter
+    start = clock()
+    deadline = start + ask["seconds"]
+    done = 0
+    while clock() < deadline:
+        for _ in range(256):
+            if state.outcome() is not None:
+                state = game.new_state()
+            state.apply(rng.choice(list(state.legal_moves())), check=False)
+        done += 256
+    games[key][1] = state
+    print(json.dumps(done / (clock() - start)), flush=True)
+"""
+
+
+def compare(rev: str, ids: list[str], seconds: float, seed: int) -> None:
+    """This checkout against ``rev`` (a git revision or a folder), rounds interleaved."""
+    here = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory(prefix="board-referee-compare-") as tmp:
+        other = Path(rev)
+        if not other.is_dir():
+            other = Path(tmp) / "other"
+            subprocess.run(["git", "-C", str(here), "worktree", "add", "--detach", str(other), rev],
+                           check=True, capture_output=True)  # fmt: skip
+        workers = {name: subprocess.Popen([sys.executable, "-c", WORKER, str(root)],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          text=True)
+                   for name, root in (("this", here), (rev, other))}  # fmt: skip
+        try:
+            print(f"{'game':<18} {'options':<30} {'this plies/s':>12} {rev[:12]:>12} "
+                  f"{'ratio':>6}  (median one-second rounds, interleaved)")  # fmt: skip
+            for game_id in ids:
+                for options in variants(game_id):
+                    rates: dict[str, list[float]] = {name: [] for name in workers}
+                    order = list(workers)
+                    for _ in range(max(2, round(seconds))):
+                        for name in order:
+                            ask = {"game": game_id, "options": options, "seed": seed,
+                                   "seconds": 1.0}  # fmt: skip
+                            worker = workers[name]
+                            assert worker.stdin is not None and worker.stdout is not None
+                            worker.stdin.write(json.dumps(ask) + "\n")
+                            worker.stdin.flush()
+                            rates[name].append(float(worker.stdout.readline()))
+                        order.reverse()
+                    mine = statistics.median(rates["this"])
+                    theirs = statistics.median(rates[rev])
+                    shown = ",".join(f"{k}={v}" for k, v in options.items()) or "(defaults)"
+                    print(f"{game_id:<18} {shown:<30} {mine:>12.0f} {theirs:>12.0f} "
+                          f"{mine / theirs:>6.2f}", flush=True)  # fmt: skip
+        finally:
+            for worker in workers.values():
+                worker.kill()
+                worker.wait()
+            if other != Path(rev):
+                subprocess.run(["git", "-C", str(here), "worktree", "remove", "--force",
+                                str(other)], capture_output=True, check=False)  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="per game and variant")
     parser.add_argument("--game", action="append", help="only these game ids")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--compare", metavar="REV",
+        help="also run the engine of git revision (or folder) REV, rounds interleaved with "
+        "this one's, and print the ratio",
+    )  # fmt: skip
     args = parser.parse_args()
+    if args.compare:
+        compare(args.compare, args.game or catalog.game_ids(), args.seconds, args.seed)
+        return
     print(
         f"{'game':<18} {'options':<30} {'plies':>8} {'games':>6} {'plies/s best':>12} "
         f"{'median':>8} {'median legal_moves()':>21}"
