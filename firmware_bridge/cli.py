@@ -65,7 +65,11 @@ from firmware_bridge.mqtt import MqttError, MqttPublisher, parse_broker
 from firmware_bridge.probe import find_board
 from firmware_bridge.records import record_text, result_words
 from firmware_bridge.render import render_state
-from firmware_bridge.webserver import parse_address, raise_descriptor_limit
+from firmware_bridge.webserver import (
+    add_allow_host_argument,
+    parse_address,
+    raise_descriptor_limit,
+)
 
 EXIT_USAGE = 2
 DEFAULT_GAME = "three-dragons"
@@ -130,7 +134,7 @@ def _parser() -> argparse.ArgumentParser:
         "beyond loopback, controls need the access token kept beside the journal)",
     )  # fmt: skip
     run.add_argument("--no-kiosk", action="store_true", help="do not serve the kiosk page")
-    _allow_host_argument(run)
+    add_allow_host_argument(run)
     run.add_argument(
         "--emulator-web", default=DEFAULT_EMULATOR_WEB, metavar="HOST:PORT",
         help=f"without --port: where the emulated board's page is served "
@@ -184,7 +188,7 @@ def _parser() -> argparse.ArgumentParser:
     club.add_argument("--max-boards", type=int, default=MAX_BOARDS, metavar="N",
                       help=f"follow at most N boards; others are ignored with a log line "
                       f"(default {MAX_BOARDS})")  # fmt: skip
-    _allow_host_argument(club)
+    add_allow_host_argument(club)
     club.add_argument("--verbose", action="store_true", help="log more")
     club.set_defaults(handler=_cmd_club)
 
@@ -313,16 +317,6 @@ def _parser() -> argparse.ArgumentParser:
     _mqtt_arguments(demo)  # publish each game as board demo-GAME, e.g. to watch a club view
     demo.set_defaults(handler=_cmd_demo)
     return parser
-
-
-def _allow_host_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--allow-host", action="append", metavar="NAME",
-        default=[n for n in os.environ.get("BOARD_REFEREE_ALLOW_HOSTS", "").split(",") if n],
-        help="another host name the pages answer to, besides localhost, this machine's name "
-        "and its .local name, and any address (repeatable; default: $BOARD_REFEREE_ALLOW_HOSTS, "
-        "comma-separated); other names are refused, against DNS rebinding",
-    )  # fmt: skip
 
 
 def token_path(journal_path: Path) -> Path:
@@ -602,10 +596,6 @@ def _cmd_install_service(args: argparse.Namespace) -> int:
     return 0
 
 
-def _state_dir() -> Path:
-    return state_dir()
-
-
 def _cmd_records(args: argparse.Namespace) -> int:
     """Finished and unfinished games, from the journals: a list, or one game's record as text
     that ``play --moves-file`` replays, or as JSON."""
@@ -615,7 +605,7 @@ def _cmd_records(args: argparse.Namespace) -> int:
             if not path.is_file():
                 raise UserError(f"{path}: no such journal")
     else:
-        folder = _state_dir()
+        folder = state_dir()
         paths = sorted(folder.glob("journal*.sqlite3")) if folder.is_dir() else []
         if not paths:
             raise UserError(f"no journals in {folder} (name one with --journal)")
@@ -650,7 +640,7 @@ def _journal_path(given: str | None, port: str | None) -> Path:
     machine never share one."""
     if given:
         return Path(given)
-    return _state_dir() / f"journal-{board_slug(port)}.sqlite3"
+    return state_dir() / f"journal-{board_slug(port)}.sqlite3"
 
 
 def board_slug(port: str | None) -> str:
@@ -794,7 +784,7 @@ def _cmd_club(args: argparse.Namespace) -> int:
     if not 0 < args.alert_after <= 3600:
         raise UserError("--alert-after must be between 0 and 3600 seconds")
     directory = catalog.config_dir(args.config_dir)
-    results = Path(args.results) if args.results else _state_dir() / "club-results.jsonl"
+    results = Path(args.results) if args.results else state_dir() / "club-results.jsonl"
     token = None
     if not is_loopback(host):
         token = load_token(results.parent, "club-token")

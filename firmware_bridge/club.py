@@ -65,6 +65,7 @@ class BoardEntry:
     problem: str = ""  # why its last message was refused, shown on its card
     seq: int = 0
     summary_text: str = ""
+    digest: dict[str, Any] | None = None  # what the card shows of the latest good state
 
     @property
     def state(self) -> dict[str, Any] | None:
@@ -72,8 +73,6 @@ class BoardEntry:
             return None
         state: dict[str, Any] = json.loads(self.state_text)
         return state
-
-    digest: dict[str, Any] | None = None  # what the card shows of the state
 
     def take_state(self, s: dict[str, Any], text: str) -> None:
         """A good state: kept as text, with the part the card shows."""
@@ -251,9 +250,10 @@ class ClubServer(LiveServer):
             self._bad_message(entry, topic, "not a schema 1 JSON object")
             return
         at = body.get("at")
-        if not retained and isinstance(at, int | float) and not isinstance(at, bool):
-            self.delays.append(max(0.0, received - float(at)))
-        heard = float(at) if isinstance(at, int | float) and not isinstance(at, bool) else received
+        sent_at = float(at) if isinstance(at, int | float) and not isinstance(at, bool) else None
+        if not retained and sent_at is not None:
+            self.delays.append(max(0.0, received - sent_at))
+        heard = received if sent_at is None else sent_at
         if kind == "state":
             if problem := state_problem(body):
                 self._bad_message(entry, topic, problem)
@@ -273,7 +273,7 @@ class ClubServer(LiveServer):
                 return
             entry.online = body["state"] == "online"
             entry.status_reason = str(body.get("reason", ""))[:80]
-            entry.status_at = float(at) if isinstance(at, int | float) else received
+            entry.status_at = heard
             if not entry.online and entry.status_reason == "lost" and entry.last_heard:
                 # The broker's last will carries the time it was set (when the referee
                 # connected): offline since the referee was last heard from.

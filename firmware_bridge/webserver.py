@@ -17,11 +17,13 @@ page's own files.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import hmac
 import ipaddress
 import logging
+import os
 import resource
 import socket
 import threading
@@ -79,6 +81,17 @@ def raise_descriptor_limit(want: int = 4096) -> None:
         target = want if hard == resource.RLIM_INFINITY else min(want, hard)
         if soft != resource.RLIM_INFINITY and soft < target:
             resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def add_allow_host_argument(parser: argparse.ArgumentParser) -> None:
+    """``--allow-host``, for every command that serves a page."""
+    parser.add_argument(
+        "--allow-host", action="append", metavar="NAME",
+        default=[n for n in os.environ.get("BOARD_REFEREE_ALLOW_HOSTS", "").split(",") if n],
+        help="another host name the pages answer to, besides localhost, this machine's name "
+        "and its .local name, and any address (repeatable; default: $BOARD_REFEREE_ALLOW_HOSTS, "
+        "comma-separated); other names are refused, against DNS rebinding",
+    )  # fmt: skip
 
 
 def own_names(extra: Iterable[str] = ()) -> frozenset[str]:
@@ -152,7 +165,6 @@ class LiveServer:
         self.names = own_names([*allow_hosts, host])
         self.cap = connection_cap()
         self.open = 0  # connections open now (the server's loop keeps the count)
-        self.max_streams = MAX_STREAMS
         self.streams = 0  # live pages served now
         self.refused: dict[str, int] = {}  # refusals of each kind since its last log line
         self.refused_logged: dict[str, float] = {}
@@ -353,7 +365,7 @@ class LiveServer:
         assert self.stopping is not None and self.changed is not None
         if request.method == "HEAD":
             return web.Response(headers=SSE_HEADERS)
-        if self.streams >= self.max_streams:  # each change is written to every stream
+        if self.streams >= MAX_STREAMS:  # each change is written to every stream
             self._flood(f"live pages refused: {self.streams} are open, the most it serves")
             raise BadRequest(503, f"the {self.name} already serves {self.streams} live pages; "
                              "close one and this page reconnects by itself")  # fmt: skip
@@ -466,6 +478,7 @@ __all__ = [
     "BadRequest",
     "LiveServer",
     "WebError",
+    "add_allow_host_argument",
     "own_names",
     "parse_address",
     "raise_descriptor_limit",

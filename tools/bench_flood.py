@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import io
+import contextlib
 import json
 import os
 import random
@@ -29,11 +29,10 @@ import threading
 import time
 from pathlib import Path
 
-from bench_latency import TimedBoard, drive, free_port, percentile
+from bench_latency import drive, free_port, percentile, timed_table
 
 from engine import Game
 from firmware_bridge import catalog
-from firmware_bridge.emulator import Table
 from firmware_bridge.journal import Journal
 
 GAMES_IN_JOURNAL = 5000
@@ -97,10 +96,7 @@ def run_phase(game_id: str, moves: int, seed: int, flood: list[str] | None) -> d
         journal = Path(tmp) / "journal.sqlite3"
         fill_journal(journal, game, profile.id)
         link = Path(tmp) / "board"
-        timed = TimedBoard(profile, link_path=link)
-        timed.changes = []
-        emulator = Table(game, profile, game.new_state().layout(), timed, link_path=link,
-                         out=io.StringIO(), pace=0.02, draw=False)  # fmt: skip
+        timed, emulator = timed_table(game, profile, link)
         port = free_port()
         log_path = Path(tmp) / "daemon.log"
         timed.start()
@@ -170,22 +166,18 @@ def show(name: str, figures: dict[str, object]) -> None:
 
 async def attack(address: str, streams: int, readers: int, loris: int) -> None:
     host, port = address.rsplit(":", 1)
-    counts = {"refused": 0, "records": 0}
 
-    async def connect() -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
-        try:
-            return await asyncio.open_connection(host, int(port))
-        except OSError:
-            counts["refused"] += 1
-            await asyncio.sleep(0.05)
-            return None
+    async def connect() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        """A connection, however often the kiosk refuses one first."""
+        while True:
+            try:
+                return await asyncio.open_connection(host, int(port))
+            except OSError:
+                await asyncio.sleep(0.05)
 
     async def stream(read: bool) -> None:
         while True:
-            pair = await connect()
-            if pair is None:
-                continue
-            reader, writer = pair
+            reader, writer = await connect()
             writer.write(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             try:
                 while await (reader.read(65536) if read else asyncio.sleep(3600, b"x")):
@@ -196,10 +188,7 @@ async def attack(address: str, streams: int, readers: int, loris: int) -> None:
 
     async def slowloris() -> None:
         while True:
-            pair = await connect()
-            if pair is None:
-                continue
-            _, writer = pair
+            _, writer = await connect()
             try:
                 writer.write(b"GET /api/state HTTP/1.1\r\n")
                 while True:
@@ -212,18 +201,12 @@ async def attack(address: str, streams: int, readers: int, loris: int) -> None:
 
     async def record_reader(number: int) -> None:
         while True:
-            pair = await connect()
-            if pair is None:
-                continue
-            reader, writer = pair
+            reader, writer = await connect()
             path = f"/api/record/{number}"
             writer.write(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
                          .encode())  # fmt: skip
-            try:
+            with contextlib.suppress(OSError):
                 await reader.read()
-                counts["records"] += 1
-            except OSError:
-                pass
             writer.close()
 
     tasks = [stream(read=i % 2 == 0) for i in range(streams)]

@@ -27,9 +27,10 @@ import time
 import urllib.request
 from pathlib import Path
 
-from engine import MoveKind, Player, State
+from engine import Game, MoveKind, Player, State
 from firmware_bridge import catalog
 from firmware_bridge.emulator import EmulatedBoard, Table
+from firmware_bridge.profile import BoardProfile
 from firmware_bridge.protocol import Change, Message
 
 
@@ -43,6 +44,15 @@ class TimedBoard(EmulatedBoard):
         if isinstance(message, Change) and size:
             self.changes.append(time.monotonic())
         return size
+
+
+def timed_table(game: Game, profile: BoardProfile, link: Path) -> tuple[TimedBoard, Table]:
+    """The emulated board at the game's start, its frames timed, played by a quick hand."""
+    timed = TimedBoard(profile, link_path=link)
+    timed.changes = []
+    table = Table(game, profile, game.new_state().layout(), timed, link_path=link,
+                  out=io.StringIO(), pace=0.02, draw=False)  # fmt: skip
+    return timed, table
 
 
 def listen(url: str, pushes: list[float], stop: threading.Event) -> None:
@@ -102,10 +112,7 @@ def measure(
     profile = catalog.load_profile(board, game)
     with tempfile.TemporaryDirectory(prefix="board-referee-bench-") as tmp:
         link = Path(tmp) / "board"
-        timed = TimedBoard(profile, link_path=link)
-        timed.changes = []
-        emulator = Table(game, profile, game.new_state().layout(), timed, link_path=link,
-                         out=io.StringIO(), pace=0.02, draw=False)  # fmt: skip
+        timed, emulator = timed_table(game, profile, link)
         port = free_port()
         face = ["--kiosk", f"127.0.0.1:{port}"] if kiosk else ["--no-kiosk"]
         pushes: list[float] = []

@@ -18,6 +18,7 @@ from firmware_bridge.emulator.board import Board, BoardStartError
 from firmware_bridge.emulator.emulated import EmulatedBoard
 from firmware_bridge.emulator.table import Table
 from firmware_bridge.profile import BoardProfile
+from firmware_bridge.webserver import add_allow_host_argument
 
 BoardFactory = Callable[[Game, BoardProfile, Path], Board]
 
@@ -80,10 +81,7 @@ def add_arguments(parser: argparse.ArgumentParser, *, firmware: bool = False) ->
         help="with --web beyond loopback: the page's access token is kept here (default: "
         "emulator-token in $XDG_STATE_HOME/board-referee/; `run` passes the kiosk's)",
     )  # fmt: skip
-    parser.add_argument(
-        "--allow-host", action="append", default=[], metavar="NAME",
-        help="with --web: another host name the page answers to (a DNS name of this machine)",
-    )  # fmt: skip
+    add_allow_host_argument(parser)
 
 
 def _terminate(signum: int, frame: object) -> None:
