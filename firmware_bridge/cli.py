@@ -35,7 +35,7 @@ import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from engine import (
     ConfigError,
@@ -50,26 +50,31 @@ from engine import (
     State,
 )
 from firmware_bridge import catalog, logs
-from firmware_bridge.club import MAX_BOARDS, ClubServer
 from firmware_bridge.controls import control_command
 from firmware_bridge.daemon import Daemon, DaemonError
+from firmware_bridge.hosts import (
+    WebError,
+    add_allow_host_argument,
+    is_loopback,
+    load_token,
+    parse_address,
+    raise_descriptor_limit,
+    state_dir,
+)
 from firmware_bridge.journal import (
     DamagedGameError,
     Journal,
     JournalError,
     read_records,
 )
-from firmware_bridge.kiosk import KioskError, KioskServer, is_loopback, load_token, state_dir
 from firmware_bridge.link import LinkError, PortError, SerialLink, check_port
-from firmware_bridge.mqtt import MqttError, MqttPublisher, parse_broker
+from firmware_bridge.mqtt import MAX_BOARDS, MqttError, MqttPublisher, parse_broker
 from firmware_bridge.probe import find_board
 from firmware_bridge.records import record_text, result_words
 from firmware_bridge.render import render_state
-from firmware_bridge.webserver import (
-    add_allow_host_argument,
-    parse_address,
-    raise_descriptor_limit,
-)
+
+if TYPE_CHECKING:  # the pages and MQTT are imported only by the runs that use them
+    from firmware_bridge.kiosk import KioskServer
 
 EXIT_USAGE = 2
 DEFAULT_GAME = "three-dragons"
@@ -90,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result: int = args.handler(args)
         return result
-    except (UserError, DaemonError, JournalError, KioskError, MqttError, *USER_ERRORS) as exc:
+    except (UserError, DaemonError, JournalError, WebError, MqttError, *USER_ERRORS) as exc:
         print(f"board-referee: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # e.g. `board-referee moves ... | head`
@@ -714,6 +719,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             raise
         kiosk_url = ""
         if kiosk is not None:
+            from firmware_bridge.kiosk import KioskServer
+
             token = None if is_loopback(kiosk[0]) else load_token(journal_path.parent)
             server = KioskServer(kiosk[0], kiosk[1], submit=daemon.submit, config_dir=directory,
                                  token=token, log=log, journal=journal_path,
@@ -791,6 +798,8 @@ def _cmd_club(args: argparse.Namespace) -> int:
     if not 1 <= args.max_boards <= 10000:
         raise UserError("--max-boards must be between 1 and 10000")
     raise_descriptor_limit()
+    from firmware_bridge.club import ClubServer
+
     server = ClubServer(host, port, broker=broker, config_dir=directory, token=token, log=log,
                         results_path=results, alert_after=args.alert_after,
                         max_boards=args.max_boards,

@@ -32,7 +32,7 @@ from aiohttp import web
 from firmware_bridge.contract import event_problem, result_problem, state_problem, status_problem
 from firmware_bridge.journal import GameRecord
 from firmware_bridge.kiosk import games_catalog
-from firmware_bridge.mqtt import BOARD_NAME, Broker, Complaints, new_client
+from firmware_bridge.mqtt import BOARD_NAME, MAX_BOARDS, Broker, Complaints, new_client
 from firmware_bridge.records import record_text
 from firmware_bridge.safejson import JsonLimitError, loads_limited
 from firmware_bridge.webserver import WEB, BadRequest, LiveServer
@@ -41,7 +41,6 @@ COMMAND_TIMEOUT = 5.0
 DELAYS_KEPT = 20000  # delivery delays kept for /api/stats
 MAX_PAYLOAD = 512 * 1024  # bytes of one message (a long game's state is some 100 KB)
 MAX_DEPTH = 12  # nesting of one message (a state nests 5 deep)
-MAX_BOARDS = 250  # boards followed at once (--max-boards)
 RESULTS_KEPT = 10000  # results kept in memory (the file keeps them all)
 SUMMARY_KEYS = ("game_number", "pieces", "signals", "last_move", "lifted", "unexpected", "ghosts",
                 "status", "notice", "to_move", "phase", "scores", "outcome", "winner",

@@ -13,10 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import ipaddress
 import logging
-import os
-import secrets
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,50 +29,11 @@ from firmware_bridge.journal import JournalError, read_records
 from firmware_bridge.protocol import Button
 from firmware_bridge.records import record_text
 from firmware_bridge.snapshot import Snapshot
-from firmware_bridge.webserver import BadRequest, LiveServer, WebError
+from firmware_bridge.webserver import BadRequest, LiveServer
 
 COMMAND_TIMEOUT = 5.0
 RECORDS_PER_SECOND = 5.0  # record reads served a second (a person reads one now and then)
 RECORDS_BURST = 10
-
-KioskError = WebError
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def state_dir() -> Path:
-    """Where journals, tokens and results live by default."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "board-referee"
-
-
-def load_token(folder: Path, name: str = "kiosk-token") -> str:
-    """A page's access token, generated once and kept in ``folder`` (beside the journal)."""
-    path = folder / name
-    try:
-        token = path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        token = ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise WebError(f"cannot read the kiosk token {path}: {exc}") from exc
-    if token:
-        return token
-    token = secrets.token_urlsafe(18)
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(token + "\n")
-    except OSError as exc:
-        raise WebError(f"cannot store the kiosk token in {path}: {exc.strerror}") from exc
-    return token
 
 
 def games_catalog(directory: Path) -> list[dict[str, Any]]:
@@ -267,5 +225,3 @@ class KioskServer(LiveServer):
 
 
 CHECK_STEPS = ("start", "confirm", "dark", "skip", "stop")
-
-__all__ = ["KioskError", "KioskServer", "is_loopback", "load_token", "state_dir"]

@@ -23,21 +23,20 @@ import json
 import logging
 import queue
 import re
-import ssl
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
-
-import paho.mqtt.client as paho
-from paho.mqtt.enums import CallbackAPIVersion
 
 from firmware_bridge.daemon import Command, CommandResult
 from firmware_bridge.safejson import JsonLimitError, loads_limited
 from firmware_bridge.snapshot import Snapshot
+
+if TYPE_CHECKING:  # paho is imported when a client is made: a run without MQTT never loads it
+    import paho.mqtt.client as paho
 
 SCHEMA_VERSION = 1
 DEFAULT_PREFIX = "board-referee/v1"
@@ -47,6 +46,7 @@ RETRY_MIN, RETRY_MAX = 1, 30  # seconds of reconnect back-off
 COMMAND_BYTES = 16 * 1024  # a command is a few dozen bytes
 COMMAND_DEPTH = 8
 BOARD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+MAX_BOARDS = 250  # boards the club view follows at once (club --max-boards)
 
 
 class MqttError(Exception):
@@ -151,6 +151,11 @@ def check_board_name(name: str) -> str:
 
 def new_client(broker: Broker, client_id: str) -> paho.Client:
     """A paho client with our login, TLS and back-off settings (not yet connected)."""
+    import ssl
+
+    import paho.mqtt.client as paho
+    from paho.mqtt.enums import CallbackAPIVersion
+
     client = paho.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
                          protocol=paho.MQTTv311)  # fmt: skip
     if broker.username:

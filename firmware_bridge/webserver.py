@@ -17,15 +17,11 @@ page's own files.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import hmac
-import ipaddress
 import logging
-import os
 import resource
-import socket
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable
@@ -35,6 +31,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from firmware_bridge.hosts import WebError, host_name, is_address, own_names
 from firmware_bridge.safejson import JsonLimitError, loads_limited
 
 WEB = Path(__file__).resolve().parent / "web"
@@ -73,80 +70,12 @@ def connection_cap() -> int:
     return max(8, min(MAX_CONNECTIONS, soft // 4))
 
 
-def raise_descriptor_limit(want: int = 4096) -> None:
-    """Raise the soft descriptor limit towards the hard one (a Pi's default soft limit is
-    1024): more room under the caps for the board's reopening and the journal."""
-    with contextlib.suppress(ValueError, OSError):
-        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        target = want if hard == resource.RLIM_INFINITY else min(want, hard)
-        if soft != resource.RLIM_INFINITY and soft < target:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-
-
-def add_allow_host_argument(parser: argparse.ArgumentParser) -> None:
-    """``--allow-host``, for every command that serves a page."""
-    parser.add_argument(
-        "--allow-host", action="append", metavar="NAME",
-        default=[n for n in os.environ.get("BOARD_REFEREE_ALLOW_HOSTS", "").split(",") if n],
-        help="another host name the pages answer to, besides localhost, this machine's name "
-        "and its .local name, and any address (repeatable; default: $BOARD_REFEREE_ALLOW_HOSTS, "
-        "comma-separated); other names are refused, against DNS rebinding",
-    )  # fmt: skip
-
-
-def own_names(extra: Iterable[str] = ()) -> frozenset[str]:
-    """The host names this machine answers to: localhost, its host name, its ``.local`` name
-    (avahi), its fully qualified name, and any the operator added. Addresses are always
-    accepted (a rebinding attack needs a name)."""
-    names = {"localhost"}
-    with contextlib.suppress(OSError):
-        host = socket.gethostname().lower().rstrip(".")
-        if host:
-            names |= {host, host.split(".")[0] + ".local"}
-    with contextlib.suppress(OSError):
-        fqdn = socket.getfqdn().lower().rstrip(".")
-        if fqdn:
-            names.add(fqdn)
-    names |= {n.lower().rstrip(".") for n in extra if n}
-    return frozenset(names)
-
-
-def host_name(host: str) -> str:
-    """The name or address in a Host header, without its port."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
-    if host.count(":") == 1:
-        host = host.partition(":")[0]
-    return host.rstrip(".")
-
-
-def is_address(name: str) -> bool:
-    try:
-        ipaddress.ip_address(name)
-    except ValueError:
-        return False
-    return True
-
-
-class WebError(Exception):
-    """The server cannot start (address in use, bad address); the message says why."""
-
-
 class BadRequest(Exception):  # noqa: N818 (named for its HTTP meaning)
     """A request answered with ``status`` and the message; nothing was changed."""
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
         self.status = status
-
-
-def parse_address(text: str, option: str = "--kiosk") -> tuple[str, int]:
-    """``HOST:PORT`` (``[::1]:8080`` for IPv6)."""
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) < 65536:
-        raise WebError(f"{option} {text!r}: expected HOST:PORT, like 127.0.0.1:8080")
-    return host.strip("[]") or "127.0.0.1", int(port)
 
 
 class LiveServer:
@@ -472,14 +401,4 @@ class _Refused(asyncio.Protocol):
         transport.abort()  # type: ignore[attr-defined]
 
 
-__all__ = [
-    "TOKEN_HEADER",
-    "WEB",
-    "BadRequest",
-    "LiveServer",
-    "WebError",
-    "add_allow_host_argument",
-    "own_names",
-    "parse_address",
-    "raise_descriptor_limit",
-]
+__all__ = ["TOKEN_HEADER", "WEB", "BadRequest", "LiveServer"]

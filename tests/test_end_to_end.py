@@ -21,6 +21,7 @@ from engine import Game, State
 from firmware_bridge import catalog
 from firmware_bridge.cli import choose_move
 from tests.e2e import DaemonProcess, EmulatorProcess, play_out, wait_until
+from tests.mosquitto import free_port
 
 
 def self_play(game: Game, seed: int, state: State | None = None) -> list[str]:
@@ -371,3 +372,29 @@ def test_any_pyserial_url_works_spy_traces_the_traffic(tmp_path: Path) -> None:
     finally:
         emu.close()
         assert daemon.stop() == 0
+
+
+def test_a_run_loads_the_page_and_mqtt_only_when_it_serves_them(tmp_path: Path) -> None:
+    """A referee without its page and MQTT never imports the web server or the MQTT client
+    (they doubled its memory); with the page it does. Python's import log tells."""
+    emu = EmulatorProcess(tmp_path, "three-dragons", "three-dragons")
+
+    def imported(*args: str) -> set[str]:
+        folder = tmp_path / str(len(args))
+        folder.mkdir()
+        daemon = DaemonProcess(folder, "three-dragons", "three-dragons", emu.link, *args,
+                               env={"PYTHONPROFILEIMPORTTIME": "1"})  # fmt: skip
+        try:
+            daemon.wait_log("board scanned")
+        finally:
+            assert daemon.stop() == 0
+        return {line.split("|")[-1].strip() for line in daemon.log if "import time:" in line}
+
+    try:
+        bare = imported()
+        assert "firmware_bridge.daemon" in bare  # the import log is there
+        assert not {m for m in bare if m.split(".")[0] in ("aiohttp", "paho", "ssl")}
+        page = imported("--kiosk", f"127.0.0.1:{free_port()}")
+        assert "aiohttp" in page and "firmware_bridge.kiosk" in page
+    finally:
+        emu.close()

@@ -17,8 +17,8 @@ from firmware_bridge import catalog
 from firmware_bridge.emulator.board import Board, BoardStartError
 from firmware_bridge.emulator.emulated import EmulatedBoard
 from firmware_bridge.emulator.table import Table
+from firmware_bridge.hosts import add_allow_host_argument
 from firmware_bridge.profile import BoardProfile
-from firmware_bridge.webserver import add_allow_host_argument
 
 BoardFactory = Callable[[Game, BoardProfile, Path], Board]
 
@@ -124,8 +124,13 @@ def run(
     web = None
     if args.web:
         from firmware_bridge.emulator.web import EmulatorWeb, Follower
-        from firmware_bridge.kiosk import is_loopback, load_token, state_dir
-        from firmware_bridge.webserver import WebError, parse_address
+        from firmware_bridge.hosts import (
+            WebError,
+            is_loopback,
+            load_token,
+            parse_address,
+            state_dir,
+        )
 
         try:
             host, port = parse_address(args.web, "--web")

@@ -1,0 +1,123 @@
+"""Where the pages listen and which names reach them: addresses, host names, the state folder
+and the pages' access tokens.
+
+Kept apart from the servers (and from aiohttp) so that a referee run without a page, and the
+command line's checks of its options, never import a web server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ipaddress
+import os
+import resource
+import secrets
+import socket
+from collections.abc import Iterable
+from pathlib import Path
+
+
+class WebError(Exception):
+    """The server cannot start (address in use, bad address); the message says why."""
+
+
+def parse_address(text: str, option: str = "--kiosk") -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:8080`` for IPv6)."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not 0 <= int(port) < 65536:
+        raise WebError(f"{option} {text!r}: expected HOST:PORT, like 127.0.0.1:8080")
+    return host.strip("[]") or "127.0.0.1", int(port)
+
+
+def raise_descriptor_limit(want: int = 4096) -> None:
+    """Raise the soft descriptor limit towards the hard one (a Pi's default soft limit is
+    1024): more room under the caps for the board's reopening and the journal."""
+    with contextlib.suppress(ValueError, OSError):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        target = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        if soft != resource.RLIM_INFINITY and soft < target:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def add_allow_host_argument(parser: argparse.ArgumentParser) -> None:
+    """``--allow-host``, for every command that serves a page."""
+    parser.add_argument(
+        "--allow-host", action="append", metavar="NAME",
+        default=[n for n in os.environ.get("BOARD_REFEREE_ALLOW_HOSTS", "").split(",") if n],
+        help="another host name the pages answer to, besides localhost, this machine's name "
+        "and its .local name, and any address (repeatable; default: $BOARD_REFEREE_ALLOW_HOSTS, "
+        "comma-separated); other names are refused, against DNS rebinding",
+    )  # fmt: skip
+
+
+def own_names(extra: Iterable[str] = ()) -> frozenset[str]:
+    """The host names this machine answers to: localhost, its host name, its ``.local`` name
+    (avahi), its fully qualified name, and any the operator added. Addresses are always
+    accepted (a rebinding attack needs a name)."""
+    names = {"localhost"}
+    with contextlib.suppress(OSError):
+        host = socket.gethostname().lower().rstrip(".")
+        if host:
+            names |= {host, host.split(".")[0] + ".local"}
+    with contextlib.suppress(OSError):
+        fqdn = socket.getfqdn().lower().rstrip(".")
+        if fqdn:
+            names.add(fqdn)
+    names |= {n.lower().rstrip(".") for n in extra if n}
+    return frozenset(names)
+
+
+def host_name(host: str) -> str:
+    """The name or address in a Host header, without its port."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    if host.count(":") == 1:
+        host = host.partition(":")[0]
+    return host.rstrip(".")
+
+
+def is_address(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def state_dir() -> Path:
+    """Where journals, tokens and results live by default."""
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "board-referee"
+
+
+def load_token(folder: Path, name: str = "kiosk-token") -> str:
+    """A page's access token, generated once and kept in ``folder`` (beside the journal)."""
+    path = folder / name
+    try:
+        token = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        token = ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise WebError(f"cannot read the kiosk token {path}: {exc}") from exc
+    if token:
+        return token
+    token = secrets.token_urlsafe(18)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(token + "\n")
+    except OSError as exc:
+        raise WebError(f"cannot store the kiosk token in {path}: {exc.strerror}") from exc
+    return token
