@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run demo test lint bench screenshots clean
+.PHONY: run demo test install lint bench screenshots clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is required")'
@@ -13,6 +13,18 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP)
+
+# For running, not developing (a club's Pi): the referee and its firmware tools into .venv,
+# without the test and lint tools, and not editable, so the engine is compiled where this
+# machine can (setup.py; pure Python where it cannot). Run it again after `git pull` to update:
+# journals live in the state folder, never in the checkout.
+install:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python >= 3.11 is required")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet '.[firmware]'
+	@rm -f $(STAMP)
+	@$(BIN)/python -c 'import engine.game as g; print("installed; the engine is", "compiled" if g.__file__.endswith(".so") else "pure Python")'
 
 run: $(STAMP)
 	$(BIN)/board-referee run

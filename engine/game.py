@@ -14,7 +14,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from engine.board import Board, build_board
 from engine.config import Node
@@ -263,8 +263,18 @@ _UNKNOWN: Any = object()
 _new = tuple.__new__
 
 
-class State(ABC):
-    """A position and its history. Mutable: ``apply`` and ``undo`` change it in place."""
+# Covariant: a game's state is a ``State`` (its game is a ``Game``, its extra ``Hashable``).
+GameT_co = TypeVar("GameT_co", bound=Game, covariant=True)
+ExtraT_co = TypeVar("ExtraT_co", bound=Hashable, covariant=True)
+
+
+class GameState(ABC, Generic[GameT_co, ExtraT_co]):
+    """A position and its history. Mutable: ``apply`` and ``undo`` change it in place.
+
+    Generic in its game and its game-specific state, so a game's rules code sees its own
+    ``Game`` subclass and ``extra`` with their types (and a compiled build knows them too).
+    A game's state class derives from ``GameState[ItsGame, ItsExtra]``; code that takes any
+    game's state says ``State``."""
 
     # Whether a position's whole move list is cheap enough to make at once. Then ``outcome()``
     # (which every ``apply`` asks) lists every move, and ``legal_moves()`` hands out that list,
@@ -273,12 +283,13 @@ class State(ABC):
     # pass first) leaves it off, so a footprint search never lists positions it only passes.
     list_moves_once: ClassVar[bool] = False
 
-    def __init__(self, game: Game) -> None:
-        self.game = game
+    def __init__(self, game: GameT_co) -> None:
+        self.game: GameT_co = game
         self.cells: list[Piece | None] = [None] * game.board.size
         self.to_move = Player.ONE
         self.phase = game.phases[0]
-        self.extra: Hashable = None  # game-specific immutable state (a frozen dataclass)
+        # Game-specific immutable state (a frozen dataclass), set by ``_setup``.
+        self.extra: ExtraT_co = None  # type: ignore[assignment]
         self.quiet = 0  # counted turns since the last capture, for the draw_after rule
         self.turn_captured = False  # a capture happened in the turn in progress
         self._outcome: Outcome | None = None
@@ -466,12 +477,18 @@ class State(ABC):
 
     def copy(self, *, stack: bool = True) -> Self:
         """An independent copy; with ``stack`` it can also undo the moves played so far."""
-        clone = object.__new__(type(self))
-        clone.__dict__.update(self.__dict__)
+        clone = type(self)(self.game)
         clone.cells = list(self.cells)
+        clone.to_move = self.to_move
+        clone.phase = self.phase
+        clone.extra = self.extra
+        clone.quiet = self.quiet
+        clone.turn_captured = self.turn_captured
+        clone._outcome = self._outcome
         clone._stack = list(self._stack) if stack else []
         clone._seen = dict(self._seen)
-        clone._record = None
+        clone._lazy = self._lazy
+        clone._moves = self._moves
         return clone
 
     def footprint(self, move: Move) -> Footprint:
@@ -680,3 +697,7 @@ class State(ABC):
         elif node.has("state"):
             node.get("state").fail(f"a {kind} has no state")
         return Piece(kind, owner, state)
+
+
+State = GameState[Game, Hashable]
+"""Any game's state, for code that is not one game's rules."""

@@ -12,12 +12,17 @@ round is the closest to what the code can do. Run: ``make bench`` or
 revision, checked out into a temporary worktree, or a folder) each run in a process of its
 own, their one-second rounds interleaved in one run (A, B, B, A, ...), so both meet the same
 machine load; the median rounds and their ratio are printed.
+
+``--compiled`` measures this checkout's engine compiled with mypyc (setup.py; built once by
+``tools/compiled_engine.py``) instead of its pure Python; with ``--compare REV`` it is the
+compiled engine against REV's pure Python one.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -26,6 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import engine.game
 from engine import Game
 from firmware_bridge import catalog
 
@@ -115,8 +121,9 @@ for line in sys.stdin:
 """
 
 
-def compare(rev: str, ids: list[str], seconds: float, seed: int) -> None:
-    """This checkout against ``rev`` (a git revision or a folder), rounds interleaved."""
+def compare(rev: str, ids: list[str], seconds: float, seed: int, this: Path | None) -> None:
+    """This checkout (or ``this``, its compiled engine) against ``rev`` (a git revision or a
+    folder), rounds interleaved."""
     here = Path(__file__).resolve().parent.parent
     with tempfile.TemporaryDirectory(prefix="board-referee-compare-") as tmp:
         other = Path(rev)
@@ -127,7 +134,7 @@ def compare(rev: str, ids: list[str], seconds: float, seed: int) -> None:
         workers = {name: subprocess.Popen([sys.executable, "-c", WORKER, str(root)],
                                           stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           text=True)
-                   for name, root in (("this", here), (rev, other))}  # fmt: skip
+                   for name, root in (("this", this or here), (rev, other))}  # fmt: skip
         try:
             print(f"{'game':<18} {'options':<30} {'this plies/s':>12} {rev[:12]:>12} "
                   f"{'ratio':>6}  (median one-second rounds, interleaved)")  # fmt: skip
@@ -169,10 +176,25 @@ def main() -> None:
         help="also run the engine of git revision (or folder) REV, rounds interleaved with "
         "this one's, and print the ratio",
     )  # fmt: skip
+    parser.add_argument(
+        "--compiled", action="store_true",
+        help="measure this checkout's engine compiled with mypyc (built by "
+        "tools/compiled_engine.py when needed) instead of its pure Python",
+    )  # fmt: skip
     args = parser.parse_args()
+    folder = None
+    if args.compiled:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from compiled_engine import compiled_engine
+
+        folder = compiled_engine()
+        if not args.compare and not engine.game.__file__.endswith(".so"):
+            env = {**os.environ, "PYTHONPATH": str(folder)}
+            os.execve(sys.executable, [sys.executable, *sys.argv], env)
     if args.compare:
-        compare(args.compare, args.game or catalog.game_ids(), args.seconds, args.seed)
+        compare(args.compare, args.game or catalog.game_ids(), args.seconds, args.seed, folder)
         return
+    print("engine:", "compiled" if engine.game.__file__.endswith(".so") else "pure Python")
     print(
         f"{'game':<18} {'options':<30} {'plies':>8} {'games':>6} {'plies/s best':>12} "
         f"{'median':>8} {'median legal_moves()':>21}"

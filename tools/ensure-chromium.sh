@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Real programs the tests start: Debian's chromium (Playwright drives it; it never downloads a
 # browser), systemd-analyze (the unit files are verified with it) and Mosquitto (the MQTT
-# broker the club tests and the club benchmark run). Installs what is missing
+# broker the club tests and the club benchmark run), and a C compiler (the engine's compiled
+# build is tested beside the pure Python one) with the Python headers (python3-dev). Installs
+# what is missing
 # with apt-get, so `make test` passes on a fresh machine.
 set -euo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium fonts-dejavu-core)
 command -v systemd-analyze >/dev/null || missing+=(systemd)
 [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null || missing+=(mosquitto)
+command -v cc >/dev/null || missing+=(gcc)
+"${PYTHON:-python3}" -c 'import os, sys, sysconfig
+sys.exit(not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+    || missing+=(python3-dev)
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi

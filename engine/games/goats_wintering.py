@@ -14,7 +14,7 @@ from itertools import compress
 
 from engine.config import Node
 from engine.effects import EventKind
-from engine.game import JSON, Game, State
+from engine.game import JSON, Game, GameState
 from engine.moves import NO_CELL, PASS, Cell, Move, MoveKind
 from engine.outcome import Outcome
 from engine.pieces import Piece
@@ -69,10 +69,7 @@ class GoatsWintering(Game):
         )
 
 
-class GoatsWinteringState(State):
-    game: GoatsWintering
-    extra: GoatsExtra
-
+class GoatsWinteringState(GameState[GoatsWintering, GoatsExtra]):
     def _setup(self) -> None:
         self.extra = GoatsExtra()
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from engine.config import Node
 from engine.effects import EventKind
-from engine.game import JSON, Game, State
+from engine.game import JSON, Game, GameState
 from engine.moves import PASS, Cell, Move, MoveKind
 from engine.outcome import Outcome
 from engine.pieces import Piece
@@ -105,10 +105,7 @@ class ProtectTheGoat(Game):
         return self.home_rows[SOUTH if state_south is player else NORTH]
 
 
-class ProtectTheGoatState(State):
-    game: ProtectTheGoat
-    extra: GoatExtra
-
+class ProtectTheGoatState(GameState[ProtectTheGoat, GoatExtra]):
     def _setup(self) -> None:
         game = self.game
         south: Player | None = {

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from engine.board import ORTHOGONAL
 from engine.config import Node
 from engine.effects import EventKind
-from engine.game import JSON, Game, State
+from engine.game import JSON, Game, GameState
 from engine.moves import NO_CELL, Cell, Move, MoveKind
 from engine.notes import Note, NoteKind
 from engine.outcome import Outcome
@@ -166,10 +166,7 @@ def _until_burrow(ray: tuple[Cell, ...], field: frozenset[Cell]) -> tuple[Cell, 
     return tuple(out)
 
 
-class TheLionGameState(State):
-    game: TheLionGame
-    extra: LionExtra
-
+class TheLionGameState(GameState[TheLionGame, LionExtra]):
     def _setup(self) -> None:
         for player in Player:
             for cell, kind in self.game.setup[player.index]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from engine.board import ORTHOGONAL
 from engine.config import Node
 from engine.effects import EventKind
-from engine.game import JSON, Game, State
+from engine.game import JSON, Game, GameState
 from engine.moves import NO_CELL, Cell, Move, MoveKind
 from engine.outcome import Outcome
 from engine.pieces import Piece
@@ -126,10 +126,7 @@ class ThreeDragons(Game):
         return Piece("stone", owner)
 
 
-class ThreeDragonsState(State):
-    game: ThreeDragons
-    extra: DragonsExtra
-
+class ThreeDragonsState(GameState[ThreeDragons, DragonsExtra]):
     def _setup(self) -> None:
         for player in Player:
             for cell, strength in self.game.setup[player.index]:

@@ -14,7 +14,7 @@ from itertools import compress
 from engine.board import OPPOSITE
 from engine.config import Node
 from engine.effects import EventKind
-from engine.game import Game, State
+from engine.game import Game, GameState
 from engine.hexgrid import ADJACENT, ALL_DIRECTIONS
 from engine.moves import NO_CELL, Cell, Move, MoveKind
 from engine.outcome import Outcome
@@ -112,8 +112,7 @@ class Vanguard(Game):
         return first, direction
 
 
-class VanguardState(State):
-    game: Vanguard
+class VanguardState(GameState[Vanguard, None]):
     list_moves_once = True  # some 20 moves, listed in microseconds
 
     def _setup(self) -> None:

@@ -1,0 +1,59 @@
+"""This checkout's engine compiled with mypyc, in a folder of its own beside its sources.
+
+The developer's install is editable and pure Python (setup.py); the tests and the engine
+benchmark use this to run the compiled engine too: put the folder first on ``sys.path`` (or in
+``PYTHONPATH``). Built once per change of the engine, kept under the virtual environment.
+Run: ``python tools/compiled_engine.py`` prints the folder (building it when needed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def sources() -> list[Path]:
+    return sorted((ROOT / "engine").rglob("*.py"))
+
+
+def build_ext(lib: Path, temp: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """setup.py's build of the extensions into ``lib`` (whatever the environment asks)."""
+    clean = {k: v for k, v in os.environ.items() if k != "BOARD_REFEREE_PURE"}
+    return subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_ext", "-b", str(lib), "-t", str(temp)],
+        cwd=ROOT, env={**clean, **env}, capture_output=True, text=True, timeout=900,
+        check=False,
+    )  # fmt: skip
+
+
+def compiled_engine(extra: tuple[Path, ...] = ()) -> Path:
+    """The folder holding the compiled engine (and a copy of ``extra`` files of the checkout,
+    at their places); raises RuntimeError with the compiler's words when it cannot be built."""
+    digest = hashlib.sha256()
+    for path in [*sources(), ROOT / "setup.py", *extra]:
+        digest.update(path.relative_to(ROOT).as_posix().encode() + path.read_bytes())
+    folder = Path(sys.prefix) / "board-referee-compiled" / digest.hexdigest()[:16]
+    if (folder / "done").exists():
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)
+    temp = folder.with_name(folder.name + "-temp")
+    result = build_ext(folder, temp)
+    shutil.rmtree(temp, ignore_errors=True)
+    if result.returncode != 0 or not list(folder.rglob("*.so")):
+        raise RuntimeError(f"the engine did not compile:\n{result.stderr[-3000:]}")
+    for source in [*sources(), *extra]:
+        target = folder / source.relative_to(ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, target)
+    (folder / "done").touch()
+    return folder
+
+
+if __name__ == "__main__":
+    print(compiled_engine())
