@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -38,9 +39,11 @@ def test_every_games_state_keeps_the_contract(game_id: str, tmp_path: Path) -> N
 def good_state() -> dict[str, object]:
     game = catalog.load_game("vanguard")
     profile = catalog.load_profile(None, game)
-    journal = Journal(Path(":memory:"))
-    text = Daemon(game, profile, journal, "unused", log=logging.getLogger("t")).snapshot().to_text()
-    journal.close()
+    with tempfile.TemporaryDirectory() as folder:  # a journal beside its lock, not in the cwd
+        journal = Journal(Path(folder) / "journal.sqlite3")
+        daemon = Daemon(game, profile, journal, "unused", log=logging.getLogger("t"))
+        text = daemon.snapshot().to_text()
+        journal.close()
     state: dict[str, object] = json.loads(text)
     return state
 
