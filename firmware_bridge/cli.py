@@ -68,7 +68,7 @@ from firmware_bridge.journal import (
     read_records,
 )
 from firmware_bridge.link import LinkError, PortError, SerialLink, check_port
-from firmware_bridge.mqtt import MAX_BOARDS, MqttError, MqttPublisher, parse_broker
+from firmware_bridge.mqtt import BOARD_NAME, MAX_BOARDS, MqttError, MqttPublisher, parse_broker
 from firmware_bridge.probe import find_board
 from firmware_bridge.records import record_text, result_words
 from firmware_bridge.render import render_state
@@ -557,12 +557,17 @@ def _strip_comments(text: str) -> list[str]:
     return [t for t in tokens if not t.rstrip(".").isdigit()]  # allow "1. b2-b5" numbering
 
 
+def _board_id(name: str) -> str:
+    """``--board-id``, checked against the board-name rule its MQTT topics follow."""
+    if not BOARD_NAME.fullmatch(name):
+        raise UserError(f"--board-id {name!r}: letters, digits, '.', '_' and '-' only")
+    return name
+
+
 def _cmd_install_service(args: argparse.Namespace) -> int:
     """Write the referee's unit (and the kiosk screen's) for this board, filled in for this
     installation, and say how to start them."""
-    name = args.board_id
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", name):
-        raise UserError(f"--board-id {name!r}: letters, digits, '.', '_' and '-' only")
+    name = _board_id(args.board_id)
     templates = Path(__file__).resolve().parent / "systemd"
     dest = Path(args.dest)
     run_args = [f"--port {args.port}", f"--kiosk {args.kiosk}"]
@@ -673,9 +678,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             check_port(args.port)
         except PortError as exc:
             raise UserError(str(exc)) from exc
-    if args.board_id is not None and not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}",
-                                                      args.board_id):  # fmt: skip
-        raise UserError(f"--board-id {args.board_id!r}: letters, digits, '.', '_' and '-' only")
+    if args.board_id is not None:
+        _board_id(args.board_id)
     journal_path = _journal_path(args.journal, args.board_id or args.port)
     kiosk = None if args.no_kiosk else parse_address(args.kiosk)
     raise_descriptor_limit()  # room for the board, the journal and the pages under their caps

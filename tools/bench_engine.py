@@ -183,18 +183,19 @@ def main() -> None:
     )  # fmt: skip
     args = parser.parse_args()
     folder = None
+    compiled_now = engine.game.__file__.endswith(".so")
     if args.compiled:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from compiled_engine import compiled_engine
 
         folder = compiled_engine()
-        if not args.compare and not engine.game.__file__.endswith(".so"):
+        if not args.compare and not compiled_now:
             env = {**os.environ, "PYTHONPATH": str(folder)}
             os.execve(sys.executable, [sys.executable, *sys.argv], env)
     if args.compare:
         compare(args.compare, args.game or catalog.game_ids(), args.seconds, args.seed, folder)
         return
-    print("engine:", "compiled" if engine.game.__file__.endswith(".so") else "pure Python")
+    print("engine:", "compiled" if compiled_now else "pure Python")
     print(
         f"{'game':<18} {'options':<30} {'plies':>8} {'games':>6} {'plies/s best':>12} "
         f"{'median':>8} {'median legal_moves()':>21}"
