@@ -18,14 +18,15 @@ $(STAMP): pyproject.toml
 # For running, not developing (a club's Pi): the referee and its firmware tools into .venv,
 # without the test and lint tools, and not editable, so the engine is compiled where this
 # machine can (setup.py; pure Python where it cannot). Run it again after `git pull` to update:
-# journals live in the state folder, never in the checkout.
+# journals live in the state folder, never in the checkout. (-P: ask the installed engine, not
+# the checkout's sources in the working directory.)
 install:
 	@$(CHECK_PYTHON)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet '.[firmware]'
 	@rm -f $(STAMP)
-	@$(BIN)/python -c 'import engine.game as g; print("installed; the engine is", "compiled" if g.__file__.endswith(".so") else "pure Python")'
+	@$(BIN)/python -P -c 'import engine.game as g; print("installed; the engine is", "compiled" if g.__file__.endswith(".so") else "pure Python")'
 
 run: $(STAMP)
 	$(BIN)/board-referee run
