@@ -7,11 +7,11 @@ information as a pair of target layouts, which is what a referee compares sensor
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, Final, NamedTuple
 
 from engine.moves import Cell, Move
 from engine.outcome import Outcome
@@ -26,9 +26,7 @@ Changes = Mapping[Cell, Piece | None]
 
 
 class Change(NamedTuple):
-    """One cell's contents changing. (Effects and changes are made on every apply, so they are
-    named tuples: immutable values like the frozen dataclasses elsewhere, but cheaper to build
-    in the hot path of playouts and footprint searches.)"""
+    """One cell's contents changing."""
 
     cell: Cell
     before: Piece | None
@@ -47,20 +45,30 @@ class EventKind(Enum):
 
 
 class Event(NamedTuple):
-    """What a move did, in words (a named tuple like ``Change``: made on every apply)."""
+    """What a move did, in words."""
 
     kind: EventKind
     text: str
     cells: tuple[Cell, ...] = ()
 
 
-def net_changes(changes: tuple[Change, ...]) -> dict[Cell, Piece | None]:
+RawChange = tuple[Cell, Piece | None, Piece | None]
+"""A ``Change`` as an apply records it: a plain tuple (cell, before, after)."""
+
+RawEvent = tuple[EventKind, str, tuple[Cell, ...]]
+"""An ``Event`` as an apply records it: a plain tuple (kind, text, cells)."""
+
+_new: Final = tuple.__new__
+
+
+def net_changes(changes: Iterable[RawChange]) -> dict[Cell, Piece | None]:
     """Collapse a sequence of cell changes to each cell's final content, dropping no-ops."""
     first: dict[Cell, Piece | None] = {}
     last: dict[Cell, Piece | None] = {}
-    for change in changes:
-        first.setdefault(change.cell, change.before)
-        last[change.cell] = change.after
+    for cell, before, after in changes:
+        if cell not in first:
+            first[cell] = before
+        last[cell] = after
     return {cell: after for cell, after in last.items() if first[cell] != after}
 
 
@@ -75,31 +83,94 @@ def apply_changes(layout: Layout, changes: Changes) -> dict[Cell, Piece]:
     return result
 
 
-class Effect(NamedTuple):
-    move: Move
-    player: Player  # who made the move
-    hand: tuple[Change, ...]  # the player's own physical action
-    consequences: tuple[Change, ...]  # automatic steps that followed, in order
-    events: tuple[Event, ...]
-    to_move: Player  # who acts next (the chooser, in a decision phase)
-    phase: str
-    decision: bool  # a decision is pending: the next legal moves are its options
-    outcome: Outcome | None
+class MoveRecord:
+    """One applied move, as ``State.apply`` records it: enough to undo it (the cells it changed
+    and the state before it) and to describe what it did. Engine-internal."""
+
+    __slots__ = ("auto", "events", "hand", "move", "player", "seen_key", "snapshot")
+
+    def __init__(self, move: Move, player: Player, snapshot: tuple[Any, ...]) -> None:
+        self.move = move
+        self.player = player
+        self.snapshot = snapshot
+        self.hand: list[RawChange] = []  # what the player's hand did
+        self.auto: list[RawChange] = []  # the automatic consequences, in order
+        self.events: list[RawEvent] = []
+        self.seen_key: Hashable | None = None
+
+
+class Effect:
+    """What one ``State.apply`` did: the player's hand action, the automatic consequences that
+    followed, readable events, and where the game stands after it. A value: never changed once
+    made (its attributes are Final).
+
+    One is made on every ply of every playout and footprint search, where nobody reads its
+    changes one by one; so it keeps the apply's own record and makes the ``Change`` and
+    ``Event`` values when they are read. ``footprint()`` and ``captured`` read the record.
+    """
+
+    __slots__ = ("_record", "decision", "outcome", "phase", "to_move")
+
+    def __init__(
+        self,
+        record: MoveRecord,
+        to_move: Player,
+        phase: str,
+        decision: bool,
+        outcome: Outcome | None,
+    ) -> None:
+        self._record: Final = record
+        self.to_move: Final = to_move  # who acts next (the chooser, in a decision phase)
+        self.phase: Final = phase
+        self.decision: Final = decision  # a decision is pending: the next moves are its options
+        self.outcome: Final = outcome
+
+    @property
+    def move(self) -> Move:
+        return self._record.move
+
+    @property
+    def player(self) -> Player:
+        """Who made the move."""
+        return self._record.player
+
+    @property
+    def hand(self) -> tuple[Change, ...]:
+        """The player's own physical action."""
+        return tuple([_new(Change, change) for change in self._record.hand])
+
+    @property
+    def consequences(self) -> tuple[Change, ...]:
+        """The automatic steps that followed, in order."""
+        return tuple([_new(Change, change) for change in self._record.auto])
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        return tuple([_new(Event, event) for event in self._record.events])
 
     @property
     def captured(self) -> int:
-        return sum(1 for e in self.events if e.kind is EventKind.CAPTURE)
+        return sum(1 for event in self._record.events if event[0] is EventKind.CAPTURE)
 
     def footprint(self) -> Footprint:
+        record = self._record
         return Footprint(
-            move=self.move,
-            hand=MappingProxyType(net_changes(self.hand)),
-            result=MappingProxyType(net_changes(self.hand + self.consequences)),
+            move=record.move,
+            hand=MappingProxyType(net_changes(record.hand)),
+            result=MappingProxyType(net_changes(record.hand + record.auto)),
             to_move=self.to_move,
             phase=self.phase,
             decision=self.decision,
             outcome=self.outcome,
             captured=self.captured,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"Effect(move={self.move!r}, player={self.player!r}, hand={self.hand!r}, "
+            f"consequences={self.consequences!r}, events={self.events!r}, "
+            f"to_move={self.to_move!r}, phase={self.phase!r}, decision={self.decision!r}, "
+            f"outcome={self.outcome!r})"
         )
 
 

@@ -14,11 +14,11 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, ClassVar, Generic, Self, TypeVar
+from typing import Any, ClassVar, Final, Generic, Self, TypeVar
 
 from engine.board import Board, build_board
 from engine.config import Node
-from engine.effects import Change, Effect, Event, EventKind, Footprint
+from engine.effects import Effect, EventKind, Footprint, MoveRecord
 from engine.errors import IllegalMoveError, InvalidMoveError, PositionError
 from engine.moves import PASS, Cell, Move, MoveKind
 from engine.notes import Note
@@ -240,28 +240,7 @@ def _parse_pieces(node: Node) -> dict[str, PieceKind]:
     return kinds
 
 
-class _Record:
-    """One applied move, enough to undo it and to describe what it did."""
-
-    __slots__ = ("auto", "events", "hand", "move", "player", "seen_key", "snapshot")
-
-    def __init__(self, move: Move, player: Player, snapshot: tuple[Any, ...]) -> None:
-        self.move = move
-        self.player = player
-        self.snapshot = snapshot
-        self.hand: list[Change] = []
-        self.auto: list[Change] = []
-        self.events: list[Event] = []
-        self.seen_key: Hashable | None = None
-
-
-_UNKNOWN: Any = object()
-
-# ``Change``, ``Event`` and ``Effect`` are named tuples built on every ply of every playout and
-# footprint search; building them through tuple.__new__ skips the Python-level __new__ that
-# namedtuple generates, and halves what each costs.
-_new = tuple.__new__
-
+_UNKNOWN: Final[Any] = object()
 
 # Covariant: a game's state is a ``State`` (its game is a ``Game``, its extra ``Hashable``).
 GameT_co = TypeVar("GameT_co", bound=Game, covariant=True)
@@ -293,12 +272,15 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         self.quiet = 0  # counted turns since the last capture, for the draw_after rule
         self.turn_captured = False  # a capture happened in the turn in progress
         self._outcome: Outcome | None = None
-        self._stack: list[_Record] = []
+        self._stack: list[MoveRecord] = []
         self._seen: dict[Hashable, int] = {}
-        self._record: _Record | None = None
+        self._record: MoveRecord | None = None
         self._in_hand = False
         self._lazy: Any = _UNKNOWN  # cached outcome() for "no legal move" positions
         self._moves: list[Move] | None = None  # this position's moves, with list_moves_once
+        # Read on every apply: kept on the instance, where a compiled build reads them directly.
+        self._list_once: bool = self.list_moves_once
+        self._decision_phases: frozenset[str] = game.decision_phases
 
     # -- what rules code implements ---------------------------------------------------------
     @abstractmethod
@@ -308,6 +290,11 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
     @abstractmethod
     def _generate(self) -> Iterator[Move]:
         """Legal moves of the current phase, ignoring whether the game has ended."""
+
+    def _list_moves(self) -> list[Move]:
+        """All of ``_generate``'s moves, for a game that lists them at once (list_moves_once);
+        such a game may build its list here directly and generate from it."""
+        return list(self._generate())
 
     @abstractmethod
     def _play(self, move: Move) -> None:
@@ -370,9 +357,9 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
             return iter(())
         moves = self._moves
         if moves is None:
-            if not self.list_moves_once:
+            if not self._list_once:
                 return self._generate()
-            moves = self._moves = list(self._generate())
+            moves = self._moves = self._list_moves()
         return iter(moves)
 
     def is_legal(self, move: Move) -> bool:
@@ -382,8 +369,11 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         if self._outcome is not None:
             return self._outcome
         if self._lazy is _UNKNOWN:
-            if self.list_moves_once:
-                has_move = next(self.legal_moves(), None) is not None
+            if self._list_once:
+                moves = self._moves
+                if moves is None:
+                    moves = self._moves = self._list_moves()
+                has_move = bool(moves)
             else:
                 has_move = next(iter(self._generate()), None) is not None
             self._lazy = None if has_move else self._no_moves_outcome()
@@ -425,7 +415,7 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         """Play ``move`` and its forced consequences. With ``check``, reject illegal moves."""
         if check:
             self._check_legal(move)
-        record = _Record(move, self.to_move, self._snapshot())
+        record = MoveRecord(move, self.to_move, self._snapshot())
         self._record = record
         self._in_hand = True
         try:
@@ -439,20 +429,8 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         self._stack.append(record)
         self._lazy = _UNKNOWN
         self._moves = None
-        return _new(
-            Effect,
-            (
-                move,  # move
-                record.player,  # player
-                tuple(record.hand),  # hand
-                tuple(record.auto),  # consequences
-                tuple(record.events),  # events
-                self.to_move,  # to_move
-                self.phase,  # phase
-                self.phase in self.game.decision_phases,  # decision
-                self.outcome(),  # outcome
-            ),
-        )
+        phase = self.phase
+        return Effect(record, self.to_move, phase, phase in self._decision_phases, self.outcome())
 
     def undo(self) -> Move:
         """Take back the last applied move (a hand move or a decision) with its consequences."""
@@ -460,10 +438,10 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
             raise IllegalMoveError("there is no move to take back")
         record = self._stack.pop()
         cells = self.cells
-        for change in reversed(record.auto):
-            cells[change.cell] = change.before
-        for change in reversed(record.hand):
-            cells[change.cell] = change.before
+        for cell, before, _ in reversed(record.auto):
+            cells[cell] = before
+        for cell, before, _ in reversed(record.hand):
+            cells[cell] = before
         self._restore(record.snapshot)
         if record.seen_key is not None:
             count = self._seen[record.seen_key] - 1
@@ -535,7 +513,7 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         record = self._record
         assert record is not None, "board changes happen inside apply()"
         cells = self.cells
-        change = _new(Change, (cell, cells[cell], piece))
+        change = (cell, cells[cell], piece)
         cells[cell] = piece
         (record.hand if self._in_hand else record.auto).append(change)
 
@@ -545,7 +523,7 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
 
     def _event(self, kind: EventKind, text: str, *cells: Cell) -> None:
         assert self._record is not None
-        self._record.events.append(_new(Event, (kind, text, cells)))
+        self._record.events.append((kind, text, cells))
 
     def _moved(self, piece: Piece, frm: Cell, to: Cell) -> None:
         """Record that ``piece`` went from ``frm`` to ``to``."""
@@ -553,7 +531,7 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         record = self._record
         assert record is not None
         text = f"{self.game.describe(piece)} {names[frm]}-{names[to]}"
-        record.events.append(_new(Event, (EventKind.MOVE, text, (frm, to))))
+        record.events.append((EventKind.MOVE, text, (frm, to)))
 
     def _capture(self, cell: Cell, how: str) -> Piece:
         piece = self.cells[cell]

@@ -216,24 +216,42 @@ def test_ctrl_c_on_the_main_command_stops_the_referee_before_the_board(
 
 
 def test_demo_runs_every_scripted_game_over_the_emulator() -> None:
-    """README's main command: the emulator in its own process, the daemon, every game."""
-    result = subprocess.run(
-        [sys.executable, "-m", "firmware_bridge.cli", "demo", "--pace", "0.05"],
-        capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    assert "journal of Three Dragons: d2-d4 d8-d5 b2-b6 h8-h7 b6-d6 h7-h5" in result.stdout
-    assert "result: Player 1 wins: Player 1 captured the goat" in result.stdout
-    assert "Traceback" not in result.stderr
-    assert "Black stone on d5 captured by custodial capture" in result.stderr
-    assert "journal of Vanguard: B1-A1 E7-D6" in result.stdout
-    assert "the ram runs on: D6-C5-C4" in result.stderr
-    assert "result: Black (player 2) wins: two passes, White 1, Black 3" in result.stdout
-    assert "score: White 1, Black 2" in result.stderr
-    assert "journal of The Lion Game: g3-g3 f7-f6 d3-d4 e8-e6 d4-d6 c7-c6 d6-d8" in result.stdout
-    assert "result: White (player 1) wins: White captured the lion" in result.stdout
-    assert "the rhinoceros charges d6-d8, trampling 2" in result.stderr
-    assert "board disconnected" not in result.stderr  # the referee stops before the board
+    """README's demo: the emulator in its own process, the daemon, every game. The games run
+    as one ``demo --game`` each, side by side: each waits on its board's settle windows, not
+    on the processor."""
+    expected = {
+        "three-dragons": (
+            ["journal of Three Dragons: d2-d4 d8-d5 b2-b6 h8-h7 b6-d6 h7-h5"],
+            ["Black stone on d5 captured by custodial capture"],
+        ),
+        "protect-the-goat": (["result: Player 1 wins: Player 1 captured the goat"], []),
+        "vanguard": (["journal of Vanguard: B1-A1 E7-D6"], ["the ram runs on: D6-C5-C4"]),
+        "goats-wintering": (
+            ["result: Black (player 2) wins: two passes, White 1, Black 3"],
+            ["score: White 1, Black 2"],
+        ),
+        "the-lion-game": (
+            [
+                "journal of The Lion Game: g3-g3 f7-f6 d3-d4 e8-e6 d4-d6 c7-c6 d6-d8",
+                "result: White (player 1) wins: White captured the lion",
+            ],
+            ["the rhinoceros charges d6-d8, trampling 2"],
+        ),
+    }
+    demo = [sys.executable, "-m", "firmware_bridge.cli", "demo", "--pace", "0.05", "--game"]
+    pipe = subprocess.PIPE
+    runs = {game: subprocess.Popen([*demo, game], stdout=pipe, stderr=pipe, text=True)
+            for game in expected}  # fmt: skip
+    for game, run in runs.items():
+        stdout, stderr = run.communicate(timeout=300)
+        assert run.returncode == 0, f"{game}: {stdout[-3000:]}{stderr[-3000:]}"
+        assert "Traceback" not in stderr
+        assert "board disconnected" not in stderr  # the referee stops before the board
+        out_lines, err_lines = expected[game]
+        for line in out_lines:
+            assert line in stdout, game
+        for line in err_lines:
+            assert line in stderr, game
 
 
 def test_help_says_what_the_options_do() -> None:

@@ -83,10 +83,10 @@ def measure(game: Game, seconds: float, seed: int) -> tuple[int, int, float, flo
             state = game.new_state()
         # The game's own listing, timed without the per-position list that legal_moves() keeps
         # for games that list their moves once (after the first call it would time a copy).
-        generate = state._generate
+        generate = state._list_moves
         t0 = clock()
         for _ in range(20):
-            moves = list(generate())
+            moves = generate()
         listing_times.append((clock() - t0) / 20)
         state.apply(rng.choice(moves), check=False)
     return plies, games, max(rates), statistics.median(rates), statistics.median(listing_times)

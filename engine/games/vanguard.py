@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import compress
+from typing import Final
 
 from engine.board import OPPOSITE
 from engine.config import Node
@@ -21,8 +22,11 @@ from engine.outcome import Outcome
 from engine.pieces import Piece
 from engine.player import Player
 
-PLAY = "play"
-OUTRIDER, CAPTAIN, FLAG, RAM = "outrider", "captain", "flag", "ram"
+PLAY: Final = "play"
+OUTRIDER: Final = "outrider"
+CAPTAIN: Final = "captain"
+FLAG: Final = "flag"
+RAM: Final = "ram"
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +126,12 @@ class VanguardState(GameState[Vanguard, None]):
 
     # -- moves ------------------------------------------------------------------------------
     def _generate(self) -> Iterator[Move]:
+        return iter(self._list_moves())
+
+    def _list_moves(self) -> list[Move]:
+        # A list, not a generator: every position's whole list is wanted (list_moves_once),
+        # and appending is cheaper than yielding, above all compiled.
+        moves: list[Move] = []
         cells = self.cells
         player = self.to_move
         game = self.game
@@ -134,12 +144,12 @@ class VanguardState(GameState[Vanguard, None]):
                 for target, move in game.outrider_moves[cell]:
                     other = cells[target]
                     if other is None or (other.owner is not player and other.kind != RAM):
-                        yield move
+                        moves.append(move)
             elif kind == CAPTAIN:
                 for target, move in game.captain_moves[cell]:
                     other = cells[target]
                     if other is None or other.owner is not player:
-                        yield move
+                        moves.append(move)
             elif kind == RAM:
                 for first, _, move, pushers in game.ram_starts[cell]:
                     other = cells[first]
@@ -148,8 +158,9 @@ class VanguardState(GameState[Vanguard, None]):
                     for pusher in pushers:
                         friend = cells[pusher]
                         if friend is not None and friend.owner is player and friend.kind != RAM:
-                            yield move
+                            moves.append(move)
                             break
+        return moves
 
     def ram_run(self, cell: Cell, first: Cell) -> RamRun:
         """Follow a ram from ``cell`` through ``first`` to where the rules make it stop."""
