@@ -6,7 +6,8 @@ Subcommands:
   firmware the Raspberry Pi Pico firmware: config, flash, host (run it in MicroPython), bench
   check    the board check: every cell's sensor and LED, with what to fix
   board-template  a printable 1:1 SVG of a game's board, with its sensor and LED indexes
-  club, records, install-service   the club view, the games kept, a Pi's services
+  club, records, install-service, kiosk-screen   the club view, the games kept, a Pi's
+           services and its kiosk screen
   demo     the emulator and the daemon together, playing a scripted game of every game
   games    list the games this installation can referee, with their options
   moves    JSON for a position: its layout and every legal move with the layout after it
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import json
 import os
 import queue
@@ -49,7 +51,7 @@ from engine import (
     PositionError,
     State,
 )
-from firmware_bridge import catalog, logs
+from firmware_bridge import catalog, logs, screen, service
 from firmware_bridge.controls import control_command
 from firmware_bridge.daemon import Daemon, DaemonError
 from firmware_bridge.hosts import (
@@ -282,25 +284,53 @@ def _parser() -> argparse.ArgumentParser:
 
     service = sub.add_parser(
         "install-service", parents=[common],
-        help="install the systemd units for this board (and its kiosk screen)",
+        help="install the systemd units (shared by every board) and this board's settings",
+        description="Writes the systemd units board-referee@.service (and, with --kiosk-user, "
+        "board-referee-kiosk@.service), shared by every board on this machine, and this "
+        "board's own settings in /etc/board-referee/NAME.env, which the units read. Run it "
+        "once per board; a board's other settings in its file are kept.",
     )  # fmt: skip
     service.add_argument("--board-id", required=True, metavar="NAME", help="the board's name")
-    service.add_argument("--port", default="auto", help="the board's port (default: auto)")
+    service.add_argument("--port", default="auto",
+                         help="the board's port: auto, or a stable name such as "
+                         "/dev/board-referee-NAME (default: auto)")  # fmt: skip
     service.add_argument("--game", help="the game (default: the journal's, else three-dragons)")
     service.add_argument(
         "--kiosk", default=DEFAULT_KIOSK, metavar="HOST:PORT",
-        help=f"where the kiosk page is served (default {DEFAULT_KIOSK})",
+        help=f"where this board's kiosk page is served (default {DEFAULT_KIOSK}; a second "
+        "board needs another port)",
     )  # fmt: skip
+    service.add_argument("--mqtt", metavar="URL", help="publish this board to the club's broker")
+    service.add_argument("--mqtt-password-file", metavar="FILE",
+                         help="the file holding this board's broker password")  # fmt: skip
+    service.add_argument("--mqtt-commands", action="store_true",
+                         help="accept new game and take back from the club view")  # fmt: skip
     service.add_argument("--user", default="root", help="the user the referee runs as")
     service.add_argument("--kiosk-user", help="also a kiosk screen unit: Chromium in kiosk "
-                         "mode as this desktop user")  # fmt: skip
+                         "mode on this desktop user's screen")  # fmt: skip
     service.add_argument(
         "--state-dir", default="/var/lib/board-referee",
         help="where the journals are kept (default /var/lib/board-referee)",
     )  # fmt: skip
-    service.add_argument("--dest", default="/etc/systemd/system",
-                         help="where to write the units (default /etc/systemd/system)")  # fmt: skip
+    service.add_argument(
+        "--dest", default="/", metavar="DIR",
+        help="write everything under DIR instead of / (DIR/etc/systemd/system, "
+        "DIR/etc/board-referee), to look at or check a set-up before installing it",
+    )  # fmt: skip
     service.set_defaults(handler=_cmd_install_service)
+
+    screen = sub.add_parser(
+        "kiosk-screen", parents=[common],
+        help="show a board's kiosk page full screen (run by the kiosk screen unit)",
+    )  # fmt: skip
+    screen.add_argument("--board-id", default=os.environ.get("BOARD_REFEREE_BOARD_ID", "board"),
+                        metavar="NAME", help="the board's name")  # fmt: skip
+    screen.add_argument(
+        "--kiosk", default=os.environ.get("BOARD_REFEREE_KIOSK", DEFAULT_KIOSK),
+        metavar="HOST:PORT",
+        help=f"the board's kiosk page (default: $BOARD_REFEREE_KIOSK, else {DEFAULT_KIOSK})",
+    )  # fmt: skip
+    screen.set_defaults(handler=_cmd_kiosk_screen)
 
     records = sub.add_parser(
         "records", parents=[common], help="the games in the journals: list, or one game's record"
@@ -362,7 +392,12 @@ def _game_arguments(parser: argparse.ArgumentParser, *, required: bool = True) -
     helptext = "game id, e.g. three-dragons" + (
         "" if required else f" (default: the journal's unfinished game, else {DEFAULT_GAME})"
     )
-    parser.add_argument("--game", required=required, help=helptext)
+    if required:
+        parser.add_argument("--game", required=True, help=helptext)
+    else:  # run: a board's game can be set in its environment file
+        parser.add_argument("--game", default=os.environ.get("BOARD_REFEREE_GAME") or None,
+                            help=helptext.replace("(default: ", "(default: $BOARD_REFEREE_GAME, "
+                                                  "else "))  # fmt: skip
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE",
         help="a game option, e.g. variant=strength (repeatable)",
@@ -565,45 +600,97 @@ def _board_id(name: str) -> str:
 
 
 def _cmd_install_service(args: argparse.Namespace) -> int:
-    """Write the referee's unit (and the kiosk screen's) for this board, filled in for this
-    installation, and say how to start them."""
+    """The shared units, and this board's settings in its own environment file (see
+    firmware_bridge/service.py); then how to start them."""
     name = _board_id(args.board_id)
-    templates = Path(__file__).resolve().parent / "systemd"
-    dest = Path(args.dest)
-    run_args = [f"--port {args.port}", f"--kiosk {args.kiosk}"]
+    parse_address(args.kiosk)
+    if args.port != "auto":
+        try:
+            check_port(args.port)
+        except PortError as exc:
+            raise UserError(str(exc)) from exc
+    if args.mqtt:
+        try:
+            parse_broker(args.mqtt)
+        except MqttError as exc:
+            raise UserError(str(exc)) from exc
+    root = Path(args.dest)
+    installation = service.Installation(
+        python=sys.executable, user=args.user, state_dir=args.state_dir,
+        docs=str(Path(__file__).resolve().parent.parent / "docs"), kiosk_user=args.kiosk_user,
+    )  # fmt: skip
+    settings = {"BOARD_REFEREE_PORT": args.port, "BOARD_REFEREE_KIOSK": args.kiosk}
     if args.game:
-        run_args.append(f"--game {args.game}")
+        settings["BOARD_REFEREE_GAME"] = args.game
     if args.config_dir:
-        run_args.append(f"--config-dir {Path(args.config_dir).resolve()}")
-    host, port = parse_address(args.kiosk)
-    url_host = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
-    fields = {
-        "@PYTHON@": sys.executable, "@USER@": args.user, "@STATE@": args.state_dir,
-        "@RUN_ARGS@": " ".join(run_args), "@DOCS@": str(Path(__file__).resolve().parent.parent
-                                                       / "docs"),
-        "@KIOSK_USER@": args.kiosk_user or "", "@CHROMIUM@": "/usr/bin/chromium",
-        "@KIOSK_URL@": f"http://{url_host}:{port}/",
-    }  # fmt: skip
-    units = ["board-referee@.service"] + (
-        ["board-referee-kiosk@.service"] if args.kiosk_user else [])  # fmt: skip
+        settings["BOARD_REFEREE_CONFIG"] = str(Path(args.config_dir).resolve())
+    if args.mqtt:
+        settings["BOARD_REFEREE_MQTT"] = args.mqtt
+    if args.mqtt_password_file:
+        settings["BOARD_REFEREE_MQTT_PASSWORD_FILE"] = str(Path(args.mqtt_password_file).resolve())
+    if args.mqtt_commands:
+        settings["BOARD_REFEREE_MQTT_COMMANDS"] = "1"
+    env_file = service.env_path(root, name)
     try:
-        dest.mkdir(parents=True, exist_ok=True)
-        for unit in units:
-            text = (templates / unit).read_text(encoding="utf-8")
-            for key, value in fields.items():
-                text = text.replace(key, value)
-            (dest / unit).write_text(text, encoding="utf-8")
-            print(f"wrote {dest / unit}")
+        before = env_file.read_text(encoding="utf-8") if env_file.is_file() else ""
+        units = service.unit_texts(installation)
+        env = service.env_text(name, settings, before)
+        unit_dir = root / service.UNIT_DIR
+        unit_dir.mkdir(parents=True, exist_ok=True)
+        for unit, text in units.items():
+            (unit_dir / unit).write_text(text, encoding="utf-8")
+            print(f"wrote {unit_dir / unit}")
+        env_file.parent.mkdir(parents=True, exist_ok=True)
+        env_file.write_text(env, encoding="utf-8")
+        print(f"wrote {env_file}")
+    except service.ServiceError as exc:
+        raise UserError(str(exc)) from exc
     except OSError as exc:
-        raise UserError(
-            f"cannot write the units to {dest}: {exc.strerror or exc} (as root: sudo)"
-        ) from exc
+        where = exc.filename or root
+        raise UserError(f"cannot write {where}: {exc.strerror or exc} (as root: sudo)") from exc
+    clash = _kiosk_clash(root, name, args.kiosk)
+    if clash:
+        print(f"note: board {clash} serves its kiosk page on {args.kiosk} too; give one of them "
+              "another --kiosk port")  # fmt: skip
     enable = " ".join(u.replace("@.", f"@{name}.") for u in units)
     print(f"start them now and at every boot: sudo systemctl daemon-reload && "
           f"sudo systemctl enable --now {enable}")  # fmt: skip
-    print(f"journals go to {args.state_dir}; settings can go in /etc/board-referee/{name}.env "
-          "(BOARD_REFEREE_PORT=..., BOARD_REFEREE_KIOSK=...)")  # fmt: skip
+    print(f"journals go to {args.state_dir}; this board's settings are in "
+          f"/etc/board-referee/{name}.env")  # fmt: skip
     return 0
+
+
+def _kiosk_clash(root: Path, name: str, address: str) -> str | None:
+    """Another board of this machine whose kiosk page is at ``address`` too."""
+    port = parse_address(address)[1]
+    for path in sorted((root / service.ENV_DIR).glob("*.env")):
+        other = service.read_env(path).get("BOARD_REFEREE_KIOSK")
+        if path.stem != name and other:
+            with contextlib.suppress(WebError):
+                if parse_address(other)[1] == port:
+                    return path.stem
+    return None
+
+
+def _cmd_kiosk_screen(args: argparse.Namespace) -> int:
+    """Wait for the desktop and the page, then become Chromium in kiosk mode on it."""
+    address = parse_address(args.kiosk)
+    browser = screen.find_browser()
+    if browser is None:
+        names = ", ".join(screen.BROWSERS)
+        raise UserError(f"no browser for the kiosk screen: install one of {names} "
+                        "(sudo apt-get install chromium)")  # fmt: skip
+    say = functools.partial(print, file=sys.stderr, flush=True)
+    desktop = screen.wait_for(lambda: screen.find_desktop(os.environ, os.getuid()),
+                              "the desktop (Wayland or X11) to start", say)  # fmt: skip
+    assert isinstance(desktop, screen.Desktop)
+    url = screen.page_url(address)
+    screen.wait_for(lambda: screen.page_answers(address), f"the kiosk page at {url}", say)
+    command = screen.browser_command(browser, desktop, url,
+                                     screen.profile_dir(os.environ, args.board_id))  # fmt: skip
+    say(f"showing {url} on the {desktop.kind} desktop: {' '.join(command)}")
+    screen.launch(command, desktop.env)
+    return 0  # not reached: launch replaces this process
 
 
 def _cmd_records(args: argparse.Namespace) -> int:
@@ -866,7 +953,7 @@ def _start_emulator(
     command = [
         sys.executable, "-m", "firmware_bridge.cli", "--config-dir", str(directory), "emulate",
         "--game", game.id, "--board", profile.id, "--link", str(link), "--no-draw",
-        "--web", args.emulator_web, "--token-file", str(token_file),
+        "--web", args.emulator_web, "--token-file", str(token_file), "--with-parent",
     ]  # fmt: skip
     for name in args.allow_host:
         command += ["--allow-host", name]
@@ -879,8 +966,10 @@ def _start_emulator(
         saved.write_text(json.dumps(position.to_json()), encoding="utf-8")
         command += ["--position", str(saved)]
     # Its own session: a terminal's Ctrl-C goes to the referee alone, which stops first and
-    # then ends the emulator (run's finally), so the end is never logged as a lost board.
-    emulator = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    # then ends the emulator (run's finally), so the end is never logged as a lost board. Its
+    # stdin is a pipe this process holds and never writes: when the referee ends, however it
+    # ends, the pipe closes and the emulator ends too (--with-parent).
+    emulator = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 text=True, bufsize=1, start_new_session=True)  # fmt: skip
     url = ""
     assert emulator.stdout is not None

@@ -121,3 +121,46 @@ def load_token(folder: Path, name: str = "kiosk-token") -> str:
     except OSError as exc:
         raise WebError(f"cannot store the kiosk token in {path}: {exc.strerror}") from exc
     return token
+
+
+def port_holder(port: int, proc: Path = Path("/proc")) -> str | None:
+    """Who listens on TCP ``port`` here, in words (``process 1234: board-referee emulate
+    ...``), read from /proc; None when nobody is found (or this is not Linux)."""
+    inodes: set[str] = set()
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = (proc / "net" / table).read_text(encoding="ascii").splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and fields[3] == "0A" and fields[1].endswith(f":{port:04X}"):
+                inodes.add(fields[9])  # LISTEN, on that port, on any address
+    if not inodes:
+        return None
+    wanted = {f"socket:[{inode}]" for inode in inodes}
+    for pid_dir in proc.iterdir():
+        if not pid_dir.name.isdigit():
+            continue
+        try:
+            fds = list((pid_dir / "fd").iterdir())
+        except OSError:
+            continue  # another user's process, or one that ended
+        for fd in fds:
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target in wanted:
+                return f"process {pid_dir.name}: {_command_line(pid_dir)}"
+    return "a process of another user (sudo ss -ltnp shows which)"
+
+
+def _command_line(pid_dir: Path) -> str:
+    try:
+        raw = (pid_dir / "cmdline").read_bytes()
+    except OSError:
+        return "?"
+    words = [w.decode(errors="replace") for w in raw.split(b"\0") if w]
+    text = " ".join(Path(words[0]).name if i == 0 else w for i, w in enumerate(words))
+    return text[:200] or "?"

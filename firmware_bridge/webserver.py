@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import hmac
 import logging
 import resource
@@ -31,7 +32,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from firmware_bridge.hosts import WebError, host_name, is_address, own_names
+from firmware_bridge.hosts import WebError, host_name, is_address, own_names, port_holder
 from firmware_bridge.safejson import JsonLimitError, loads_limited
 
 WEB = Path(__file__).resolve().parent / "web"
@@ -118,6 +119,9 @@ class LiveServer:
             raise WebError(f"the {self.name} did not start")
         if self.error is not None:
             why = getattr(self.error, "strerror", None) or self.error
+            if getattr(self.error, "errno", None) == errno.EADDRINUSE:
+                holder = port_holder(self.port)
+                why = f"{why}, by {holder}" if holder else why
             raise WebError(f"the {self.name} cannot listen on {self.host}:{self.port}: {why}")
         host = f"[{self.host}]" if ":" in self.host else self.host
         self.url = f"http://{host}:{self.port}/"

@@ -4,6 +4,7 @@ socket the test provides, as systemd would."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import socket
@@ -12,34 +13,128 @@ import sys
 import time
 from pathlib import Path
 
+from firmware_bridge import screen, service
 from firmware_bridge.notify import Notifier
 from tests.e2e import DaemonProcess, EmulatorProcess
 
 
-def test_the_units_install_and_pass_systemd_analyze_verify(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "firmware_bridge.cli", "install-service", "--board-id", "table1",
-         "--kiosk-user", "root", "--dest", str(tmp_path), "--state-dir", str(tmp_path / "s")],
+def install(dest: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "firmware_bridge.cli", "install-service", "--dest", str(dest),
+         "--state-dir", str(dest / "state"), *args],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert "systemctl enable --now board-referee@table1.service" in result.stdout
-    service = (tmp_path / "board-referee@.service").read_text()
-    assert f"ExecStart={sys.executable} -m firmware_bridge.cli run --board-id %i" in service
+
+
+def test_two_boards_keep_their_own_settings_and_the_units_pass_systemd_analyze_verify(
+    tmp_path: Path,
+) -> None:
+    """The units are shared, so they hold no board's settings: each board's port, kiosk and
+    broker are in its own environment file, and a second board never changes the first's."""
+    first = install(tmp_path, "--board-id", "table1", "--kiosk", "0.0.0.0:8080",
+                    "--kiosk-user", "root")  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    env1 = tmp_path / "etc/board-referee/table1.env"
+    env1.write_text(env1.read_text() + "BOARD_REFEREE_MQTT_PREFIX=club/v1\n")  # the operator's
+    second = install(tmp_path, "--board-id", "table2", "--port", "/dev/board-referee-table2",
+                     "--kiosk", "127.0.0.1:8082", "--kiosk-user", "root",
+                     "--mqtt", "mqtt://table2@club-pi", "--mqtt-commands")  # fmt: skip
+    assert second.returncode == 0, second.stderr
+    assert "systemctl enable --now board-referee@table2.service" in second.stdout
+    assert "note:" not in second.stdout
+    units = tmp_path / "etc/systemd/system"
+    service = (units / "board-referee@.service").read_text()
+    assert f"ExecStart={sys.executable} -m firmware_bridge.cli run --board-id %i\n" in service
+    assert "EnvironmentFile=-/etc/board-referee/%i.env" in service
     assert "Type=notify" in service and "WatchdogSec=" in service
-    assert "Restart=on-failure" in service and not re.search(r"@[A-Z_]+@", service)
-    kiosk = (tmp_path / "board-referee-kiosk@.service").read_text()
-    assert "--kiosk" in kiosk and "http://127.0.0.1:8080/" in kiosk
-    for unit in ("board-referee@", "board-referee-kiosk@"):  # instances of the templates
-        shutil.copy(tmp_path / f"{unit}.service", tmp_path / f"{unit}table1.service")
+    kiosk = (units / "board-referee-kiosk@.service").read_text()
+    assert "kiosk-screen --board-id %i" in kiosk and "Wants=board-referee@%i.service" in kiosk
+    for text in (service, kiosk):
+        settings = "\n".join(line for line in text.splitlines() if not line.startswith("#"))
+        assert not re.search(r"@[A-Z_]+@|8080|8082|table[12]|/dev/|--port|--kiosk ", settings)
+    assert service_env(tmp_path, "table1") == {
+        "BOARD_REFEREE_PORT": "auto", "BOARD_REFEREE_KIOSK": "0.0.0.0:8080",
+        "BOARD_REFEREE_MQTT_PREFIX": "club/v1",
+    }  # fmt: skip
+    assert service_env(tmp_path, "table2") == {
+        "BOARD_REFEREE_PORT": "/dev/board-referee-table2", "BOARD_REFEREE_KIOSK": "127.0.0.1:8082",
+        "BOARD_REFEREE_MQTT": "mqtt://table2@club-pi", "BOARD_REFEREE_MQTT_COMMANDS": "1",
+    }  # fmt: skip
+    again = install(tmp_path, "--board-id", "table1", "--kiosk", "0.0.0.0:8082")
+    assert again.returncode == 0 and "board table2 serves its kiosk page" in again.stdout
+    assert service_env(tmp_path, "table1")["BOARD_REFEREE_MQTT_PREFIX"] == "club/v1"  # kept
+    for board in ("table1", "table2"):  # instances of the templates, as systemd makes them
+        for unit in ("board-referee@", "board-referee-kiosk@"):
+            shutil.copy(units / f"{unit}.service", units / f"{unit}{board}.service")
     analyze = shutil.which("systemd-analyze")
     assert analyze is not None, "make test installs systemd-analyze (tools/ensure-chromium.sh)"
     verify = subprocess.run(
-        [analyze, "verify", "--man=no", str(tmp_path / "board-referee@table1.service"),
-         str(tmp_path / "board-referee-kiosk@table1.service")],
+        [analyze, "verify", "--man=no",
+         *(str(units / f"{unit}{board}.service") for board in ("table1", "table2")
+           for unit in ("board-referee@", "board-referee-kiosk@"))],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert verify.returncode == 0, verify.stderr
+
+
+def service_env(root: Path, board: str) -> dict[str, str]:
+    return service.read_env(root / "etc/board-referee" / f"{board}.env")
+
+
+def test_a_setting_that_cannot_be_one_line_is_refused(tmp_path: Path) -> None:
+    result = install(tmp_path, "--board-id", "table1", "--game", "three-dragons\nUser=root")
+    assert result.returncode == 2 and "a setting is one line" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "etc").exists()
+
+
+def test_the_unit_runs_the_board_its_environment_file_names(tmp_path: Path) -> None:
+    """What the unit runs (``run --board-id NAME`` and nothing else) takes its port, kiosk
+    and game from the board's environment file; the command line still beats it."""
+    emu = EmulatorProcess(tmp_path, "vanguard", "vanguard")
+    kiosk = free_port()
+    result = install(tmp_path, "--board-id", "table1", "--port", str(emu.link), "--game",
+                     "vanguard", "--kiosk", f"127.0.0.1:{kiosk}")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    unit = (tmp_path / "etc/systemd/system/board-referee@.service").read_text()
+    command = re.search(r"^ExecStart=(.*)$", unit, re.M).group(1).replace("%i", "table1")  # type: ignore[union-attr]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BOARD_REFEREE_")}
+    env |= service_env(tmp_path, "table1") | {"XDG_STATE_HOME": str(tmp_path / "state")}
+    proc = subprocess.Popen([*command.split(), "--settle-ms", "100"], env=env, text=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        lines = read_until(proc, "board scanned")
+        assert any("refereeing Vanguard" in line for line in lines), lines
+        assert any(f"127.0.0.1:{kiosk}" in line for line in lines), lines
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        emu.close()
+    overridden = subprocess.run(
+        [*command.split(), "--port", str(tmp_path / "no-such-dir" / "x"), "--game", "nope"],
+        env=env, capture_output=True, text=True, timeout=30, check=False,
+    )  # fmt: skip
+    assert overridden.returncode == 2 and "nope" in overridden.stderr  # the command line's game
+
+
+def read_until(proc: subprocess.Popen[str], text: str, timeout: float = 20) -> list[str]:
+    assert proc.stderr is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if not line:
+            break
+        lines.append(line.rstrip("\n"))
+        if text in line:
+            return lines
+    raise AssertionError(f"no {text!r} in:\n" + "\n".join(lines))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def test_the_daemon_tells_systemd_it_is_ready_and_alive(tmp_path: Path) -> None:
@@ -71,3 +166,131 @@ def test_without_systemd_nothing_is_sent_and_a_foreign_watchdog_is_ignored() -> 
     assert Notifier({}).socket is None
     assert Notifier({"WATCHDOG_USEC": "1000000", "WATCHDOG_PID": "1"}).watchdog is None
     assert Notifier({"WATCHDOG_USEC": "1000000"}).watchdog == 0.5
+
+
+def test_the_built_in_emulator_ends_with_its_referee_even_on_kill_9(tmp_path: Path) -> None:
+    """A killed referee leaves no emulator holding the web port: the next start works."""
+    kiosk, web = free_port(), free_port()
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path)}
+    command = [sys.executable, "-m", "firmware_bridge.cli", "run", "--kiosk",
+               f"127.0.0.1:{kiosk}", "--emulator-web", f"127.0.0.1:{web}"]  # fmt: skip
+    referee = subprocess.Popen(command, env=env, text=True, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)  # fmt: skip
+    try:
+        read_until(referee, "board scanned")
+        children = Path(f"/proc/{referee.pid}/task/{referee.pid}/children").read_text().split()
+        assert len(children) == 1, children
+        emulator = int(children[0])
+        referee.kill()
+        referee.wait(10)
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{emulator}").exists() and time.monotonic() < deadline:
+            if Path(f"/proc/{emulator}/stat").read_text().split()[2] == "Z":
+                break  # ended, not yet reaped by init
+            time.sleep(0.05)
+        stat = Path(f"/proc/{emulator}/stat")
+        assert not stat.exists() or stat.read_text().split()[2] == "Z", "the emulator lives on"
+        again = subprocess.Popen(command, env=env, text=True, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.PIPE)  # fmt: skip
+        try:
+            read_until(again, "board scanned")  # its web port was free again
+        finally:
+            again.terminate()
+            again.wait(10)
+    finally:
+        if referee.poll() is None:
+            referee.kill()
+            referee.wait()
+
+
+def test_a_port_in_use_names_the_process_holding_it(tmp_path: Path) -> None:
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import socket, sys, time; s = socket.socket(); "
+         "s.bind(('127.0.0.1', 0)); s.listen(); print(s.getsockname()[1], flush=True); "
+         "time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout is not None
+        port = int(holder.stdout.readline())
+        result = subprocess.run(
+            [sys.executable, "-m", "firmware_bridge.cli", "run", "--kiosk", f"127.0.0.1:{port}"],
+            env={**os.environ, "XDG_STATE_HOME": str(tmp_path)},
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+    finally:
+        holder.kill()
+        holder.wait()
+    assert result.returncode == 2, result.stderr
+    assert f"127.0.0.1:{port}" in result.stderr and f"process {holder.pid}: " in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_kiosk_screen_waits_for_the_desktop_and_the_page_then_opens_it_on_wayland(
+    tmp_path: Path,
+) -> None:
+    """Raspberry Pi OS starts labwc (Wayland): the screen unit's command finds it, waits for
+    it and for the referee's page (a browser error page would stay up), then starts Chromium
+    for Wayland on the page. A fake Chromium records what it was given."""
+    bin_dir, runtime = tmp_path / "bin", tmp_path / "run"
+    bin_dir.mkdir()
+    runtime.mkdir()
+    record = tmp_path / "chromium-args"
+    fake = bin_dir / "chromium"
+    fake.write_text(f'#!/bin/sh\necho "$WAYLAND_DISPLAY $*" > {record}\n')
+    fake.chmod(0o755)
+    port = free_port()
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}",
+           "XDG_RUNTIME_DIR": str(runtime), "XDG_CACHE_HOME": str(tmp_path / "cache"),
+           "BOARD_REFEREE_KIOSK": f"0.0.0.0:{port}"}  # fmt: skip
+    env.pop("WAYLAND_DISPLAY", None)
+    env.pop("DISPLAY", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "firmware_bridge.cli", "kiosk-screen", "--board-id", "table1"],
+        env=env, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    compositor = socket.socket(socket.AF_UNIX)
+    page = socket.socket()
+    try:
+        read_until(proc, "waiting for the desktop")
+        compositor.bind(str(runtime / "wayland-0"))  # labwc starts
+        read_until(proc, f"waiting for the kiosk page at http://127.0.0.1:{port}/")
+        page.bind(("127.0.0.1", port))  # the referee serves its page
+        page.listen()
+        lines = read_until(proc, "showing")
+        assert proc.wait(10) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        compositor.close()
+        page.close()
+    assert "on the wayland desktop" in lines[-1]
+    args = record.read_text().split()
+    assert args[0] == "wayland-0" and "--kiosk" in args and "--ozone-platform=wayland" in args
+    assert args[-1] == f"http://127.0.0.1:{port}/"
+    assert f"--user-data-dir={tmp_path}/cache/board-referee/kiosk-table1" in args
+
+
+def test_the_kiosk_screen_finds_x11_and_says_when_there_is_no_browser(tmp_path: Path) -> None:
+    x11 = tmp_path / "x11"
+    x11.mkdir()
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".Xauthority").write_text("")
+    assert screen.find_desktop({}, 1000, x11_dir=x11, home=home) is None
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(x11 / "X0"))
+        desktop = screen.find_desktop({"XDG_RUNTIME_DIR": str(tmp_path)}, 1000, x11_dir=x11,
+                                      home=home)  # fmt: skip
+    assert desktop is not None and desktop.kind == "x11"
+    assert desktop.env["DISPLAY"] == ":0" and desktop.env["XAUTHORITY"].endswith(".Xauthority")
+    assert desktop.platform_flag == "--ozone-platform=x11"
+    assert screen.find_browser(lambda name: None) is None
+    assert screen.find_browser({"chromium-browser": "/usr/bin/chromium-browser"}.get) == (
+        "/usr/bin/chromium-browser"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "firmware_bridge.cli", "kiosk-screen"],
+        env={**os.environ, "PATH": str(tmp_path)}, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 2 and "no browser for the kiosk screen" in result.stderr

@@ -81,6 +81,12 @@ def add_arguments(parser: argparse.ArgumentParser, *, firmware: bool = False) ->
         help="with --web beyond loopback: the page's access token is kept here (default: "
         "emulator-token in $XDG_STATE_HOME/board-referee/; `run` passes the kiosk's)",
     )  # fmt: skip
+    parser.add_argument(
+        "--with-parent", action="store_true",
+        help="end when standard input closes: `run` starts its emulator with a pipe it never "
+        "writes to, so the emulator ends with its referee however the referee ends (a kill -9 "
+        "too) and never keeps holding its web port",
+    )  # fmt: skip
     add_allow_host_argument(parser)
 
 
@@ -190,7 +196,7 @@ def run(
                 print("type help for the commands, quit to stop", file=sys.stdout)
                 emulator.prompt()
             ok = emulator.run_commands(sys.stdin, stop_on_error=False, interactive=interactive)
-            if web is not None:  # no terminal: the page is the board's face until stopped
+            if web is not None and not args.with_parent:  # the page is the board's face
                 threading.Event().wait()
     except KeyboardInterrupt:
         pass
