@@ -35,7 +35,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -69,9 +69,9 @@ from firmware_bridge.journal import (
     JournalError,
     read_records,
 )
-from firmware_bridge.link import LinkError, PortError, SerialLink, check_port
+from firmware_bridge.link import Link, LinkError, LinkEvent, PortError, SerialLink, check_port
 from firmware_bridge.mqtt import BOARD_NAME, MAX_BOARDS, MqttError, MqttPublisher, parse_broker
-from firmware_bridge.probe import find_board
+from firmware_bridge.probe import ProbingLink, find_board
 from firmware_bridge.records import record_text, result_words
 from firmware_bridge.render import render_state
 
@@ -81,6 +81,7 @@ if TYPE_CHECKING:  # the pages and MQTT are imported only by the runs that use t
 EXIT_USAGE = 2
 DEFAULT_GAME = "three-dragons"
 DEFAULT_KIOSK = "127.0.0.1:8080"
+PROBE_EVERY = 2.0  # seconds between probes of the serial ports, with --port auto and no board
 DEFAULT_EMULATOR_WEB = "127.0.0.1:8081"
 DEFAULT_CLUB = "127.0.0.1:8090"
 MQTT_ACTIONS = frozenset({"takeback", "new-game"})  # what the club view may ask of a board
@@ -752,15 +753,19 @@ def board_slug(port: str | None) -> str:
 def _cmd_run(args: argparse.Namespace) -> int:
     log = logs.configure(args.verbose)
     directory = catalog.config_dir(args.config_dir)
+    probing = False
     if args.port == "auto":  # find the board: the first port that answers HELLO
         try:
             found = find_board()
-        except PortError as exc:
-            raise UserError(str(exc)) from exc
-        args.port = found.port
-        log.info("--port auto: board %r (firmware %s) answers on %s", found.hello.board_id,
-                 found.hello.firmware, found.port)  # fmt: skip
-    if args.port:
+        except PortError as exc:  # not plugged in yet (a Pi booting): wait for it, and say so
+            probing = True
+            log.warning("%s; waiting for a board, looking again every %.0f s", exc,
+                        PROBE_EVERY)  # fmt: skip
+        else:
+            args.port = found.port
+            log.info("--port auto: board %r (firmware %s) answers on %s", found.hello.board_id,
+                     found.hello.firmware, found.port)  # fmt: skip
+    if args.port and not probing:
         try:
             check_port(args.port)
         except PortError as exc:
@@ -789,7 +794,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(signum, lambda *_: stop.set())
         opened = None
-        if port:  # open it now, so a port that can never work is one line before any other
+        link_factory: Callable[[queue.Queue[LinkEvent]], Link] | None = None
+        if probing:
+            link_factory = functools.partial(ProbingLink, profile.baudrate, every=PROBE_EVERY)
+        elif port:  # open it now, so a port that can never work is one line before any other
             link = SerialLink(port, profile.baudrate, queue.Queue())
             try:
                 link.open()
@@ -803,7 +811,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             port = str(folder / "board")
         try:
             daemon = Daemon(game, profile, journal, port, log=log, start=start,
-                            new_game=args.new, opened=opened)  # fmt: skip
+                            new_game=args.new, opened=opened,
+                            link_factory=link_factory)  # fmt: skip
         except BaseException:
             if opened is not None:
                 opened.close()

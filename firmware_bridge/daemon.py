@@ -849,6 +849,8 @@ class Daemon:
     def _status_sentence(self) -> str:
         if self.mismatch:
             return f"connect the board for {self.game.title}: {self.mismatch}"
+        if self.link is None:
+            return f"plug in the board and switch it on ({self.game.title})"
         if self.board is None or not self.have_scan:
             return f"waiting for the board ({self.game.title})"
         if self.check is not None:

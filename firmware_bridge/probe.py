@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import glob
 import os
+import queue
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import serial
 
-from firmware_bridge.link import PortError
+from firmware_bridge.link import Link, LinkError, LinkEvent, PortError, SerialLink
 from firmware_bridge.protocol import (
     DELIMITER,
     PROTOCOL_DELTA,
@@ -98,3 +100,57 @@ def find_board(baudrate: int = 115200, timeout: float = 1.5) -> Found:
     )
     raise PortError(f"--port auto found no board that answers: {where}; plug it in and switch it "
                     "on, or name its port with --port")  # fmt: skip
+
+
+class ProbingLink(Link):
+    """``--port auto`` before any board answered (a Pi booting before its board is plugged in):
+    every ``open`` probes the ports again, and opens the first board that answers. Until then
+    it raises LinkError, so the referee waits and says so, as for a named port not there yet;
+    probes are at least ``every`` seconds apart, since a silent port takes a while to rule out.
+    """
+
+    def __init__(
+        self,
+        baudrate: int = 115200,
+        events: queue.Queue[LinkEvent] | None = None,
+        *,
+        every: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(events)
+        self.baudrate = baudrate
+        self.every = every
+        self.clock = clock
+        self.inner: SerialLink | None = None
+        self.found: Found | None = None
+        self._next_probe = 0.0
+        self._why = "not probed yet"
+
+    @property
+    def is_open(self) -> bool:
+        return self.inner is not None and self.inner.is_open
+
+    def open(self) -> None:
+        now = self.clock()
+        if now < self._next_probe:
+            raise LinkError(self._why)
+        self._next_probe = now + self.every
+        try:
+            found = find_board(self.baudrate)
+        except PortError as exc:
+            self._why = str(exc).replace("--port auto found no board that answers", "no board "
+                                         "answers on any serial port")  # fmt: skip
+            raise LinkError(self._why) from exc
+        inner = SerialLink(found.port, self.baudrate, self.events)
+        inner.open()  # a LinkError here: the next open probes again
+        self.inner, self.found = inner, found
+
+    def _write(self, data: bytes) -> None:
+        if self.inner is None:
+            raise LinkError("no board found yet")
+        self.inner._write(data)
+
+    def close(self) -> None:
+        inner, self.inner = self.inner, None
+        if inner is not None:
+            inner.close()

@@ -7,10 +7,11 @@ import json
 import os
 import re
 import signal
-import subprocess
-import sys
+import socket
 import time
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 from tests.e2e import DaemonProcess, EmulatorProcess
 from tests.test_end_to_end import TD_POSITION, Rig, make, rigs
@@ -168,19 +169,47 @@ def test_port_auto_finds_the_board_that_answers(tmp_path: Path) -> None:
         os.close(silent_slave)
 
 
-def test_port_auto_says_what_it_tried_when_no_board_answers(tmp_path: Path) -> None:
+def test_port_auto_waits_for_a_board_and_the_kiosk_says_plug_it_in(tmp_path: Path) -> None:
+    """A Pi booting before its board is plugged in: the referee says what it tried and waits
+    (it used to exit, and systemd gave up restarting it), its kiosk page says to plug the board
+    in, and the board is refereed as soon as it answers."""
     master, slave = os.openpty()
     (tmp_path / "a-silent").symlink_to(os.ttyname(slave))
-    env = {**os.environ, "BOARD_REFEREE_PROBE": f"{tmp_path}/a-*"}
+    env = {"BOARD_REFEREE_PROBE": f"{tmp_path}/a-*:{tmp_path}/b-*"}
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        kiosk = probe.getsockname()[1]
+    daemon = DaemonProcess(tmp_path, "three-dragons", "three-dragons", "auto", "--kiosk",
+                           f"127.0.0.1:{kiosk}", env=env)  # fmt: skip
+    emu = None
     try:
-        result = subprocess.run(
-            [sys.executable, "-m", "firmware_bridge.cli", "run", "--no-kiosk", "--game",
-             "vanguard", "--port", "auto", "--journal", str(tmp_path / "j.sqlite3")],
-            capture_output=True, text=True, env=env, timeout=30, check=False,
-        )  # fmt: skip
+        line = daemon.wait_log("found no board that answers")
+        assert "a-silent: no answer" in line and "waiting for a board" in line
+        state = kiosk_state(kiosk)
+        assert state["status"].startswith("plug in the board"), state["status"]
+        assert state["connection"]["state"] == "waiting"
+        emu = EmulatorProcess(tmp_path, "three-dragons", "three-dragons")
+        (tmp_path / "b-board").symlink_to(emu.link)  # plugged in
+        daemon.wait_log("board scanned")
+        emu.do("play c1-c4")
+        daemon.wait_moves(["c1-c4"])
+        assert daemon.proc.poll() is None
     finally:
+        if emu is not None:
+            emu.close()
+        daemon.stop()
         os.close(master)
         os.close(slave)
-    assert result.returncode == 2
-    (line,) = result.stderr.splitlines()
-    assert "found no board that answers" in line and "a-silent: no answer" in line
+    assert "Traceback" not in daemon.text()
+
+
+def kiosk_state(port: int) -> dict[str, Any]:
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=5) as got:
+                return json.loads(got.read())  # type: ignore[no-any-return]
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
