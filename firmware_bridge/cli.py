@@ -59,8 +59,10 @@ from firmware_bridge.hosts import (
     add_allow_host_argument,
     is_loopback,
     load_token,
+    page_urls,
     parse_address,
     raise_descriptor_limit,
+    say_urls,
     state_dir,
 )
 from firmware_bridge.journal import (
@@ -827,7 +829,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                                  allow_hosts=tuple(args.allow_host))  # fmt: skip
             kiosk_url = server.start()
             daemon.add_listener(server.publish)
-            log.info("kiosk page: %s", kiosk_url)
+            log.info("kiosk page: %s", say_urls(page_urls(*kiosk)))
             if token is not None:  # where it is, never what it is: logs are kept and shared
                 log.info("kiosk controls need the access token kept in %s: open the page "
                          "once with ?token= and its contents",
@@ -907,8 +909,8 @@ def _cmd_club(args: argparse.Namespace) -> int:
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
-    url = server.start()
-    log.info("club view: %s (boards from %s)", url, broker.describe())
+    server.start()
+    log.info("club view: %s; boards from %s", say_urls(page_urls(host, port)), broker.describe())
     if token is not None:  # where it is, never what it is: logs are kept and shared
         log.info("club view controls need the access token kept in %s: open the page once "
                  "with ?token= and its contents", results.parent / "club-token")  # fmt: skip

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
 import ipaddress
 import os
 import resource
 import secrets
 import socket
+import struct
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -164,3 +166,64 @@ def _command_line(pid_dir: Path) -> str:
     words = [w.decode(errors="replace") for w in raw.split(b"\0") if w]
     text = " ".join(Path(words[0]).name if i == 0 else w for i, w in enumerate(words))
     return text[:200] or "?"
+
+
+WILDCARDS = ("0.0.0.0", "::", "")
+
+
+def machine_addresses() -> list[str]:
+    """This machine's own addresses that another device could reach it on: every interface's
+    IPv4 address, then its global IPv6 ones (no loopback, no link-local)."""
+    found: list[str] = []
+    with contextlib.suppress(OSError):
+        for _, name in socket.if_nameindex():
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+                try:  # SIOCGIFADDR: the interface's IPv4 address
+                    packed = fcntl.ioctl(probe.fileno(), 0x8915,
+                                         struct.pack("256s", name.encode()[:15]))  # fmt: skip
+                except OSError:
+                    continue  # down, or no IPv4 address
+            found.append(socket.inet_ntoa(packed[20:24]))
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/net/if_inet6").read_text(encoding="ascii").splitlines():
+            fields = line.split()
+            if len(fields) >= 4 and fields[3] == "00":  # global scope
+                found.append(str(ipaddress.IPv6Address(bytes.fromhex(fields[0]))))
+    usable = []
+    for address in found:
+        parsed = ipaddress.ip_address(address)
+        if not (parsed.is_loopback or parsed.is_link_local) and address not in usable:
+            usable.append(address)
+    return usable
+
+
+def avahi_running(run: Path = Path("/run")) -> bool:
+    """Whether avahi answers for ``NAME.local`` here (its daemon's socket is there)."""
+    return (run / "avahi-daemon" / "socket").exists()
+
+
+def page_urls(host: str, port: int, *, addresses: Iterable[str] | None = None,
+              local_name: str | None = None) -> list[str]:  # fmt: skip
+    """The addresses a person types to open a page served on ``host:port``. A page on every
+    address (0.0.0.0) is not at http://0.0.0.0/: it is at each of the machine's addresses,
+    at its ``.local`` name where avahi answers, and on loopback; the first is the one to give
+    a phone."""
+
+    def url(name: str) -> str:
+        return f"http://[{name}]:{port}/" if ":" in name else f"http://{name}:{port}/"
+
+    if host not in WILDCARDS:
+        return [url(host)]
+    if local_name is None and avahi_running():
+        with contextlib.suppress(OSError):
+            local_name = socket.gethostname().split(".")[0] + ".local"
+    mine = machine_addresses() if addresses is None else list(addresses)
+    if host == "0.0.0.0":
+        mine = [a for a in mine if ":" not in a]
+    names = [*([local_name] if local_name else []), *mine, "127.0.0.1"]
+    return [url(name) for name in names]
+
+
+def say_urls(urls: list[str]) -> str:
+    """``URL`` or ``URL (also URL, URL)``, for a log line."""
+    return urls[0] + (f" (also {', '.join(urls[1:])})" if len(urls) > 1 else "")

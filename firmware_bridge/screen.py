@@ -69,11 +69,12 @@ def find_browser(which: Callable[[str], str | None] = shutil.which) -> str | Non
 
 def page_url(address: tuple[str, int]) -> str:
     """The kiosk page as the screen beside it opens it: a page served on every address is
-    opened on loopback."""
+    opened on loopback, and ``?screen=1`` hides the mouse arrow over it."""
     host, port = address
     if host in ("0.0.0.0", "::", ""):
         host = "127.0.0.1"
-    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+    where = f"[{host}]" if ":" in host else host
+    return f"http://{where}:{port}/?screen=1"
 
 
 def page_answers(address: tuple[str, int], timeout: float = 1.0) -> bool:

@@ -398,3 +398,22 @@ def test_the_board_check_from_the_kiosk(
     expect(kiosk.locator("#check")).to_be_hidden(timeout=TIMEOUT)
     expect(kiosk.locator("#status")).to_contain_text("put back", timeout=TIMEOUT)
     referee.wait_log("board check: .*to fix: c3")
+
+
+def test_the_kiosk_screen_hides_the_mouse_arrow(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    """The screen beside the board opens the page with ?screen=1 (firmware_bridge/screen.py):
+    a touchscreen shows no arrow there; the same page elsewhere keeps it."""
+    referee = Referee(tmp_path, "--game", "three-dragons")
+    referees.append(referee)
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    cursor = "(id) => getComputedStyle(document.getElementById(id)).cursor"
+    page.goto(referee.kiosk_url + "?screen=1")
+    expect(page.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
+    assert page.evaluate(cursor, "btn-newgame") == "none"
+    assert page.evaluate("getComputedStyle(document.body).cursor") == "none"
+    page.goto(referee.kiosk_url)
+    expect(page.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
+    assert page.evaluate(cursor, "btn-newgame") != "none"
+    page.close()

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from firmware_bridge import screen, service
+from firmware_bridge.hosts import machine_addresses, page_urls
 from firmware_bridge.notify import Notifier
 from tests.e2e import DaemonProcess, EmulatorProcess
 
@@ -254,7 +255,7 @@ def test_the_kiosk_screen_waits_for_the_desktop_and_the_page_then_opens_it_on_wa
     try:
         read_until(proc, "waiting for the desktop")
         compositor.bind(str(runtime / "wayland-0"))  # labwc starts
-        read_until(proc, f"waiting for the kiosk page at http://127.0.0.1:{port}/")
+        read_until(proc, f"waiting for the kiosk page at http://127.0.0.1:{port}/?screen=1")
         page.bind(("127.0.0.1", port))  # the referee serves its page
         page.listen()
         lines = read_until(proc, "showing")
@@ -267,7 +268,7 @@ def test_the_kiosk_screen_waits_for_the_desktop_and_the_page_then_opens_it_on_wa
     assert "on the wayland desktop" in lines[-1]
     args = record.read_text().split()
     assert args[0] == "wayland-0" and "--kiosk" in args and "--ozone-platform=wayland" in args
-    assert args[-1] == f"http://127.0.0.1:{port}/"
+    assert args[-1] == f"http://127.0.0.1:{port}/?screen=1"
     assert f"--user-data-dir={tmp_path}/cache/board-referee/kiosk-table1" in args
 
 
@@ -294,3 +295,34 @@ def test_the_kiosk_screen_finds_x11_and_says_when_there_is_no_browser(tmp_path: 
         env={**os.environ, "PATH": str(tmp_path)}, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert result.returncode == 2 and "no browser for the kiosk screen" in result.stderr
+
+
+def test_a_page_on_every_address_is_announced_at_addresses_a_phone_can_open(
+    tmp_path: Path,
+) -> None:
+    """`--kiosk 0.0.0.0:PORT` used to print http://0.0.0.0:PORT/, which no phone opens."""
+    assert page_urls("0.0.0.0", 8080, addresses=["192.168.1.20", "2001:db8::5"],
+                     local_name="table-pi.local") == [
+        "http://table-pi.local:8080/", "http://192.168.1.20:8080/", "http://127.0.0.1:8080/",
+    ]  # fmt: skip
+    assert page_urls("::", 8080, addresses=["192.168.1.20", "2001:db8::5"], local_name="") == [
+        "http://192.168.1.20:8080/", "http://[2001:db8::5]:8080/", "http://127.0.0.1:8080/",
+    ]  # fmt: skip
+    assert page_urls("192.168.1.20", 8080) == ["http://192.168.1.20:8080/"]
+    kiosk = free_port()
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path)}
+    referee = subprocess.Popen(
+        [sys.executable, "-m", "firmware_bridge.cli", "run", "--kiosk", f"0.0.0.0:{kiosk}",
+         "--emulator-web", f"127.0.0.1:{free_port()}"],
+        env=env, text=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        lines = read_until(referee, "kiosk page:")
+    finally:
+        referee.terminate()
+        referee.wait(10)
+    line = lines[-1]
+    assert "0.0.0.0" not in line and f"http://127.0.0.1:{kiosk}/" in line
+    for address in machine_addresses():
+        if ":" not in address:
+            assert f"http://{address}:{kiosk}/" in line

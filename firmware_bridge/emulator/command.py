@@ -134,6 +134,7 @@ def run(
             WebError,
             is_loopback,
             load_token,
+            page_urls,
             parse_address,
             state_dir,
         )
@@ -157,7 +158,10 @@ def run(
         if args.json:
             emulator.emit("web", url=url)
         else:
-            print(f"the emulated board's page: {url}", flush=True)
+            urls = page_urls(host, port)
+            print(f"the emulated board's page: {urls[0]}", flush=True)
+            if len(urls) > 1:
+                print(f"  also at {', '.join(urls[1:])}", flush=True)
         if args.follow:
             Follower(emulator, args.follow, directory).start()
     signals_.signal(signals_.SIGTERM, _terminate)

@@ -13,6 +13,9 @@ if (CLUB) {
   $("club-link").hidden = false;
 }
 
+// Shown by the kiosk screen beside the board (?screen=1): no mouse arrow over the page.
+if (new URLSearchParams(location.search).has("screen")) document.body.classList.add("screen");
+
 const view = new BoardView($("board"));
 let games = [];
 let current = null;
