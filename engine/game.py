@@ -457,12 +457,7 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         """An independent copy; with ``stack`` it can also undo the moves played so far."""
         clone = type(self)(self.game)
         clone.cells = list(self.cells)
-        clone.to_move = self.to_move
-        clone.phase = self.phase
-        clone.extra = self.extra
-        clone.quiet = self.quiet
-        clone.turn_captured = self.turn_captured
-        clone._outcome = self._outcome
+        clone._restore(self._snapshot())  # whose turn, the phase, the game's state, the draw count
         clone._stack = list(self._stack) if stack else []
         clone._seen = dict(self._seen)
         clone._lazy = self._lazy

@@ -168,7 +168,18 @@ def _command_line(pid_dir: Path) -> str:
     return text[:200] or "?"
 
 
-WILDCARDS = ("0.0.0.0", "::", "")
+WILDCARDS = ("0.0.0.0", "::", "")  # a page served on every address
+
+
+def local_host(host: str) -> str:
+    """Where this machine reaches its own page served on ``host``: loopback for a page on
+    every address."""
+    return "127.0.0.1" if host in WILDCARDS else host
+
+
+def page_url(host: str, port: int) -> str:
+    """``http://HOST:PORT/``, an IPv6 address in brackets."""
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
 def machine_addresses() -> list[str]:
@@ -208,12 +219,8 @@ def page_urls(host: str, port: int, *, addresses: Iterable[str] | None = None,
     address (0.0.0.0) is not at http://0.0.0.0/: it is at each of the machine's addresses,
     at its ``.local`` name where avahi answers, and on loopback; the first is the one to give
     a phone."""
-
-    def url(name: str) -> str:
-        return f"http://[{name}]:{port}/" if ":" in name else f"http://{name}:{port}/"
-
     if host not in WILDCARDS:
-        return [url(host)]
+        return [page_url(host, port)]
     if local_name is None and avahi_running():
         with contextlib.suppress(OSError):
             local_name = socket.gethostname().split(".")[0] + ".local"
@@ -221,7 +228,7 @@ def page_urls(host: str, port: int, *, addresses: Iterable[str] | None = None,
     if host == "0.0.0.0":
         mine = [a for a in mine if ":" not in a]
     names = [*([local_name] if local_name else []), *mine, "127.0.0.1"]
-    return [url(name) for name in names]
+    return [page_url(name, port) for name in names]
 
 
 def say_urls(urls: list[str]) -> str:

@@ -122,7 +122,6 @@ class ProbingLink(Link):
         self.every = every
         self.clock = clock
         self.inner: SerialLink | None = None
-        self.found: Found | None = None
         self._next_probe = 0.0
         self._why = "not probed yet"
 
@@ -143,7 +142,7 @@ class ProbingLink(Link):
             raise LinkError(self._why) from exc
         inner = SerialLink(found.port, self.baudrate, self.events)
         inner.open()  # a LinkError here: the next open probes again
-        self.inner, self.found = inner, found
+        self.inner = inner
 
     def _write(self, data: bytes) -> None:
         if self.inner is None:

@@ -17,6 +17,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from firmware_bridge.hosts import local_host
+from firmware_bridge.hosts import page_url as page_address
+
 BROWSERS = ("chromium", "chromium-browser")  # Debian and newer Raspberry Pi OS; older ones
 CHROMIUM_FLAGS = (
     "--kiosk", "--noerrdialogs", "--disable-infobars", "--no-first-run",
@@ -71,18 +74,13 @@ def page_url(address: tuple[str, int]) -> str:
     """The kiosk page as the screen beside it opens it: a page served on every address is
     opened on loopback, and ``?screen=1`` hides the mouse arrow over it."""
     host, port = address
-    if host in ("0.0.0.0", "::", ""):
-        host = "127.0.0.1"
-    where = f"[{host}]" if ":" in host else host
-    return f"http://{where}:{port}/?screen=1"
+    return page_address(local_host(host), port) + "?screen=1"
 
 
 def page_answers(address: tuple[str, int], timeout: float = 1.0) -> bool:
     host, port = address
-    if host in ("0.0.0.0", "::", ""):
-        host = "127.0.0.1"
     try:
-        with socket.create_connection((host, port), timeout=timeout):
+        with socket.create_connection((local_host(host), port), timeout=timeout):
             return True
     except OSError:
         return False

@@ -32,7 +32,14 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from firmware_bridge.hosts import WebError, host_name, is_address, own_names, port_holder
+from firmware_bridge.hosts import (
+    WebError,
+    host_name,
+    is_address,
+    own_names,
+    page_url,
+    port_holder,
+)
 from firmware_bridge.safejson import JsonLimitError, loads_limited
 
 WEB = Path(__file__).resolve().parent / "web"
@@ -123,8 +130,7 @@ class LiveServer:
                 holder = port_holder(self.port)
                 why = f"{why}, by {holder}" if holder else why
             raise WebError(f"the {self.name} cannot listen on {self.host}:{self.port}: {why}")
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        self.url = f"http://{host}:{self.port}/"
+        self.url = page_url(self.host, self.port)
         return self.url
 
     def stop(self) -> None:

@@ -23,8 +23,8 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import Browser, expect
 
-from tests.mosquitto import Mosquitto
-from tests.test_kiosk import TIMEOUT, LoggedProcess, Referee, browser, click, free_port
+from tests.mosquitto import Mosquitto, free_port
+from tests.test_kiosk import TIMEOUT, LoggedProcess, Referee, browser, click
 
 __all__ = ["browser"]  # the fixture, shared with the kiosk tests
 

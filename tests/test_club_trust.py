@@ -17,9 +17,9 @@ import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import Browser, expect
 
-from tests.mosquitto import Mosquitto
+from tests.mosquitto import Mosquitto, free_port
 from tests.test_club import PREFIX, Club, Listener, board_action, cleanup, referee
-from tests.test_kiosk import TIMEOUT, browser, free_port
+from tests.test_kiosk import TIMEOUT, browser
 
 __all__ = ["browser", "cleanup"]
 

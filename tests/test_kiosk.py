@@ -10,7 +10,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -24,6 +23,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from tests.mosquitto import free_port
 from tests.test_end_to_end import TD_POSITION
 
 CHROMIUM = os.environ.get("BOARD_REFEREE_CHROMIUM", "/usr/bin/chromium")
@@ -40,12 +40,6 @@ def browser() -> Iterator[Browser]:
         instance = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield instance
         instance.close()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class LoggedProcess:

@@ -20,7 +20,8 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser
 
-from tests.test_kiosk import Referee, browser, free_port
+from tests.mosquitto import free_port
+from tests.test_kiosk import Referee, browser
 
 __all__ = ["browser"]
 

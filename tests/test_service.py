@@ -17,6 +17,7 @@ from firmware_bridge import screen, service
 from firmware_bridge.hosts import machine_addresses, page_urls
 from firmware_bridge.notify import Notifier
 from tests.e2e import DaemonProcess, EmulatorProcess
+from tests.mosquitto import free_port
 
 
 def install(dest: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -130,12 +131,6 @@ def read_until(proc: subprocess.Popen[str], text: str, timeout: float = 20) -> l
         if text in line:
             return lines
     raise AssertionError(f"no {text!r} in:\n" + "\n".join(lines))
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def test_the_daemon_tells_systemd_it_is_ready_and_alive(tmp_path: Path) -> None:

@@ -7,13 +7,13 @@ import json
 import os
 import re
 import signal
-import socket
 import time
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 from tests.e2e import DaemonProcess, EmulatorProcess
+from tests.mosquitto import free_port
 from tests.test_end_to_end import TD_POSITION, Rig, make, rigs
 
 __all__ = ["rigs"]
@@ -176,9 +176,7 @@ def test_port_auto_waits_for_a_board_and_the_kiosk_says_plug_it_in(tmp_path: Pat
     master, slave = os.openpty()
     (tmp_path / "a-silent").symlink_to(os.ttyname(slave))
     env = {"BOARD_REFEREE_PROBE": f"{tmp_path}/a-*:{tmp_path}/b-*"}
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        kiosk = probe.getsockname()[1]
+    kiosk = free_port()
     daemon = DaemonProcess(tmp_path, "three-dragons", "three-dragons", "auto", "--kiosk",
                            f"127.0.0.1:{kiosk}", env=env)  # fmt: skip
     emu = None
