@@ -93,6 +93,7 @@ class Board:
         "shape",
         "size",
         "step",
+        "terrain",
         "zone_of",
         "zones",
     )
@@ -110,6 +111,7 @@ class Board:
         zones: dict[str, Zone],
         glyphs: dict[str, str],
         shape: str = "point",
+        terrain: dict[str, str] | None = None,
     ) -> None:
         self.kind = kind
         # How one grid cell is drawn around its centre (for pictures of the board, not for
@@ -141,6 +143,9 @@ class Board:
                 zone_of[cell] = zone.name
         self.zone_of: Mapping[Cell, str] = MappingProxyType(zone_of)
         self.glyphs: Mapping[str, str] = MappingProxyType(dict(glyphs))
+        # What players see on a real board, in words, per region (or "blocked"): the kiosk
+        # shades and keys these. Regions without words are for the rules only.
+        self.terrain: Mapping[str, str] = MappingProxyType(dict(terrain or {}))
 
     def __repr__(self) -> str:
         return f"Board({self.kind}, {self.size} cells)"
@@ -251,6 +256,11 @@ def build_board(node: Node) -> Board:
         if len(glyph) > 2:
             glyph_node.fail("a glyph is one or two characters")
         glyphs[region_name] = glyph
+    terrain: dict[str, str] = {}
+    for region_name, words_node in node.get("terrain", {}).items():
+        if region_name not in regions and region_name != "blocked":
+            words_node.fail(f"no region called {region_name!r}")
+        terrain[region_name] = words_node.text()
     return Board(
         kind=kind,
         names=builder.names,
@@ -262,10 +272,11 @@ def build_board(node: Node) -> Board:
         zones=zones,
         glyphs=glyphs,
         shape=shape,
+        terrain=terrain,
     )
 
 
-_COMMON = ("blocked", "regions", "glyphs", "zones")
+_COMMON = ("blocked", "regions", "glyphs", "terrain", "zones")
 
 
 # Square directions on a board turned 45 degrees anticlockwise (Ludii's "(rotate 45 (square n))"):

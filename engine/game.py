@@ -77,6 +77,11 @@ class Game(ABC):
             boards.fail(f"no board for {name}={missing[0]}")
         return boards.get(str(self.options[name]))
 
+    def kinds_in_play(self) -> tuple[str, ...]:
+        """The piece kinds a game with these options uses (a box of pieces offers only these,
+        a key explains only these). Default: every kind the config declares."""
+        return tuple(self.pieces)
+
     @classmethod
     def config_keys(cls) -> tuple[str, ...]:
         """Top-level keys a config for this game may have."""
@@ -234,7 +239,8 @@ def _parse_pieces(node: Node) -> dict[str, PieceKind]:
         if symbol in symbols:
             kind_node.get("symbol").fail(f"symbol {symbol} is used twice")
         symbols.add(symbol)
-        kinds[name] = PieceKind(name, symbol, kind_node.get("state", False).boolean())
+        doc = kind_node.get("doc", "").text() if kind_node.has("doc") else ""
+        kinds[name] = PieceKind(name, symbol, kind_node.get("state", False).boolean(), doc)
     if not kinds:
         node.fail("a game needs at least one kind of piece")
     return kinds
@@ -335,6 +341,11 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
     def status_lines(self) -> list[str]:
         """Game state that is not on the board, in words (reserves, tamed caves, scores)."""
         return []
+
+    def hint(self) -> str:
+        """What the player to move does now, in a few words, where the game has more to say
+        than "to move" (a placement phase, a pass that would end the game). Default: ""."""
+        return ""
 
     def notes(self) -> dict[Cell, Note]:
         """Per cell, piece state the sensors cannot see (a stuck or immobilised piece, a
@@ -614,6 +625,18 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         reason = self._explain_illegal(move)
         detail = f": {reason}" if reason else ""
         return f"{text} is not legal for {player} in the {self.phase} phase{detail}"
+
+    def why_illegal(self, move: Move) -> str:
+        """Why ``move`` is not legal now, in one short clause for the players ("the way is
+        blocked at c5", "that is Black's piece"); "" where the game cannot say."""
+        if move.kind in (MoveKind.MOVE, MoveKind.CAPTURE):
+            piece = self.cells[move.frm]
+            if piece is not None and piece.owner is not self.to_move:
+                return f"that is {self.game.player_names[piece.owner.index]}'s piece"
+        try:
+            return self._explain_illegal(move) or ""
+        except (IndexError, KeyError, ValueError):  # a guess at a move may fit no rule at all
+            return ""
 
     def _explain_illegal(self, move: Move) -> str | None:
         """Why an illegal move is illegal, in words a player understands, where the game knows."""

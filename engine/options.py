@@ -20,6 +20,16 @@ class OptionSpec:
     choices: tuple[str, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    label: str = ""  # the option in a few words, for a form ("Who won the coin toss")
+    labels: tuple[tuple[str, str], ...] = ()  # (choice, its words), for a form's choices
+
+    @property
+    def title(self) -> str:
+        """The label, or the name made readable."""
+        return self.label or self.name.replace("_", " ").capitalize()
+
+    def choice_label(self, choice: str) -> str:
+        return dict(self.labels).get(choice, choice.replace("_", " "))
 
     def coerce(self, node: Node) -> OptionValue:
         """Check and convert a value given in config, on the command line or in a position."""
@@ -46,7 +56,7 @@ class OptionSpec:
 def parse_option_specs(node: Node) -> dict[str, OptionSpec]:
     specs: dict[str, OptionSpec] = {}
     for name, spec_node in node.items():
-        spec_node.only_keys("doc", "type", "choices", "default", "min", "max")
+        spec_node.only_keys("doc", "type", "choices", "default", "min", "max", "label", "labels")
         doc = spec_node.get("doc", "").value
         if not isinstance(doc, str):
             spec_node.get("doc").fail("expected text")
@@ -60,9 +70,16 @@ def parse_option_specs(node: Node) -> dict[str, OptionSpec]:
             kind = spec_node.get("type").choice(("int", "bool"))
         minimum = spec_node.get("min").integer() if spec_node.has("min") else None
         maximum = spec_node.get("max").integer() if spec_node.has("max") else None
+        label = spec_node.get("label").text() if spec_node.has("label") else ""
+        labels: list[tuple[str, str]] = []
+        for choice, words in spec_node.get("labels", {}).items():
+            if choice not in choices:
+                words.fail(f"no choice called {choice!r} (choices: {', '.join(choices)})")
+            labels.append((choice, words.text()))
         spec = OptionSpec(name, doc.strip(), kind, "", choices, minimum, maximum)
         default = spec.coerce(spec_node.get("default"))
-        specs[name] = OptionSpec(name, doc.strip(), kind, default, choices, minimum, maximum)
+        specs[name] = OptionSpec(name, doc.strip(), kind, default, choices, minimum, maximum,
+                                 label, tuple(labels))  # fmt: skip
     return specs
 
 

@@ -21,6 +21,7 @@ class PieceKind:
     name: str
     symbol: str  # one upper-case letter; player 2's pieces are shown in lower case
     has_state: bool = False  # whether pieces of this kind carry an integer state
+    doc: str = ""  # what it does, in a few words (the kiosk's key)
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,7 +74,7 @@ from firmware_bridge.journal import (
 from firmware_bridge.link import Link, LinkError, LinkEvent, PortError, SerialLink, check_port
 from firmware_bridge.mqtt import BOARD_NAME, MAX_BOARDS, MqttError, MqttPublisher, parse_broker
 from firmware_bridge.probe import ProbingLink, find_board
-from firmware_bridge.records import record_text, result_words
+from firmware_bridge.records import record_row, record_text, result_words, results_csv
 from firmware_bridge.render import render_state
 
 if TYPE_CHECKING:  # the pages and MQTT are imported only by the runs that use them
@@ -345,6 +345,11 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     records.add_argument("--game-id", type=int, help="one game's record (its number in the list)")
     records.add_argument("--json", action="store_true", help="JSON instead of text")
+    records.add_argument(
+        "--csv", action="store_true",
+        help="every game as CSV (board, game, players, result, moves, start and end), for a "
+        "tournament's spreadsheet",
+    )  # fmt: skip
     records.set_defaults(handler=_cmd_records)
 
     demo = sub.add_parser(
@@ -710,6 +715,11 @@ def _cmd_records(args: argparse.Namespace) -> int:
         if not paths:
             raise UserError(f"no journals in {folder} (name one with --journal)")
     records = [record for path in paths for record in read_records(path)]
+    if args.csv:
+        rows = [record_row(r, args.config_dir, Path(r.journal).stem.removeprefix("journal-"))
+                for r in records]  # fmt: skip
+        sys.stdout.write(results_csv(rows))
+        return 0
     if args.game_id is not None:
         chosen = [r for r in records if r.id == args.game_id]
         if not chosen:
@@ -826,7 +836,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             token = None if is_loopback(kiosk[0]) else load_token(journal_path.parent)
             server = KioskServer(kiosk[0], kiosk[1], submit=daemon.submit, config_dir=directory,
                                  token=token, log=log, journal=journal_path,
-                                 allow_hosts=tuple(args.allow_host))  # fmt: skip
+                                 allow_hosts=tuple(args.allow_host),
+                                 board_name=args.board_id or "")  # fmt: skip
             kiosk_url = server.start()
             daemon.add_listener(server.publish)
             log.info("kiosk page: %s", say_urls(page_urls(*kiosk)))

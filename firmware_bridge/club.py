@@ -33,7 +33,7 @@ from firmware_bridge.contract import event_problem, result_problem, state_proble
 from firmware_bridge.journal import GameRecord
 from firmware_bridge.kiosk import games_catalog
 from firmware_bridge.mqtt import BOARD_NAME, MAX_BOARDS, Broker, Complaints, new_client
-from firmware_bridge.records import record_text
+from firmware_bridge.records import CSV_HEADERS, record_text, results_csv
 from firmware_bridge.safejson import JsonLimitError, loads_limited
 from firmware_bridge.webserver import WEB, BadRequest, LiveServer
 
@@ -62,6 +62,7 @@ class BoardEntry:
     last_heard: float | None = None  # wall time of the referee's latest message (or frame)
     last_event: str = ""
     problem: str = ""  # why its last message was refused, shown on its card
+    commands: bool = False  # its referee takes new game and take back from here
     seq: int = 0
     summary_text: str = ""
     digest: dict[str, Any] | None = None  # what the card shows of the latest good state
@@ -83,6 +84,7 @@ class BoardEntry:
             title=game.get("title", ""),
             game=game.get("id", ""),
             players=game.get("players", []),
+            people=game.get("people", ["", ""]),
             options=game.get("options", {}),
             key=s["board"]["key"],
             moves=len(moves),
@@ -104,9 +106,11 @@ class BoardEntry:
             status_at=self.status_at,
             last_event=self.last_event,
             problem=self.problem,
+            commands=self.commands,
         )
         if self.digest is None:
-            out.update(title="", game="", players=[], options={}, key="", moves=0, last_text="",
+            out.update(title="", game="", players=[], people=["", ""], options={}, key="",
+                       moves=0, last_text="",
                        connection={"state": "", "message": "", "faults": []})  # fmt: skip
         return out
 
@@ -271,6 +275,7 @@ class ClubServer(LiveServer):
                 self._bad_message(entry, topic, problem)
                 return
             entry.online = body["state"] == "online"
+            entry.commands = entry.online and body.get("commands") is True
             entry.status_reason = str(body.get("reason", ""))[:80]
             entry.status_at = heard
             if not entry.online and entry.status_reason == "lost" and entry.last_heard:
@@ -324,6 +329,7 @@ class ClubServer(LiveServer):
             "options": game.get("options", {}),
             "profile": game.get("profile", ""),
             "players": game.get("players", []),
+            "people": game.get("people", ["", ""]),
             "outcome": outcome,
             "winner": state.get("winner"),
             "moves": [[m.get("text", ""), m.get("at", "")] for m in moves],
@@ -391,6 +397,7 @@ class ClubServer(LiveServer):
             f"board {name}", number, str(found["game"]), dict(found["options"]),
             str(found["profile"]), None, "finished" if found["outcome"] else "playing", None,
             moves[0][1] if moves else "", found.get("ended") or None, moves,
+            _people(found.get("people")),
         )  # fmt: skip
         return record_text(record, str(self.config_dir), result=found["outcome"] or "")
 
@@ -399,6 +406,7 @@ class ClubServer(LiveServer):
         app.router.add_get("/api/club", self._club)
         app.router.add_get("/api/picture/{name}", self._picture)
         app.router.add_get("/api/results", self._results)
+        app.router.add_get("/api/results.csv", self._results_csv)
         app.router.add_get("/api/stats", self._stats)
         app.router.add_get("/records/{name}/{number}", self._record)
         app.router.add_get("/board/{name}/", self._board_page)
@@ -435,6 +443,24 @@ class ClubServer(LiveServer):
         rows = [{k: v for k, v in r.items() if k != "moves"} | {"moves": len(r["moves"])}
                 for r in self.results]  # fmt: skip
         return web.json_response({"results": rows})
+
+    async def _results_csv(self, request: web.Request) -> web.Response:
+        """The club's results as CSV, for a tournament's spreadsheet."""
+        rows = []
+        for r in self.results:
+            sides, people = r.get("players") or ["", ""], _people(r.get("people"))
+            moves = r.get("moves") or []
+            rows.append({
+                "board": r["board"], "game_number": r["game_number"], "game": r["game"],
+                "title": r["title"], "options": r["options"], "side_1": sides[0],
+                "player_1": people[0], "side_2": sides[1], "player_2": people[1],
+                "result": r.get("outcome") or "",
+                "winner": sides[r["winner"] - 1] if r.get("winner") in (1, 2) else "",
+                "moves": len(moves), "started": moves[0][1] if moves else "",
+                "ended": r.get("ended") or "",
+            })  # fmt: skip
+        return web.Response(text=results_csv(rows), content_type="text/csv", charset="utf-8",
+                            headers=CSV_HEADERS)  # fmt: skip
 
     async def _stats(self, request: web.Request) -> web.Response:
         delays = sorted(self.delays)
@@ -517,8 +543,10 @@ class ClubServer(LiveServer):
 
     # -- controls, to a board's command topic -------------------------------------------------
     async def _games(self, request: web.Request) -> web.Response:
+        entry = self.boards.get(board_name(request))
         return web.json_response({"games": self.games, "token_required": self.token is not None,
-                                  "face": "club"})  # fmt: skip
+                                  "face": "club",
+                                  "commands": entry is not None and entry.commands})  # fmt: skip
 
     async def _button(self, request: web.Request) -> web.Response:
         raise BadRequest(400, "the club view can start a new game or take a move back; the "
@@ -532,7 +560,8 @@ class ClubServer(LiveServer):
         self.authorise(request)
         body = await self.body(request)
         return await self._send(request, {"action": "new-game", "game": body.get("game"),
-                                          "options": body.get("options", {})})  # fmt: skip
+                                          "options": body.get("options", {}),
+                                          "players": body.get("players")})  # fmt: skip
 
     async def _send(self, request: web.Request, control: dict[str, Any]) -> web.Response:
         entry = self._entry(request)
@@ -554,6 +583,13 @@ class ClubServer(LiveServer):
         ok = bool(body.get("ok"))
         return web.json_response({"ok": ok, "message": str(body.get("message", ""))},
                                  status=200 if ok else 409)  # fmt: skip
+
+
+def _people(value: object) -> tuple[str, str]:
+    """The two players' names a result keeps (older results have none)."""
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value):
+        return (value[0], value[1])
+    return ("", "")
 
 
 def board_name(request: web.Request) -> str:

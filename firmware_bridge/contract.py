@@ -106,7 +106,8 @@ _CELL = _object({"name": _text, "x": _number, "y": _number, "shape": _one_of(*SH
                  "zone": _maybe(_text), "region": _maybe(_text), "blocked": _flag},
                 ("name", "x", "y", "shape"))  # fmt: skip
 _TEXTS = _list(_text)
-PICTURE = _object({"key": _text, "cells": _list(_CELL), "links": _list(_list(_whole, 2))},
+PICTURE = _object({"key": _text, "cells": _list(_CELL), "links": _list(_list(_whole, 2)),
+                   "kinds": _list(_mapping(_text)), "terrain": _list(_mapping(_text))},
                   ("key", "cells"))  # fmt: skip
 STATE = _object(
     {
@@ -119,6 +120,7 @@ STATE = _object(
                 "title": _text,
                 "options": _mapping(_scalar),
                 "players": _list(_text, 2),
+                "people": _list(_text, 2),
                 "profile": _text,
                 "sensing": _text,
             },
@@ -137,6 +139,8 @@ STATE = _object(
         "alert": _maybe(_text),
         "alert_since": _maybe(_number),
         "to_move": _maybe(_player),
+        "acting": _maybe(_player),
+        "next_game": _text,
         "phase": _text,
         "deciding": _flag,
         "scores": _maybe(_list(_number, 2)),
@@ -179,7 +183,13 @@ STATE = _object(
     ("schema", "game", "board", "pieces", "status", "moves"),
 )
 STATUS = _object(
-    {"schema": _one_of(1), "state": _one_of("online", "offline"), "reason": _text, "at": _number},
+    {
+        "schema": _one_of(1),
+        "state": _one_of("online", "offline"),
+        "reason": _text,
+        "at": _number,
+        "commands": _flag,
+    },
     ("schema", "state"),
 )
 EVENT = _object({"schema": _one_of(1), "type": _text, "at": _number}, ("schema", "type"))
@@ -192,6 +202,7 @@ RESULT = _object(
         "options": _mapping(_scalar),
         "profile": _text,
         "players": _list(_text, 2),
+        "people": _list(_text, 2),
         "outcome": _maybe(_text),
         "winner": _maybe(_player),
         "moves": _list(_list(_text, 2)),

@@ -20,6 +20,7 @@ FACE_BUTTONS = {"pass": Button.PASS, "confirm": Button.CONFIRM, "select": Button
                 "takeback": Button.TAKEBACK}  # fmt: skip
 MAX_OPTIONS = 32  # options in one control
 MAX_OPTION_TEXT = 64  # characters of an option's name or value
+MAX_NAME = 40  # characters of a player's name
 
 
 class ControlError(ValueError):
@@ -33,6 +34,22 @@ def button_command(name: object, source: str) -> Command:
     return Command("press", button=button, source=source)
 
 
+def player_names(value: object) -> tuple[str, str] | None:
+    """The people playing each side, as a control gives them: two names (either may be
+    blank), each a line of at most MAX_NAME printable characters. None: not given."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) > 2 or any(not isinstance(v, str) for v in value):
+        raise ControlError('players are up to two names, like {"players": ["Ann", "Bob"]}')
+    names = [" ".join(v.split()) for v in value] + [""] * (2 - len(value))
+    for name in names:
+        if len(name) > MAX_NAME:
+            raise ControlError(f"a player's name is at most {MAX_NAME} characters")
+        if not name.isprintable():
+            raise ControlError("a player's name is letters, digits, spaces and punctuation")
+    return (names[0], names[1])
+
+
 def new_game_command(
     game_id: object,
     options: object,
@@ -41,6 +58,7 @@ def new_game_command(
     known: set[str],
     current: tuple[str, str],
     source: str,
+    players: object = None,
 ) -> Command:
     """A new game of ``game_id``: on the board profile in use when it is the same game, else
     on the game's default profile. ``known``: the games the face offers."""
@@ -56,6 +74,7 @@ def new_game_command(
         raise ControlError("option values are text, numbers or true/false")
     if any(len(str(v)) > MAX_OPTION_TEXT for v in options.values()):
         raise ControlError(f"an option's value is at most {MAX_OPTION_TEXT} characters")
+    people = player_names(players)
     if game_id not in known:
         raise ControlError(f"unknown game {game_id!r} (known games: {', '.join(sorted(known))})")
     try:
@@ -65,7 +84,7 @@ def new_game_command(
         profile = catalog.load_profile(profile_id, game, config_dir)
     except ConfigError as exc:
         raise ControlError(str(exc)) from exc
-    return Command("new_game", game=game, profile=profile, source=source)
+    return Command("new_game", game=game, profile=profile, source=source, players=people)
 
 
 def control_command(
@@ -86,7 +105,8 @@ def control_command(
     if action == "button":
         return button_command(body.get("button"), source)
     return new_game_command(body.get("game"), body.get("options"), config_dir=config_dir,
-                            known=known, current=current, source=source)  # fmt: skip
+                            known=known, current=current, source=source,
+                            players=body.get("players"))  # fmt: skip
 
 
 __all__ = [

@@ -81,6 +81,7 @@ HEARTBEAT = 2.0  # seconds between snapshots that only refresh the last-frame ti
 MAX_FAULTS = 5
 HELD_PRESSES = 4  # presses kept while the board is being scanned (a few; never a backlog)
 REFUSED_FLASH = 1.0  # seconds the board flashes after a button press the rules refuse
+NOTICE_SECONDS = 12.0  # an answer to a button or control is shown this long, then goes
 REMINDER = 60.0  # seconds between "still waiting for the board" lines
 
 
@@ -103,6 +104,7 @@ class Command:
     source: str = "kiosk"
     what: str = ""  # for check: start | stop | confirm | dark | skip
     cells: tuple[str, ...] | None = None  # for check start: only these cells (by name)
+    players: tuple[str, str] | None = None  # for new_game: who plays each side (None: as now)
     reply: concurrent.futures.Future[CommandResult] = field(
         default_factory=concurrent.futures.Future, compare=False
     )
@@ -175,9 +177,15 @@ class Daemon:
         self.moves: list[tuple[MoveView, tuple[Piece, ...]]] = self._history_from_journal()
         self.faults: list[tuple[float, int, str]] = []
         self.mismatch = ""  # why the connected board does not fit the profile
+        # A new game on another board profile: until a fitting board says HELLO, a misfit or
+        # a disconnect is the expected swap of boards, told as such instead of as a fault.
+        self.switched_for: str | None = None
         self.fitted = False  # a board has fitted the profile since start
         self.last_frame: float | None = None  # wall time of the last frame from the board
         self.notice = ""
+        # When the notice was first shown: an answer is gone after NOTICE_SECONDS, and a
+        # take-back's "put the board back" once the board is back.
+        self.notice_since: tuple[str, float] = ("", 0.0)
         self.refused_until: float | None = None  # the board flashes "refused" until then
         self.dirty = True
         self.serial = 0
@@ -197,6 +205,7 @@ class Daemon:
         game = self.game
         options = json.loads(json.dumps(dict(game.options), sort_keys=True))
         self.created = False  # the game row was made by this run (and may be forgotten)
+        self.people: tuple[str, str] = ("", "")  # who plays each side, when they said
         try:
             row = self.journal.unfinished()
         except DamagedGameError as exc:
@@ -229,6 +238,7 @@ class Daemon:
                     ) from exc
                 self.game_id = row.id
                 self.game_start = row.start
+                self.people = row.players
                 self.resumed = True
                 self.log.info(
                     "resuming game %d (%s) after %d moves; checking the board matches it",
@@ -276,6 +286,7 @@ class Daemon:
             return None
         self.game_id = row.id
         self.game_start = row.start
+        self.people = row.players
         self.log.info("game %d is over (%s): set the board up for a new game", row.id,
                       outcome.describe(self.game.player_names))  # fmt: skip
         return state
@@ -410,7 +421,11 @@ class Daemon:
         if self.link is not None:
             self.link.close()
             self.link = None
-        self.log.warning("board disconnected (%s); waiting for it on %s", reason, self.port)
+        if self.switched_for is not None:  # a board being swapped for the new game's
+            self.log.info("board disconnected after the switch to %s; waiting for its board "
+                          "on %s", self.game.title, self.port)  # fmt: skip
+        else:
+            self.log.warning("board disconnected (%s); waiting for it on %s", reason, self.port)
         self._reset_link_state()
         self.next_connect = self.clock() + RECONNECT_INTERVAL
 
@@ -540,7 +555,13 @@ class Daemon:
                 if self.created:
                     self.journal.discard(self.game_id)
                 raise DaemonError(message + " (choose the right --board)")
-            if message != self.mismatch:
+            if self.switched_for is not None:  # expected: the new game needs another board
+                if message != self.mismatch:
+                    self.log.info(
+                        "the new game needs a %s board: waiting for it (the board connected %s)",
+                        self.profile.id, "; ".join(problems),
+                    )  # fmt: skip
+            elif message != self.mismatch:
                 self.log.error("%s: connect the board for %s, or start a game for this board",
                                message, self.game.title)  # fmt: skip
             self.mismatch = message
@@ -549,6 +570,7 @@ class Daemon:
             return
         self.mismatch = ""
         self.fitted = True
+        self.switched_for = None
         self._fitting_hello(hello, now)
 
     def _misfit(self, hello: Hello) -> list[str]:
@@ -624,6 +646,8 @@ class Daemon:
                 result = self._check_command(command, now)
             elif command.action == "new_game" and command.game is not None:
                 profile = command.profile or self.profile
+                if command.players is not None:
+                    self.people = command.players
                 self._switch(command.game, profile)
                 result = CommandResult(True, f"new game of {command.game.title}: set up the board")
             else:
@@ -719,7 +743,7 @@ class Daemon:
         state = game.new_state()
         self.rec = Reconciler(state, profile)
         self.rec.start_setup()
-        self.game_id = self.journal.start_game(game, profile.id, None)
+        self.game_id = self.journal.start_game(game, profile.id, None, self.people)
         self.moves = []
         self.notice = ""
         self.last_status = ""
@@ -727,8 +751,12 @@ class Daemon:
                       self.game_id, game.title, _options(game), profile.id)  # fmt: skip
         self.readings = [EMPTY] * len(profile.sensor_cells)
         self.evaluate_at = None
+        # The LEDs wanted are the new board's (a frame of the old board's size would be
+        # refused by the new one), and what a board shows is unknown until it answers.
+        self.want = led_frame({}, profile)
+        self.acked = self.pending = None
+        self.switched_for = profile.id if profile != old_profile else None
         if self.link is None:
-            self.want = led_frame({}, profile)
             return
         hello = self.board
         if hello is not None and profile != old_profile and self._misfit(hello):
@@ -811,6 +839,7 @@ class Daemon:
             title=game.title,
             options=tuple((k, str(v)) for k, v in game.options.items()),
             players=game.player_names,
+            people=self.people,
             profile=self.profile.id,
             sensing=self.profile.sensing.name.lower(),
             board=board_picture(game),
@@ -833,6 +862,7 @@ class Daemon:
             alert=alert,
             alert_since=self.alert[1],
             to_move=None if outcome is not None else int(state.to_move),
+            acting=None if rec.acting is None or self.check is not None else int(rec.acting),
             phase=state.phase,
             deciding=state.deciding,
             scores=None if scores is None else (scores[Player.ONE], scores[Player.TWO]),
@@ -844,6 +874,7 @@ class Daemon:
             connection=self._connection(),
             check=None if self.check is None else self.check.view(),
             sensor_warnings=self.health.warnings(),
+            next_game=rec.next_game if outcome is not None else "",
         )
 
     def _status_sentence(self) -> str:
@@ -899,6 +930,8 @@ class Daemon:
             self.log.info("%s", self.rec.notice)
             self.notice = self.rec.notice
             self.rec.notice = ""
+        if self.notice.startswith("took back") and not self.rec.taking_back:
+            self.notice = ""  # what it asked is done
         if self.rec.status != self.last_status:
             self.last_status = self.rec.status
             self.log.info("%s", self.rec.status)
@@ -972,7 +1005,8 @@ class Daemon:
             del self.moves[len(self.moves) - len(record.moves) :]
             self.log.info("took back %s", " ".join(reversed(record.moves)))
         elif isinstance(record, NewGame):
-            self.game_id = self.journal.start_game(self.game, self.profile.id, None)
+            # The same people play on (the New game control names new ones).
+            self.game_id = self.journal.start_game(self.game, self.profile.id, None, self.people)
             self.moves = []
             self.log.info("new game %d: %s", self.game_id, self.game.title)
 
@@ -994,6 +1028,12 @@ class Daemon:
         self.pending = None if seq is None else _Pending(seq, self.want, now)
 
     def _timers(self, now: float) -> None:
+        if self.notice != self.notice_since[0]:
+            self.notice_since = (self.notice, now)
+        elif (self.notice and not self.rec.taking_back
+              and now - self.notice_since[1] >= NOTICE_SECONDS):  # fmt: skip
+            self.notice = ""
+            self.dirty = True
         if self.health.tick(now):
             self.dirty = True
             self._warn()

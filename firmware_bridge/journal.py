@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS games (
     status TEXT NOT NULL,       -- playing | finished | abandoned
     outcome TEXT,
     started TEXT NOT NULL,
-    ended TEXT
+    ended TEXT,
+    players TEXT                -- JSON: the people playing each side, ["Ann", "Bob"] ("": unnamed)
 );
 CREATE TABLE IF NOT EXISTS checks (
     id INTEGER PRIMARY KEY,
@@ -107,6 +108,23 @@ class GameRow:
     profile: str
     start: dict[str, object] | None
     entries: tuple[tuple[str, str], ...]  # (action, text)
+    players: tuple[str, str] = ("", "")  # the people playing each side ("": not named)
+
+
+MAX_NAME = 40  # characters of a player's name
+
+
+def people_of(text: object) -> tuple[str, str]:
+    """The players' names a games row keeps (JSON), or two blanks for anything else (a journal
+    from before names, a row edited by hand)."""
+    try:
+        value = json.loads(text) if isinstance(text, str) else None
+    except json.JSONDecodeError:
+        value = None
+    if not isinstance(value, list) or len(value) != 2:
+        return ("", "")
+    first, second = (str(v)[:MAX_NAME] if isinstance(v, str) else "" for v in value)
+    return (first, second)
 
 
 def _now() -> str:
@@ -131,6 +149,9 @@ class Journal:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.executescript(SCHEMA)
+            have = {row[1] for row in self.db.execute("PRAGMA table_info(games)")}
+            if "players" not in have:  # a journal from before player names: add the column
+                self.db.execute("ALTER TABLE games ADD COLUMN players TEXT")
         except sqlite3.Error as exc:
             self._release()
             raise JournalError(
@@ -193,7 +214,7 @@ class Journal:
     def unfinished(self) -> GameRow | None:
         """The unfinished game, checked: a row edited by hand raises ``DamagedGameError``."""
         rows = self._read(
-            "SELECT id, game, options, profile, start FROM games WHERE status = 'playing' "
+            "SELECT id, game, options, profile, start, players FROM games WHERE status = 'playing' "
             "ORDER BY id DESC LIMIT 1"
         )
         return self._checked(rows[0]) if rows else None
@@ -201,11 +222,12 @@ class Journal:
     def last_finished(self) -> GameRow | None:
         """The newest game, if it is finished (the result a restarted referee still shows)."""
         rows = self._read(
-            "SELECT id, game, options, profile, start, status FROM games ORDER BY id DESC LIMIT 1"
+            "SELECT id, game, options, profile, start, players, status FROM games "
+            "ORDER BY id DESC LIMIT 1"
         )
-        if not rows or rows[0][5] != "finished":
+        if not rows or rows[0][6] != "finished":
             return None
-        return self._checked(rows[0][:5])
+        return self._checked(rows[0][:6])
 
     def _checked(self, row: tuple[Any, ...]) -> GameRow:
         entries = self._read(
@@ -239,14 +261,21 @@ class Journal:
             else:
                 raise damaged(f"an entry {action!r} {text!r} is not a move or a take-back")
         return GameRow(game_id, row[1], options, row[3], start,
-                       tuple((str(a), str(t)) for a, t in entries))  # fmt: skip
+                       tuple((str(a), str(t)) for a, t in entries),
+                       people_of(row[5]))  # fmt: skip
 
-    def start_game(self, game: Game, profile: str, start: dict[str, object] | None) -> int:
+    def start_game(
+        self,
+        game: Game,
+        profile: str,
+        start: dict[str, object] | None,
+        players: tuple[str, str] = ("", ""),
+    ) -> int:
         return self._write(
-            "INSERT INTO games (game, options, profile, start, status, started) "
-            "VALUES (?, ?, ?, ?, 'playing', ?)",
+            "INSERT INTO games (game, options, profile, start, status, started, players) "
+            "VALUES (?, ?, ?, ?, 'playing', ?, ?)",
             (game.id, json.dumps(dict(game.options), sort_keys=True), profile,
-             json.dumps(start) if start else None, _now()),
+             json.dumps(start) if start else None, _now(), json.dumps(list(players))),
         )  # fmt: skip
 
     def _append(self, game_id: int, action: str, text: str) -> None:
@@ -365,6 +394,7 @@ class GameRecord:
     started: str
     ended: str | None
     moves: tuple[tuple[str, str], ...]  # (move, ISO time), take-backs applied
+    players: tuple[str, str] = ("", "")  # the people playing each side ("": not named)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -372,6 +402,7 @@ class GameRecord:
             "board": self.profile, "start": self.start, "status": self.status,
             "outcome": self.outcome, "started": self.started, "ended": self.ended,
             "moves": [{"move": m, "at": at} for m, at in self.moves],
+            "players": list(self.players),
         }  # fmt: skip
 
 
@@ -386,8 +417,10 @@ def read_records(path: Path, game_id: int | None = None) -> list[GameRecord]:
     only_entries = "" if game_id is None else " WHERE game_id = ?"
     given = () if game_id is None else (game_id,)
     try:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(games)")}
+        people = "players" if "players" in columns else "NULL"  # a journal from before names
         games = db.execute(
-            "SELECT id, game, options, profile, start, status, outcome, started, ended "
+            f"SELECT id, game, options, profile, start, status, outcome, started, ended, {people} "
             f"FROM games{only} ORDER BY id",
             given,
         ).fetchall()
@@ -405,7 +438,7 @@ def read_records(path: Path, game_id: int | None = None) -> list[GameRecord]:
     for of_game, action, text, at in entries:
         by_game.setdefault(int(of_game), []).append((str(action), str(text), str(at)))
     records = []
-    for gid, game, options, profile, start, status, outcome, started, ended in games:
+    for gid, game, options, profile, start, status, outcome, started, ended, names in games:
         moves: list[tuple[str, str]] = []
         for action, text, at in by_game.get(int(gid), []):
             if action == "takeback" and text.isdigit():
@@ -417,7 +450,7 @@ def read_records(path: Path, game_id: int | None = None) -> list[GameRecord]:
                 str(path), int(gid), str(game), json.loads(options), str(profile),
                 json.loads(start) if start else None, str(status),
                 json.loads(outcome) if outcome else None, str(started),
-                None if ended is None else str(ended), tuple(moves),
+                None if ended is None else str(ended), tuple(moves), people_of(names),
             )  # fmt: skip
         except (TypeError, json.JSONDecodeError):
             continue  # a row edited by hand: left out of the records, never guessed at

@@ -27,7 +27,7 @@ from firmware_bridge.controls import ControlError, button_command, new_game_comm
 from firmware_bridge.daemon import Command, CommandResult
 from firmware_bridge.journal import JournalError, read_records
 from firmware_bridge.protocol import Button
-from firmware_bridge.records import record_text
+from firmware_bridge.records import CSV_HEADERS, record_row, record_text, results_csv
 from firmware_bridge.snapshot import Snapshot
 from firmware_bridge.webserver import BadRequest, LiveServer
 
@@ -52,6 +52,8 @@ def games_catalog(directory: Path) -> list[dict[str, Any]]:
                 "options": [
                     {
                         "name": s.name,
+                        "label": s.title,
+                        "labels": {c: s.choice_label(c) for c in s.choices},
                         "type": s.type,
                         "default": s.default,
                         "doc": s.doc,
@@ -82,11 +84,13 @@ class KioskServer(LiveServer):
         log: logging.Logger,
         journal: Path | None = None,
         allow_hosts: tuple[str, ...] = (),
+        board_name: str = "",
     ) -> None:
         super().__init__(host, port, token, allow_hosts=allow_hosts)
         self.readers = asyncio.Semaphore(1)  # bound to the server's loop on first use
         self.record_tokens, self.record_at = float(RECORDS_BURST), time.monotonic()
         self.journal = journal  # read-only, for the game records
+        self.board_name = board_name  # the board's name in results (--board-id)
         self.submit = submit
         self.config_dir = config_dir
         self.log = log
@@ -119,6 +123,7 @@ class KioskServer(LiveServer):
         app.router.add_post("/api/takeback", self._takeback)
         app.router.add_post("/api/check", self._check)
         app.router.add_get("/api/record/{number}", self._record)
+        app.router.add_get("/api/results.csv", self._results_csv)
 
     async def _games(self, request: web.Request) -> web.Response:
         return web.json_response({"games": self.games, "token_required": self.token is not None})
@@ -143,8 +148,30 @@ class KioskServer(LiveServer):
                 raise BadRequest(404, f"no game {number} in the journal")
             return record_text(found[0], str(self.config_dir))
 
-        # One reader at a time: a page looping on records queues here instead of taking
-        # every core from the referee.
+        text = await self._read_limited(read)
+        return web.Response(text=text, content_type="text/plain", charset="utf-8")
+
+    async def _results_csv(self, request: web.Request) -> web.Response:
+        """Every game of this board's journal as CSV: who played, the result, when."""
+        path = self.journal
+        if path is None:
+            raise BadRequest(404, "this referee keeps no journal")
+        board = self.board_name
+
+        def read() -> str:
+            try:
+                records = read_records(path)
+            except JournalError as exc:
+                raise BadRequest(500, str(exc)) from exc
+            return results_csv(record_row(r, str(self.config_dir), board) for r in records)
+
+        text = await self._read_limited(read)
+        return web.Response(text=text, content_type="text/csv", charset="utf-8",
+                            headers=CSV_HEADERS)  # fmt: skip
+
+    async def _read_limited(self, read: Callable[[], str]) -> str:
+        """Run a journal read: one reader at a time, and a few a second at most, so a page
+        looping on records queues here instead of taking every core from the referee."""
         now = time.monotonic()  # a token bucket: RECORDS_PER_SECOND, bursts of RECORDS_BURST
         self.record_tokens = min(RECORDS_BURST, self.record_tokens + (now - self.record_at)
                                  * RECORDS_PER_SECOND)  # fmt: skip
@@ -154,8 +181,7 @@ class KioskServer(LiveServer):
             raise BadRequest(429, "too many record requests: try again in a second")
         self.record_tokens -= 1
         async with self.readers:
-            text = await asyncio.get_running_loop().run_in_executor(None, read)
-        return web.Response(text=text, content_type="text/plain", charset="utf-8")
+            return await asyncio.get_running_loop().run_in_executor(None, read)
 
     async def _command(self, command: Command) -> web.Response:
         future = self.submit(command)
@@ -217,6 +243,7 @@ class KioskServer(LiveServer):
                     known=known,
                     current=self.current,
                     source="kiosk",
+                    players=body.get("players"),
                 )
             except ControlError as exc:
                 raise BadRequest(400, str(exc)) from exc

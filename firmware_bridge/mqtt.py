@@ -351,8 +351,11 @@ class MqttPublisher:
         self.client.publish(self.topics.events, json.dumps(body, separators=(",", ":")), qos=1)
 
     def _status(self, state: str, reason: str) -> str:
+        """``commands``: whether this referee takes new game and take back from a club view
+        (--mqtt-commands), so a club view offers those controls only where they work."""
+        takes = state == "online" and self.commands is not None
         return json.dumps({"schema": SCHEMA_VERSION, "board": self.topics.board, "state": state,
-                           "reason": reason, "at": time.time()})  # fmt: skip
+                           "reason": reason, "at": time.time(), "commands": takes})  # fmt: skip
 
     # -- paho's network thread ------------------------------------------------------------
     def _on_connect(

@@ -91,6 +91,10 @@ class Reconciler:
         self.choice = 0
         self.signals: dict[Cell, Signal] = {}
         self.status = ""  # what the players should do now, for the display and the log
+        self.acting: Player | None = None  # whose hands the status asks for (None: anyone's)
+        # Once a game is over: what setting the board up for the next game takes (it starts
+        # that game), for a display to show beside the result.
+        self.next_game = ""
         self.notice = ""  # the answer to the last button press
         self.refused = False  # the last button press was refused (its notice says why)
         # What a director should look at: "illegal" (an illegal move or a disturbed board is
@@ -113,6 +117,7 @@ class Reconciler:
         self._turn_cache: list[Tokens] | None = None
         self._consistent: list[Path] | None = None  # for the current sensed layout and turn
         self._waiting_since: float | None = None
+        self._pairs: dict[Cell, Cell] = {}  # the last guide's moves: source -> destination
 
     # -- inputs -----------------------------------------------------------------------------
     def observe(self, sensed: Mapping[Cell, Token], now: float) -> None:
@@ -495,6 +500,13 @@ class Reconciler:
             for cell, signal in signals.items()
             if signal is Signal.MOVE_FROM and (piece := believed.get(cell)) is not None
         }
+        if not owners:  # the piece is in a hand already: whose piece goes down where
+            layout = self.state.layout()
+            owners = {
+                piece.owner
+                for cell, signal in signals.items()
+                if signal is Signal.MOVE_TO and (piece := layout.get(cell)) is not None
+            }
         if len(owners) == 1:
             return owners.pop()
         last = self.state.last_mover if len(self.turn_layouts) > 1 else None
@@ -549,6 +561,8 @@ class Reconciler:
         names = state.game.player_names
         player = names[state.to_move.index]
         alert, self.alert = self.alert, ""
+        self.acting = state.to_move
+        self.next_game = ""
         if self.choosing:
             for move in self.choosing:
                 for path in self.paths():
@@ -558,12 +572,16 @@ class Reconciler:
         elif sensed == current:
             outcome = state.outcome()
             if outcome is not None:
-                self.status = f"game over: {outcome.describe(names)}; set up to play again"
+                self.acting = None
+                target = state.game.new_state().layout()
+                self.next_game = self._next_game_text(sensed, target)
+                self.status = f"game over: {outcome.describe(names)}; {self.next_game}"
             elif state.deciding:
                 signals = self._decision_signals()
                 self.status = f"{player}: choose by doing one of {self._options_text()}"
             else:
-                self.status = f"{player} to move"
+                hint = state.hint()
+                self.status = f"{player} to move" + (f": {hint}" if hint else "")
         else:
             consistent = []
             if state.outcome() is None and not self.restore and self._turn_finished():
@@ -594,15 +612,17 @@ class Reconciler:
                 signals = self.guide(sensed, target, setup=True)
                 outcome = state.outcome()
                 assert outcome is not None
-                self.status = (
-                    f"game over: {outcome.describe(names)}; set up for a new game: "
-                    + self._guide_status(signals, "", sentence=False, layout=target, setup=True)
-                )
+                self.acting = None
+                self.next_game = self._next_game_text(sensed, target)
+                self.status = f"game over: {outcome.describe(names)}; {self.next_game}"
             elif self.taking_back:
+                self.acting = None
                 signals = self.guide(sensed, layout, back=True)
                 self.status = "take back: " + self._guide_status(signals, "", sentence=False)
             else:
                 signals = self.guide(sensed, layout, setup=self.setting_up)
+                if self.setting_up or self.resuming:
+                    self.acting = None
                 if self.setting_up:
                     self.status = "new game: " + self._guide_status(
                         signals, "", sentence=False, setup=True
@@ -618,13 +638,18 @@ class Reconciler:
                                 if s in CORRECTIONS)  # fmt: skip
                     if settled or shown:
                         self.alert = "illegal"
-                        self.status = "illegal move or disturbed board: " + self._guide_status(
-                            signals, "", sentence=False
-                        )
+                        why = self._why_illegal(sensed, current)
+                        self.status = (
+                            f"illegal move ({why}): "
+                            if why
+                            else "illegal move or disturbed board: "
+                        ) + self._guide_status(signals, "", sentence=False)
                     else:
                         self.alert = alert  # not settled yet: what was shown stays
                 else:
-                    self.status = self._guide_status(signals, names[self._actor(signals).index])
+                    actor = self._actor(signals)
+                    self.acting = actor
+                    self.status = self._guide_status(signals, names[actor.index], actor=actor)
         if not settled:  # corrections wait for a stable board, so a flicker never shows one
             signals = {
                 c: s for c, s in signals.items()
@@ -704,6 +729,7 @@ class Reconciler:
 
         board = self.state.game.board
         signals: dict[Cell, Signal] = {}
+        self._pairs = {}
         free = list(extras)
         for cell in missing:
             want = target[cell]
@@ -715,6 +741,7 @@ class Reconciler:
                 continue
             source = min(fits, key=lambda e: _distance(board.coords[e], board.coords[cell]))
             free.remove(source)
+            self._pairs[source] = cell
             ok = expected(source) and expected(cell)
             signals[source] = Signal.MOVE_FROM if ok else Signal.ILLEGAL
             signals.setdefault(cell, Signal.MOVE_TO if ok else Signal.PUT_BACK)
@@ -753,46 +780,127 @@ class Reconciler:
         sentence: bool = True,
         layout: Mapping[Cell, Piece] | None = None,
         setup: bool = False,
+        actor: Player | None = None,
     ) -> str:
-        """What the signals ask for, as one plain sentence: "Black: remove the piece on d5".
-        ``layout`` names the pieces asked for (default: the engine's position)."""
+        """What the signals ask for, as one plain sentence naming each piece, its owner, where
+        it is and where it goes: "Black: take White's stone off d4; move your stone from c6 to
+        c5". ``layout`` names the pieces to put down (default: the engine's position);
+        ``actor``, the player addressed ("your")."""
         if not signals:
             return f"{player}: waiting for the board" if player else "waiting for the board"
         names = self.state.game.board.names
         layout = self.state.layout() if layout is None else layout
-        by: dict[Signal, list[str]] = {}
+        believed = self._believed(self.sensed)
+        for cell, token in self.sensed.items():  # no piece of the turn looks like it: the
+            if believed.get(cell) is None and isinstance(token, (Player, tuple)):  # sensors say
+                owner, kind = (token, "") if isinstance(token, Player) else token
+                if not kind:  # the owner's only kind of piece in play, if there is one
+                    kinds = {p.kind for x in self.turn_layouts for p in x.values()
+                             if p.owner is owner}  # fmt: skip
+                    kind = kinds.pop() if len(kinds) == 1 else "piece"
+                believed[cell] = Piece(kind, owner)
+        by: dict[Signal, list[Cell]] = {}
         for cell, signal in sorted(signals.items()):
-            by.setdefault(signal, []).append(names[cell])
+            by.setdefault(signal, []).append(cell)
 
-        def kind_on(cells: list[str], verb: str) -> str:
-            return f"{verb} {self._what_on(cells, layout)}"
+        def pieces(cells: list[Cell], where: Mapping[Cell, Piece | None]) -> str:
+            """``White's stone``, ``your stones``, ``Black's pieces``, ``the pieces``."""
+            found = [where.get(c) for c in cells]
+            known = [p for p in found if p is not None]
+            many = len(cells) > 1
+            if len(known) < len(found) or not known:
+                return "the pieces" if many else "the piece"
+            owners = {p.owner for p in known}
+            kinds = {p.kind for p in known}
+            kind = kinds.pop() if len(kinds) == 1 else "piece"
+            noun = f"{kind}s" if many else kind
+            if len(owners) > 1:
+                return f"the {noun}"
+            owner = owners.pop()
+            whose = "your" if owner is actor else f"{self.state.game.player_names[owner.index]}'s"
+            return f"{whose} {noun}"
+
+        def on(cells: list[Cell]) -> str:
+            return _join([names[c] for c in cells])
 
         parts: list[str] = []
         if Signal.REMOVE in by:
             cells = by[Signal.REMOVE]
-            parts.append(f"remove the piece{'s' if len(cells) > 1 else ''} on {_join(cells)}")
-        froms, tos = by.get(Signal.MOVE_FROM, []), by.get(Signal.MOVE_TO, [])
-        if froms and len(froms) == len(tos):
-            many = len(froms) > 1
-            parts.append(f"move the piece{'s' if many else ''} from {_join(froms)} to "
-                         f"{_join(tos)}")  # fmt: skip
-        else:
-            if froms:
-                parts.append(f"take the piece{'s' if len(froms) > 1 else ''} from "
-                             f"{_join(froms)}")  # fmt: skip
-            if tos:
-                parts.append(kind_on(tos, "put"))
+            parts.append(f"take {pieces(cells, believed)} off {on(cells)}")
+        froms, tos = by.get(Signal.MOVE_FROM, []), list(by.get(Signal.MOVE_TO, []))
+        for source in froms:
+            dest = self._pairs.get(source)
+            if dest is not None and dest in tos:
+                tos.remove(dest)
+            if dest is None:
+                parts.append(f"take {pieces([source], believed)} from {names[source]}")
+            else:
+                parts.append(f"move {pieces([source], believed)} from {names[source]} to "
+                             f"{names[dest]}")  # fmt: skip
+
+        def put(cells: list[Cell], verb: str) -> str:
+            """Pieces to put down, grouped by owner and kind: "put White's stones on b1 and
+            c1, Black's stone on b9"."""
+            groups: dict[tuple[Player, str] | None, list[Cell]] = {}
+            for cell in cells:
+                piece = layout.get(cell)
+                groups.setdefault(None if piece is None else (piece.owner, piece.kind),
+                                  []).append(cell)  # fmt: skip
+            if len(groups) > 4:  # many kinds (a whole set-up): by owner
+                groups = {}
+                for cell in cells:
+                    piece = layout.get(cell)
+                    groups.setdefault(None if piece is None else (piece.owner, ""),
+                                      []).append(cell)  # fmt: skip
+            said = ", ".join(f"{pieces(group, layout)} on {on(group)}" for group in groups.values())
+            return f"{verb} {said}"
+
+        if tos:
+            parts.append(put(tos, "put"))
         if Signal.ILLEGAL in by:
             cells = by[Signal.ILLEGAL]
-            parts.append(f"take the piece{'s' if len(cells) > 1 else ''} off {_join(cells)}")
+            parts.append(f"take {pieces(cells, believed)} off {on(cells)}")
         if Signal.PUT_BACK in by:
-            parts.append(kind_on(by[Signal.PUT_BACK], "put" if setup else "put back"))
+            cells = by[Signal.PUT_BACK]
+            parts.append(put(cells, "put" if setup else "put back"))
         if Signal.ADJUST in by:
-            parts.append(f"turn the piece on {_join(by[Signal.ADJUST])} to its new value")
+            parts.append(f"turn the piece on {on(by[Signal.ADJUST])} to its new value")
         if Signal.CHOOSE in by:
             parts.append(f"choose by doing one of {self._options_text()}")
         text = "; ".join(parts) or "waiting for the board"
         return f"{player}: {text}" if player and sentence else text
+
+    def _next_game_text(self, sensed: Tokens, target: Mapping[Cell, Piece]) -> str:
+        """What setting the board up for the next game takes, once this one is over."""
+        if not target:
+            return "clearing the board starts the next game"
+        saved = self._pairs
+        signals = self.guide(sensed, target, setup=True)
+        todo = self._guide_status(signals, "", sentence=False, layout=target, setup=True)
+        self._pairs = saved
+        return f"setting the board up starts the next game: {todo}"
+
+    def _why_illegal(self, sensed: Tokens, current: Tokens) -> str:
+        """Why the board shows no legal move, when it shows one hand action the rules refuse
+        (a piece moved from one cell to another, or one piece put down): "" otherwise."""
+        state = self.state
+        gone = [c for c in current if c not in sensed]
+        new = [c for c in sensed if sensed[c] != current.get(c)]
+        if len(new) != 1 or len(gone) > 1 or state.deciding:
+            return ""
+        to = new[0]
+        if gone:
+            move = Move.step(gone[0], to)
+            same = [m for m in state.legal_moves() if m.frm == move.frm and m.to == to]
+        else:
+            token = sensed[to]
+            kinds = [k for k in state.game.pieces
+                     if isinstance(token, tuple) and token[1] == k]  # fmt: skip
+            placeable = [m.piece for m in state.legal_moves() if m.kind is MoveKind.PLACE]
+            kind = (kinds or placeable or list(state.game.pieces))[0]
+            move = Move.place(kind, to)
+            same = [m for m in state.legal_moves() if m.kind is MoveKind.PLACE and m.to == to]
+        return "" if same else state.why_illegal(move)
 
 
 def _join(names: list[str]) -> str:

@@ -3,7 +3,12 @@ replays, used by ``board-referee records``, the kiosk page and the club view."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from engine import ConfigError, Game
 from firmware_bridge import catalog
@@ -53,6 +58,15 @@ def record_text(
         f"# {record.status}{result}",
         f"# replay: {replay.replace('  ', ' ')}",
     ]
+    if any(record.players):
+        lines.insert(
+            2,
+            "# players: "
+            + "; ".join(
+                f"{side}: {person or '(not named)'}"
+                for side, person in zip(names, record.players, strict=True)
+            ),
+        )
     if record.start:
         lines.append("# started from a position: replay with --position (the JSON record has it)")
     state = None
@@ -73,4 +87,47 @@ def record_text(
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["record_text", "result_words"]
+CSV_COLUMNS = ("board", "game_number", "game", "title", "options", "side_1", "player_1",
+               "side_2", "player_2", "result", "winner", "moves", "started", "ended")  # fmt: skip
+
+
+CSV_HEADERS = {"Content-Disposition": 'attachment; filename="results.csv"'}  # for a download
+
+
+def _cell(value: object) -> str:
+    """One CSV cell. Text a spreadsheet would run as a formula (=, +, -, @ first) is quoted
+    with a leading apostrophe: a result's names come from the players and from the network."""
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+    text = "" if value is None else text
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def results_csv(rows: Iterable[Mapping[str, Any]]) -> str:
+    """Results as CSV for a tournament's spreadsheet: one game a row, with the board, the
+    game, who played which side, the result and when (ISO 8601, UTC). ``rows``: mappings with
+    the CSV_COLUMNS keys (``record_row`` makes one from a journal's game)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in rows:
+        writer.writerow([_cell(row.get(column)) for column in CSV_COLUMNS])
+    return out.getvalue()
+
+
+def record_row(record: GameRecord, config_dir: str | None, board: str = "") -> dict[str, Any]:
+    """A journal's game as a results row (see ``results_csv``)."""
+    game = _record_game(record, config_dir)
+    sides = game.player_names if game is not None else ("Player 1", "Player 2")
+    winner = (record.outcome or {}).get("winner")
+    return {
+        "board": board or record.profile, "game_number": record.id, "game": record.game,
+        "title": game.title if game is not None else record.game, "options": record.options,
+        "side_1": sides[0], "player_1": record.players[0], "side_2": sides[1],
+        "player_2": record.players[1],
+        "result": result_words(record, config_dir) or record.status,
+        "winner": sides[int(str(winner)) - 1] if winner in (1, 2) else "",
+        "moves": len(record.moves), "started": record.started, "ended": record.ended or "",
+    }  # fmt: skip
+
+
+__all__ = ["CSV_COLUMNS", "CSV_HEADERS", "record_row", "record_text", "result_words", "results_csv"]

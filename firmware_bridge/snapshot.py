@@ -30,7 +30,7 @@ class CellPicture:
     y: float  # north-up, in units of one cell
     shape: str  # square | diamond | hex | point
     zone: str | None  # a zone outside the grid (reserve, burrow), or None
-    region: str | None  # the first region the cell is in (drawn in its own shade)
+    region: str | None  # the terrain the cell is (mountains, caves: each in its own shade)
     blocked: bool
 
 
@@ -41,6 +41,10 @@ class BoardPicture:
     key: str  # game id and options: a page redraws the board when it changes
     cells: tuple[CellPicture, ...]
     links: tuple[tuple[int, int], ...]  # lines to draw between spots (custom boards, zones)
+    # The key: each piece kind in play (symbol, name, what it does) and each terrain
+    # (region or "blocked", its glyph, what it is), in the order the config gives them.
+    kinds: tuple[tuple[str, str, str], ...] = ()
+    terrain: tuple[tuple[str, str, str], ...] = ()
     text: str = field(default="", compare=False)  # the cached JSON form
 
     def to_json(self) -> dict[str, Any]:
@@ -59,6 +63,8 @@ class BoardPicture:
                 for c in self.cells
             ],
             "links": [list(pair) for pair in self.links],
+            "kinds": [{"symbol": s, "name": n, "doc": d} for s, n, d in self.kinds],
+            "terrain": [{"region": r, "glyph": g, "words": w} for r, g, w in self.terrain],
         }
 
 
@@ -77,7 +83,7 @@ def _picture(key: str, game: Game) -> BoardPicture:
     cells = []
     for cell, name in enumerate(board.names):
         zone = board.zone_of.get(cell)
-        region = next((r for r, members in sorted(board.regions.items()) if cell in members), None)
+        region = next((r for r in board.terrain if cell in board.region(r)), None)
         x, y = board.coords[cell]
         cells.append(
             CellPicture(
@@ -99,10 +105,11 @@ def _picture(key: str, game: Game) -> BoardPicture:
             other = table[cell]
             if other != NO_CELL:
                 links.add((min(cell, other), max(cell, other)))
-    picture = BoardPicture(key, tuple(cells), tuple(sorted(links)))
-    return BoardPicture(
-        key, picture.cells, picture.links, json.dumps(picture.to_json(), separators=(",", ":"))
-    )
+    kinds = tuple((game.pieces[k].symbol, k, game.pieces[k].doc) for k in game.kinds_in_play())
+    terrain = tuple((r, board.glyphs.get(r, ""), words) for r, words in board.terrain.items())
+    picture = BoardPicture(key, tuple(cells), tuple(sorted(links)), kinds, terrain)
+    text = json.dumps(picture.to_json(), separators=(",", ":"))
+    return BoardPicture(key, picture.cells, picture.links, kinds, terrain, text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +153,7 @@ class Snapshot:
     title: str
     options: tuple[tuple[str, str], ...]
     players: tuple[str, str]
+    people: tuple[str, str]  # who plays each side ("": not named)
     profile: str
     sensing: str
     board: BoardPicture
@@ -160,6 +168,7 @@ class Snapshot:
     alert: str  # "illegal" (illegal move or disturbed board shown), "knocked", or ""
     alert_since: float | None  # wall time the alert began
     to_move: int | None  # 1 or 2; None once the game is over
+    acting: int | None  # whose hands the status asks for now (1 or 2; None: anyone's)
     phase: str
     deciding: bool
     scores: tuple[int, int] | None
@@ -171,6 +180,7 @@ class Snapshot:
     connection: Connection
     check: CheckView | None = None  # the board check, while it runs or until dismissed
     sensor_warnings: tuple[SensorWarning, ...] = ()  # sensors going bad during play
+    next_game: str = ""  # once the game is over: setting the board up starts the next one
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form a face sends (docs/kiosk.md). ``board`` is left out: faces splice in
@@ -186,6 +196,7 @@ class Snapshot:
                 "title": self.title,
                 "options": dict(self.options),
                 "players": list(self.players),
+                "people": list(self.people),
                 "profile": self.profile,
                 "sensing": self.sensing,
             },
@@ -218,6 +229,7 @@ class Snapshot:
             "alert": self.alert or None,
             "alert_since": self.alert_since,
             "to_move": self.to_move,
+            "acting": self.acting,
             "phase": self.phase,
             "deciding": self.deciding,
             "scores": None if self.scores is None else list(self.scores),
@@ -246,6 +258,7 @@ class Snapshot:
             },
             "check": None if self.check is None else self.check.to_json(),
             "sensor_warnings": [w.to_json() for w in self.sensor_warnings],
+            "next_game": self.next_game,
         }
 
     def to_text(self) -> str:

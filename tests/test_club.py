@@ -290,6 +290,11 @@ def test_club_commands_need_enabling_and_the_brokers_permission(
     cleanup.append(two)
     club.wait_board("table1", lambda b: b["status"] == "White to move")
     club.wait_board("table2", lambda b: b["status"] == "White to move")
+    # Each referee's status says whether it takes commands: the club offers them only there.
+    assert club.wait_board("table1", lambda b: b["commands"])["commands"] is True
+    assert club.board("table2")["commands"] is False  # type: ignore[index]
+    assert club.get("/board/table1/api/games")["commands"] is True
+    assert club.get("/board/table2/api/games")["commands"] is False
     board_action(one, "lift", "c1")
     board_action(one, "place", "c4")
     club.wait_board("table1", lambda b: b["moves"] == 1)
@@ -311,6 +316,11 @@ def test_club_commands_need_enabling_and_the_brokers_permission(
     club.wait_board("table1", lambda b: b["moves"] == 0)
     code, answer = club.post("/board/table1/api/new-game", {"game": "no-such-game"})
     assert code == 409 and "unknown game" in answer["message"]
+    # A new game names its players: kept in the board's journal and shown in its state.
+    code, answer = club.post("/board/table1/api/new-game",
+                             {"game": "three-dragons", "players": ["Ann", "Bob"]})  # fmt: skip
+    assert (code, answer["ok"]) == (200, True), answer
+    club.wait_board("table1", lambda b: b["people"] == ["Ann", "Bob"])
     code, answer = club.post("/board/table1/api/button", {"button": "pass"})
     assert code == 400
 

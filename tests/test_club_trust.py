@@ -5,6 +5,8 @@ view and referee processes, the page in Debian's chromium."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import time
 import urllib.error
@@ -30,6 +32,9 @@ def picture(key: str, cells: list[str]) -> dict[str, Any]:
     shown = [{"name": name, "x": i, "y": 0, "shape": "square", "zone": None, "region": None,
               "blocked": False} for i, name in enumerate(cells)]  # fmt: skip
     return {"key": key, "links": [], "cells": shown}
+
+
+FORMULA = '=HYPERLINK("http://evil.example/","win")'
 
 
 def state(title: str = "Three Dragons", **changes: Any) -> dict[str, Any]:
@@ -95,7 +100,12 @@ def test_no_publisher_can_script_blank_or_poison_the_club_view(
     stranger.send(f"{PREFIX}/table4/state",
                   state(outcome="White wins", winner=1, to_move=None,
                         game={**state()["game"], "players": "White and Black"}))  # fmt: skip
-    stranger.send(f"{PREFIX}/table5/state", state(outcome="Black wins", winner=2, to_move=None))
+    # A finished game whose players' names are a spreadsheet formula: kept, and defused in
+    # the CSV (a leading apostrophe), shown as plain text on the page.
+    stranger.send(f"{PREFIX}/table5/state",
+                  state(outcome="Black wins", winner=2, to_move=None,
+                        moves=[{"text": "c1-c4", "at": "2026-11-24T19:02:03.000+00:00"}],
+                        game={**state()["game"], "people": [FORMULA, "Bob"]}))  # fmt: skip
     # Another board's picture under table1's key: table1 keeps its own.
     stranger.send(f"{PREFIX}/table6/state", state(board=picture(state()["board"]["key"], ["zz"])))
     # Too big, too deep: refused before parsing.
@@ -118,6 +128,11 @@ def test_no_publisher_can_script_blank_or_poison_the_club_view(
     results = club.get("/api/results")["results"]
     assert [(r["board"], r["outcome"]) for r in results] == [("table5", "Black wins")]
     assert "White and Black" not in (tmp_path / "results.jsonl").read_text()
+    table = list(csv.DictReader(io.StringIO(club.get("/api/results.csv"))))
+    rows = [(r["board"], r["side_1"], r["player_1"], r["player_2"], r["result"], r["winner"])
+            for r in table]  # fmt: skip
+    assert rows == [("table5", "White", "'" + FORMULA, "Bob", "Black wins", "Black")]
+    assert table[0]["ended"] == "2026-11-24T19:02:03.000+00:00"
 
     # The ninth board is over the cap: ignored with one log line, the eight are kept.
     for n in range(9, 30):
@@ -135,6 +150,7 @@ def test_no_publisher_can_script_blank_or_poison_the_club_view(
         "state.status: expected text", timeout=TIMEOUT
     )
     expect(page.locator("#results tbody tr")).to_have_count(1, timeout=TIMEOUT)
+    expect(page.locator("#results tbody tr")).to_contain_text(f"White: {FORMULA} v Black: Bob")
     expect(page.locator("#summary")).to_contain_text("8 boards · ")
     expect(page.locator("#summary")).to_contain_text(" · 1 game over")  # not "1 games over"
     quoted = urllib.parse.quote(XSS, safe="")
@@ -142,6 +158,10 @@ def test_no_publisher_can_script_blank_or_poison_the_club_view(
     page.goto(f"{club.url}board/{quoted}/")
     page.goto(f"{club.url}board/table1/")
     expect(page.locator("#title")).to_have_text("table1: Three Dragons", timeout=TIMEOUT)
+    # No referee said it takes commands here: no take back or new game that would fail.
+    expect(page.locator("#no-commands")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator("#btn-takeback")).to_be_hidden()
+    expect(page.locator("#btn-newgame")).to_be_hidden()
     assert page.evaluate("window.pwned") is None
     page.close()
 
@@ -179,6 +199,10 @@ def test_a_deep_command_is_answered_and_the_referee_stays_on_the_broker(
     expect(page).to_have_url(club.url)
     page.locator('.card[data-board="table1"]').click()
     expect(page.locator("#title")).to_have_text("table1: Three Dragons", timeout=TIMEOUT)
+    # No referee said it takes commands here: no take back or new game that would fail.
+    expect(page.locator("#no-commands")).to_be_visible(timeout=TIMEOUT)
+    expect(page.locator("#btn-takeback")).to_be_hidden()
+    expect(page.locator("#btn-newgame")).to_be_hidden()
     page.locator("#btn-takeback").click()
     one.wait_log(r"button TAKEBACK pressed on the club \(MQTT\)")
     club.wait_board("table1", lambda b: b["moves"] == 0)

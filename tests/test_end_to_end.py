@@ -240,7 +240,7 @@ def test_take_back_button(rigs: list[Rig], tmp_path: Path) -> None:
     rig.emu.do("press takeback")
     rig.emu.do("expect c1=move_to c3=move_from")  # a take-back, shown as the move going back
     rig.daemon.wait_moves([])
-    rig.daemon.wait_log("take back: move the piece from c3 to c1")
+    rig.daemon.wait_log("take back: move White's stone from c3 to c1")
     assert "illegal" not in rig.daemon.text()
     rig.emu.do("follow")
     rig.emu.do("expect none")

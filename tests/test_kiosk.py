@@ -210,7 +210,9 @@ def test_a_removal_prompt_is_carried_out_from_the_pages(
     referees.append(referee)
     kiosk, board = open_pages(browser, referee)
     click(board, "c2", "c4")
-    expect(kiosk.locator("#status")).to_have_text("White: remove the piece on d4", timeout=TIMEOUT)
+    expect(kiosk.locator("#status")).to_have_text(
+        "White: take Black's stone off d4", timeout=TIMEOUT
+    )
     assert signal_tag(kiosk, "d4") == "RM"
     assert signal_tag(board, "d4") == "RM"
     expect(kiosk.locator("#legend")).to_contain_text("RM remove")
@@ -251,6 +253,8 @@ def test_take_back_from_the_kiosk(
     referee.wait_log("took back c1-c4")
     click(board, "c4", "c1")
     expect(kiosk.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
+    # Its "put the board back" is done: the notice goes with it.
+    expect(kiosk.locator("#notice")).to_have_text("", timeout=TIMEOUT)
     kiosk.locator("#btn-select").click()  # nothing to select: refused, and said so
     expect(kiosk.locator("#notice")).to_have_text("Nothing to select", timeout=TIMEOUT)
 
@@ -264,8 +268,15 @@ def test_new_game_of_another_game_from_the_kiosk(
     click(board, "c1", "c4")
     expect(kiosk.locator("#moves li")).to_have_count(1, timeout=TIMEOUT)
     kiosk.locator("#btn-newgame").click()
+    # A game with moves is abandoned by a new one: the dialog says so before it is done.
+    expect(kiosk.locator("#ng-abandon")).to_have_text(
+        "The game in progress (1 move) will be abandoned."
+    )
+    expect(kiosk.locator("#ng-start")).to_have_text("Abandon it and start")
     kiosk.locator("#ng-game").select_option("goats-wintering")
     kiosk.locator('#ng-options select[name="board"]').select_option("4x4")
+    kiosk.locator('#ng-players input[name="player-1"]').fill("Ann Smith")
+    kiosk.locator('#ng-players input[name="player-2"]').fill("Bob")
     kiosk.locator("#ng-start").click()
     expect(kiosk.locator("#title")).to_have_text("Goats Wintering", timeout=TIMEOUT)
     # The built-in emulator follows: the Goats Wintering board is swapped in, empty.
@@ -277,8 +288,16 @@ def test_new_game_of_another_game_from_the_kiosk(
     click(board, "A1")
     expect(kiosk.locator("#moves li")).to_have_count(1, timeout=TIMEOUT)
     expect(kiosk.locator("#players")).to_contain_text("score")
+    expect(kiosk.locator("#players")).to_contain_text("White (Ann Smith)")
+    expect(kiosk.locator("#players")).to_contain_text("Black (Bob)")
     referee.wait_log("abandoned game 1")
     referee.wait_log(r"new game 2: Goats Wintering \(board=4x4")
+    # Swapping the emulated board for the new game's is an expected step, logged as such:
+    # no error, no warning and no refused LED frame (a frame of the old board's size).
+    referee.wait_log("the new game needs a goats-wintering board: waiting for it")
+    with referee.lock:
+        noisy = [line for line in referee.log if re.match(r"<[0-4]>", line)]
+    assert noisy == [], noisy
 
 
 # -- controls: tokens and bad requests ---------------------------------------------------------
@@ -411,3 +430,63 @@ def test_the_kiosk_screen_hides_the_mouse_arrow(
     expect(page.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
     assert page.evaluate(cursor, "btn-newgame") != "none"
     page.close()
+
+
+# -- what the kiosk says at 800x480 (issue 19) ------------------------------------------------
+
+
+def test_the_new_game_dialog_fits_800x480_with_options_in_words(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    referee = Referee(tmp_path, "--game", "three-dragons")
+    referees.append(referee)
+    kiosk, _ = open_pages(browser, referee)
+    fits = """(id) => { const r = document.getElementById(id).getBoundingClientRect();
+        return r.bottom <= innerHeight && r.top >= 0 && r.height >= 44 && r.width >= 44; }"""
+    kiosk.locator("#btn-newgame").click()
+    expect(kiosk.locator("#ng-abandon")).to_be_hidden()  # nothing played: nothing to lose
+    for game in ("protect-the-goat", "three-dragons", "the-lion-game", "goats-wintering"):
+        kiosk.locator("#ng-game").select_option(game)
+        assert kiosk.evaluate(fits, "ng-start"), game
+        assert kiosk.evaluate(fits, "ng-cancel"), game
+        labels = kiosk.locator("#ng-options .option-label").all_text_contents()
+        assert not [t for t in labels if "_" in t], labels  # words, not option names
+        for box in kiosk.locator('#ng-options input[type="checkbox"]').all():
+            size = box.bounding_box()
+            assert size is not None and size["width"] >= 44 and size["height"] >= 44, game
+    kiosk.locator("#ng-game").select_option("protect-the-goat")
+    expect(kiosk.locator("#ng-options")).to_contain_text("Who places first")
+    choices = kiosk.locator('#ng-options select[name="toss_winner"] option').all_text_contents()
+    assert "whoever places the first piece" in choices
+    body = kiosk.evaluate("parseFloat(getComputedStyle(document.getElementById('side')).fontSize)")
+    assert body >= 14
+    kiosk.screenshot(path=str(tmp_path / "new-game.png"))
+
+
+def test_the_kiosk_shows_the_result_and_the_set_up_that_starts_the_next_game(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    start = {
+        "game": "protect-the-goat", "to_move": 1, "phase": "movement", "south": 1,
+        "layout": {"a1": {"owner": 1, "piece": "goat"}, "b6": {"owner": 2, "piece": "goat"},
+                   "a5": {"owner": 1, "piece": "lyon"}, "i1": {"owner": 2, "piece": "lyon"}},
+        "reserve": {"1": {}, "2": {}},
+    }  # fmt: skip
+    position = tmp_path / "position.json"
+    position.write_text(json.dumps(start))
+    referee = Referee(tmp_path, "--game", "protect-the-goat", "--position", str(position))
+    referees.append(referee)
+    kiosk, board = open_pages(browser, referee)
+    expect(kiosk.locator("#key")).to_contain_text("sugarmouse")  # the letters' key
+    expect(kiosk.locator("#key")).to_contain_text("dark hex: impassable")
+    click(board, "a5", "a6")  # the lyon steps next to the goat: Player 1 chooses the battle
+    click(board, "b6", "a6")  # the goat off, the lyon up: both players' pieces in the hand
+    expect(board.locator("#hand-help")).to_be_visible()  # so nothing is picked for the player
+    assert board.locator("#hand button.picked").count() == 0
+    board.locator('#hand button[data-token="L"]').click()
+    click(board, "b6")  # the lyon onto the goat's hex
+    expect(kiosk.locator("#status")).to_have_text(
+        "Game over: Player 1 wins: Player 1 captured the goat", timeout=TIMEOUT
+    )
+    expect(kiosk.locator("#next")).to_have_text("Clearing the board starts the next game.")
+    assert kiosk.locator(".player.turn").count() == 0  # nobody's move now

@@ -278,3 +278,26 @@ def test_resume_rules_for_an_unfinished_game(tmp_path: Path) -> None:
     fresh = Daemon(strength, profile, journal, "unused", log=log, new_game=True)
     assert fresh.game_id != first.game_id and fresh.state.plies == 0
     journal.close()
+
+
+def test_a_notice_ends_when_it_is_old_or_what_it_asked_is_done(tmp_path: Path) -> None:
+    """A refusal is an answer of the moment: a page opened a minute later shows no old
+    "nothing to select". A take-back's "put the board back" goes once the board is back."""
+    from firmware_bridge.daemon import NOTICE_SECONDS
+    from firmware_bridge.protocol import Button
+
+    now = [100.0]
+    profile = catalog.load_profile("three-dragons", TD)
+    journal = Journal(tmp_path / "j.sqlite3")
+    daemon = Daemon(TD, profile, journal, "unused", log=logging.getLogger("test"),
+                    clock=lambda: now[0])  # fmt: skip
+    daemon._press(Button.SELECT, now[0])
+    assert daemon.snapshot().notice == "nothing to select"
+    daemon._timers(now[0])
+    now[0] += NOTICE_SECONDS - 1
+    daemon._timers(now[0])
+    assert daemon.notice == "nothing to select"
+    now[0] += 2
+    daemon._timers(now[0])
+    assert daemon.snapshot().notice == ""
+    journal.close()

@@ -271,7 +271,7 @@ def test_mutual_destruction_is_chosen_by_taking_both_off_or_by_moving_in() -> No
             table.move("c5", "c6")
             table.settle()
             assert table.signals() == {"c6": "remove"}
-            assert "remove the piece on c6" in table.rec.status
+            assert table.rec.status == "Player 1: take your yafbeest off c6"
             table.lift("c6")
         else:
             table.lift("c6", "c5")
@@ -329,7 +329,9 @@ def test_take_back_undoes_the_last_turn_and_guides_the_board_back() -> None:
     assert table.rec.state.plies == 0
     # Shown as what it is: the piece goes back from -> to, the capture is put back.
     assert table.signals() == {"c4": "move_from", "c2": "move_to", "d4": "put_back"}
-    assert table.rec.status == ("take back: move the piece from c4 to c2; put back a stone on d4")
+    assert table.rec.status == (
+        "take back: move White's stone from c4 to c2; put back Black's stone on d4"
+    )
     table.move("c4", "c2")
     table.place("d4")
     table.settle()
@@ -437,7 +439,8 @@ def test_after_the_game_ends_the_leds_guide_the_set_up_for_a_new_game() -> None:
     signals = table.signals()
     assert "illegal" not in signals.values() and "put_back" in signals.values()
     assert table.rec.status.startswith("game over: Player 1 wins")
-    assert "set up for a new game" in table.rec.status and "illegal" not in table.rec.status
+    assert "setting the board up starts the next game: " in table.rec.status
+    assert "illegal" not in table.rec.status and "Player 2's pieces on E7" in table.rec.status
     # Once the board shows the start, a new game begins.
     start = VG.new_state().layout()
     table.pieces = dict(start)
@@ -518,3 +521,89 @@ def test_a_knocked_piece_never_passes_for_a_strike_and_return() -> None:
     table.place("a3")  # ... and returns: now it is the move
     table.settle()
     assert table.committed() == ["a3-a3xb3"]
+
+
+# -- what the players are told (issue 19) -------------------------------------------------------
+GW = load("goats-wintering", board="5x5")
+GW_OWNER = catalog.load_profile("goats-wintering", GW)
+
+
+def test_a_battle_prompt_names_piece_owner_from_and_to_and_who_acts() -> None:
+    state = position(PTG, {"a1": "G", "i6": "g", "c4": "L", "c6": "p"}, phase="movement",
+                     south=1)  # fmt: skip
+    table = Table(state, PTG_ID)
+    table.move("c4", "c5")  # Player 1's lyon walks next to Player 2's phant, which takes it
+    table.settle()
+    assert table.rec.status == (
+        "Player 2: take Player 1's lyon off c5; move your phant from c6 to c5"
+    )
+    assert table.rec.acting is Player.TWO
+    table.lift("c5", "c6")  # the lyon off, the phant in the hand
+    table.settle()
+    assert table.rec.status == "Player 2: put your phant on c5"
+    assert table.rec.acting is Player.TWO  # though Player 1 moves next
+
+
+def test_the_placement_phase_says_where_pieces_go() -> None:
+    table = Table(PTG.new_state(), PTG_ID)
+    assert table.rec.status == "Player 1 to move: place a piece on your first row"
+
+
+def test_an_illegal_move_says_why_in_one_clause() -> None:
+    state = position(TD, {"c2": "S", "c3": "s", "e4": "S", "h8": "s", "i7": "s"})
+    table = Table(state, TD_OWNER)
+    table.move("c2", "c4")  # jumps over Black's stone on c3
+    table.settle()
+    assert table.rec.status == (
+        "illegal move (the way is blocked at c3): take White's stone off c4; "
+        "put back White's stone on c2"
+    )
+    table.move("c4", "c2")
+    table.move("h8", "h6")  # White moves Black's stone
+    table.settle()
+    assert table.rec.status.startswith("illegal move (that is Black's piece): ")
+    # Goats Wintering: a goat placed in line too near one of its own.
+    state = position(GW, {"C3": "G", "A1": "g"})
+    table = Table(state, GW_OWNER)
+    table.place("C4", Piece("goat", Player.ONE))
+    table.settle()
+    assert table.rec.status == (
+        "illegal move (too close in line to your goat on C3): take White's goat off C4"
+    )
+
+
+def test_the_game_over_status_says_setting_up_starts_the_next_game() -> None:
+    state = position(PTG, {"a1": "G", "b6": "g", "a5": "L", "i1": "l"}, phase="movement",
+                     south=1)  # fmt: skip
+    table = Table(state, PTG_ID)
+    table.move("a5", "a6")  # takes nothing: the goat is on b6; a step next to it
+    table.settle()
+    table.lift("b6")
+    table.move("a6", "b6")
+    table.settle()
+    assert table.rec.state.outcome() is not None, table.rec.status
+    assert table.rec.status.startswith("game over: Player 1 wins")
+    assert table.rec.next_game == "clearing the board starts the next game"
+    assert table.rec.acting is None
+    # A game that starts with pieces on the board lists the set-up, grouped by owner.
+    state = position(TD, {"c2": "S", "d4": "s", "e4": "S"})
+    table = Table(state, TD_OWNER)
+    table.move("c2", "c4")
+    table.settle()
+    table.lift("d4")
+    table.settle()
+    assert table.rec.state.outcome() is not None
+    assert table.rec.next_game.startswith(
+        "setting the board up starts the next game: move White's stone from c4 to b1; "
+    ), table.rec.next_game
+    assert "Black's stones on b8, d8, " in table.rec.next_game
+
+
+def test_a_pass_that_would_end_the_game_says_so() -> None:
+    state = position(GW, {"C3": "G", "A1": "g"})
+    table = Table(state, GW_OWNER)
+    table.press(Button.PASS)
+    assert table.committed() == ["pass"]
+    assert table.rec.status == "Black to move: a pass now ends the game"
+    effect = next(r for r in table.records if isinstance(r, Committed)).effect
+    assert "a second pass in a row ends the game" in effect.events[0].text

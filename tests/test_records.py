@@ -76,3 +76,61 @@ def test_records_read_a_journal_a_referee_has_open(journal: Path) -> None:
         assert main(["records", "--journal", str(journal), "--game-id", "1", "--json"]) == 0
     finally:
         held.close()
+
+
+def test_results_as_csv_name_the_players_the_result_and_when(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import csv
+    import io
+
+    path = tmp_path / "journal-table3.sqlite3"
+    journal = Journal(path)
+    game = catalog.load_game("the-lion-game")
+    state = game.new_state()
+    first = journal.start_game(game, "the-lion-game", None, ("Ann Smith", "=1+1"))
+    for text in LION:
+        journal.record_move(first, text)
+        state.apply(state.parse(text))
+    outcome = state.outcome()
+    assert outcome is not None
+    journal.finish(first, outcome)
+    journal.close()
+    assert main(["records", "--journal", str(path), "--csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert len(rows) == 1
+    row = rows[0]
+    assert (row["board"], row["game_number"], row["title"]) == ("table3", "1", "The Lion Game")
+    assert (row["side_1"], row["player_1"], row["side_2"]) == ("White", "Ann Smith", "Black")
+    assert row["player_2"] == "'=1+1"  # never run as a formula by a spreadsheet
+    assert row["result"] == "White wins: White captured the lion" and row["winner"] == "White"
+    assert row["moves"] == "7" and row["started"][:2] == "20" and row["ended"] > row["started"]
+    # The text record names them too.
+    assert main(["records", "--journal", str(path), "--game-id", "1"]) == 0
+    assert "# players: White: Ann Smith; Black: =1+1" in capsys.readouterr().out
+
+
+def test_a_journal_from_before_player_names_opens_and_reads(tmp_path: Path) -> None:
+    import sqlite3
+
+    from firmware_bridge.journal import read_records
+
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript(
+        "CREATE TABLE games (id INTEGER PRIMARY KEY, game TEXT NOT NULL, options TEXT NOT NULL,"
+        " profile TEXT NOT NULL, start TEXT, status TEXT NOT NULL, outcome TEXT,"
+        " started TEXT NOT NULL, ended TEXT);"
+        "CREATE TABLE entries (game_id INTEGER NOT NULL, number INTEGER NOT NULL,"
+        " action TEXT NOT NULL, text TEXT NOT NULL, at TEXT NOT NULL,"
+        " PRIMARY KEY (game_id, number));"
+        "INSERT INTO games VALUES (1, 'three-dragons', '{}', 'three-dragons', NULL, 'playing',"
+        " NULL, '2026-01-01T10:00:00', NULL);"
+    )
+    db.commit()
+    db.close()
+    assert read_records(path)[0].players == ("", "")  # read-only, before any referee opened it
+    journal = Journal(path)  # a referee adds the column, keeping the game
+    row = journal.unfinished()
+    assert row is not None and row.id == 1 and row.players == ("", "")
+    journal.close()

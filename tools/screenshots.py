@@ -47,6 +47,31 @@ CAPTURE = {
     },
     "to_move": 1,
 }  # fmt: skip
+PTG_BATTLE = {  # Player 1's lyon walks next to Player 2's phant, which takes it
+    "game": "protect-the-goat", "to_move": 1, "phase": "movement", "south": 1,
+    "layout": {"a1": {"owner": 1, "piece": "goat"}, "i6": {"owner": 2, "piece": "goat"},
+               "c4": {"owner": 1, "piece": "lyon"}, "c6": {"owner": 2, "piece": "phant"},
+               "g1": {"owner": 1, "piece": "sugarmouse"}, "e6": {"owner": 2, "piece": "yafbeest"}},
+    "reserve": {"1": {}, "2": {}},
+}  # fmt: skip
+PTG_WIN = {  # Player 1's lyon one step from Player 2's goat
+    "game": "protect-the-goat", "to_move": 1, "phase": "movement", "south": 1,
+    "layout": {"a1": {"owner": 1, "piece": "goat"}, "b6": {"owner": 2, "piece": "goat"},
+               "a5": {"owner": 1, "piece": "lyon"}, "i1": {"owner": 2, "piece": "lyon"},
+               "e1": {"owner": 1, "piece": "phant"}, "e6": {"owner": 2, "piece": "phant"}},
+    "reserve": {"1": {}, "2": {}},
+}  # fmt: skip
+# Pictures of moments (issue 19): (file, position, board actions, what to do on the kiosk).
+MOMENTS: list[tuple[str, dict[str, Any], list[dict[str, Any]], str]] = [
+    ("kiosk-protect-the-goat-battle", PTG_BATTLE,
+     [{"do": "lift", "cell": "c4"}, {"do": "place", "cell": "c5"}], ""),
+    ("kiosk-game-over", PTG_WIN,
+     [{"do": "lift", "cell": "a5"}, {"do": "place", "cell": "a6"},
+      {"do": "lift", "cell": "b6"}, {"do": "lift", "cell": "a6"},
+      {"do": "place", "cell": "b6", "hand": 1}], ""),
+    ("kiosk-new-game", PTG_WIN, [{"do": "lift", "cell": "a5"}, {"do": "place", "cell": "a4"}],
+     "newgame"),
+]  # fmt: skip
 
 
 def free_port() -> int:
@@ -137,6 +162,28 @@ def main() -> int:
                     page.wait_for_timeout(1200)
                     page.screenshot(path=str(OUT / "emulated-board.png"))
                     print("docs/screenshots/emulated-board.png", flush=True)
+            finally:
+                run.stop()
+        for index, (name, start, actions, then) in enumerate(MOMENTS):
+            if args.game and start["game"] not in args.game:
+                continue
+            tmp = Path(folder) / f"moment{index}"
+            tmp.mkdir()
+            position = tmp / "position.json"
+            position.write_text(json.dumps(start))
+            run = Run(tmp, "--game", start["game"], "--position", str(position))
+            try:
+                for body in actions:
+                    action(run.board, body)
+                    time.sleep(0.4)
+                page.goto(run.kiosk)
+                page.wait_for_timeout(1500)
+                if then == "newgame":
+                    page.locator("#btn-newgame").click()
+                    page.locator('#ng-players input[name="player-1"]').fill("Ann")
+                    page.wait_for_timeout(300)
+                page.screenshot(path=str(OUT / f"{name}.png"))
+                print(f"docs/screenshots/{name}.png", flush=True)
             finally:
                 run.stop()
         browser.close()

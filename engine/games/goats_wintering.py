@@ -166,7 +166,8 @@ class GoatsWinteringState(GameState[GoatsWintering, GoatsExtra]):
         names = self.game.board.names
         if move.kind is MoveKind.PASS:
             self._hand_done()
-            self._event(EventKind.PASS, f"{self._name(player)} passes")
+            ends = " (a second pass in a row ends the game)" if extra.passes == 0 else ""
+            self._event(EventKind.PASS, f"{self._name(player)} passes{ends}")
             self.extra = GoatsExtra(
                 NONE, extra.passes + 1, extra.last_from, extra.last_to,
                 ban_from=extra.last_to, ban_to=extra.last_from,
@@ -215,6 +216,39 @@ class GoatsWinteringState(GameState[GoatsWintering, GoatsExtra]):
 
     def _name(self, player: Player) -> str:
         return self.game.player_names[player.index]
+
+    def hint(self) -> str:
+        if self.extra.passes == 1:
+            return "a pass now ends the game"
+        return ""
+
+    def _explain_illegal(self, move: Move) -> str | None:
+        cells, names = self.cells, self.game.board.names
+        if move.kind is MoveKind.PLACE:
+            if cells[move.to] is not None:
+                return f"{names[move.to]} is taken"
+            if not any(cells[n] is None for n in self.game.around[move.to]):
+                return "a goat is placed only next to an empty cell"
+            for ray in self.game.sight[move.to]:
+                for target in ray:
+                    piece = cells[target]
+                    if piece is None:
+                        continue
+                    if piece.owner is self.to_move:
+                        return f"too close in line to your goat on {names[target]}"
+                    break
+            return None
+        if move.kind is MoveKind.MOVE:
+            if move.to not in self.game.around[move.frm]:
+                return "a goat steps to a neighbouring cell"
+            if cells[move.to] is not None:
+                return f"{names[move.to]} is taken"
+            if (move.frm, move.to) == self._banned():
+                return "right after a pass a goat may not undo its own last step"
+            if self.extra.last not in (GROUP, PLACEMENT):
+                return "a step must group (more friendly neighbours) after a stray or a pass"
+            return "a step must group, or stray away from enemy goats"
+        return None
 
     def _score_text(self) -> str:
         return ", ".join(f"{self._name(p)} {self.score(p)}" for p in Player)

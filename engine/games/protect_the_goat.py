@@ -188,7 +188,8 @@ class ProtectTheGoatState(GameState[ProtectTheGoat, GoatExtra]):
         extra = self.extra
         if move.kind is MoveKind.PASS:
             self._hand_done()
-            self._event(EventKind.PASS, f"{self._name(player)} cannot move and passes")
+            ends = " (a second pass in a row ends the game in a draw)" if not extra.passes else ""
+            self._event(EventKind.PASS, f"{self._name(player)} cannot move and passes{ends}")
             self.extra = replace(extra, passes=extra.passes + 1)
             if self.extra.passes >= 2:
                 self._draw("neither player can move")
@@ -304,6 +305,13 @@ class ProtectTheGoatState(GameState[ProtectTheGoat, GoatExtra]):
 
     def _name(self, player: Player) -> str:
         return self.game.player_names[player.index]
+
+    def hint(self) -> str:
+        if self.phase == PLACEMENT:
+            return "place a piece on your first row"
+        if self.phase == MOVEMENT and self.extra.passes == 1:
+            return "if you cannot move either, passing ends the game in a draw"
+        return ""
 
     def status_lines(self) -> list[str]:
         lines: list[str] = []

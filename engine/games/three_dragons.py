@@ -46,6 +46,11 @@ class ThreeDragons(Game):
     def config_keys(cls) -> tuple[str, ...]:
         return (*super().config_keys(), "setup", "dragons")
 
+    def kinds_in_play(self) -> tuple[str, ...]:
+        if self.uses_dragons:
+            return ("die", "dragon")
+        return ("die",) if self.uses_strength else ("stone",)
+
     def _configure(self, node: Node) -> None:
         board = self.board
         variant = str(self.options.get("variant", "base"))

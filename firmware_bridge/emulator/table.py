@@ -286,9 +286,9 @@ class Table:
                         "state": piece.state, "token": piece_token(self.game, piece)}  # fmt: skip
 
             supply = [
-                piece_json(Piece(kind.name, owner, 1 if kind.has_state else None))
+                piece_json(Piece(kind, owner, 1 if game.pieces[kind].has_state else None))
                 for owner in (Player.ONE, Player.TWO)
-                for kind in game.pieces.values()
+                for kind in game.kinds_in_play()  # a base game's box holds no dice
             ]
             return {
                 "game": {

@@ -109,7 +109,8 @@ export class BoardView {
         class: "cell", transform: `translate(${cell.x} ${-cell.y})`, "data-cell": cell.name,
       }, layers.cells);
       if (cell.zone) g.classList.add("zone");
-      if (cell.region) g.classList.add(`region-${cell.region}`, "region");
+      const terrain = (board.terrain || []).findIndex((t) => t.region === cell.region);
+      if (cell.region) g.classList.add(`region-${cell.region}`, "region", `terrain-${terrain}`);
       if (cell.blocked) g.classList.add("blocked");
       const points = outline(cell);
       const size = inner(cell, spot);
@@ -122,6 +123,14 @@ export class BoardView {
       }, g);
       label.textContent = cell.name;
       label.setAttribute("font-size", (size * 0.17).toFixed(3));
+      // Terrain carries its glyph too (the key shows the same), so it reads without colour.
+      const glyph = terrain >= 0 ? board.terrain[terrain].glyph
+        : cell.blocked ? ((board.terrain || []).find((t) => t.region === "blocked") || {}).glyph : "";
+      if (glyph) {
+        const mark = el("text", { class: "glyph", x: -size * 0.3, y: -size * 0.22 }, g);
+        mark.textContent = glyph;
+        mark.setAttribute("font-size", (size * 0.22).toFixed(3));
+      }
       const at = { transform: `translate(${cell.x} ${-cell.y})`, "data-cell": cell.name };
       const pieceG = el("g", { ...at, class: "slot" }, layers.pieces);
       const signalG = el("g", { ...at, class: "mark" }, layers.signals);
@@ -236,6 +245,40 @@ export function drawSignal(g, signal, size) {
     }, group);
     t.textContent = meta.tag;
   }
+}
+
+// The key to a game's board: each piece kind's letter, and each terrain's shade and glyph.
+export function boardKey(container, board) {
+  container.replaceChildren();
+  for (const kind of board.kinds || []) {
+    const item = document.createElement("span");
+    item.className = "key-item";
+    const svg = el("svg", { viewBox: "-0.5 -0.5 1 1", width: 24, height: 24 });
+    drawPiece(svg, { symbol: kind.symbol, kind: kind.name, owner: 1, state: null }, 1.25);
+    item.appendChild(svg);
+    const words = document.createElement("span");
+    words.textContent = kind.name;
+    if (kind.doc) item.title = kind.doc;
+    item.appendChild(words);
+    container.appendChild(item);
+  }
+  (board.terrain || []).forEach((t, index) => {
+    const item = document.createElement("span");
+    item.className = "key-item";
+    const svg = el("svg", { viewBox: "-0.5 -0.5 1 1", width: 24, height: 24 });
+    const g = el("g", { class: t.region === "blocked" ? "cell blocked" : `cell region terrain-${index}` }, svg);
+    el("rect", { x: -0.45, y: -0.45, width: 0.9, height: 0.9, class: "face" }, g);
+    if (t.glyph) {
+      const mark = el("text", { class: "glyph", x: 0, y: 0.14, "text-anchor": "middle" }, g);
+      mark.textContent = t.glyph;
+      mark.setAttribute("font-size", "0.45");
+    }
+    item.appendChild(svg);
+    const words = document.createElement("span");
+    words.textContent = t.words;
+    item.appendChild(words);
+    container.appendChild(item);
+  });
 }
 
 // A small legend of the signals shown now: the same shape, tag and words as on the board.

@@ -178,8 +178,12 @@ async function loadResults() {
   body.replaceChildren();
   for (const r of [...results].reverse()) {
     const tr = body.insertRow();
-    const ended = r.ended ? new Date(r.ended).toLocaleTimeString([], { hour12: false }) : "";
-    for (const text of [r.board, `${r.title} (game ${r.game_number})`, (r.players || []).join(" v "), r.outcome, r.moves, ended]) {
+    const when = new Date(r.ended);
+    const ended = r.ended && !Number.isNaN(when.getTime())
+      ? `${when.toLocaleDateString([], { day: "numeric", month: "short" })} ${when.toLocaleTimeString([], { hour12: false, hour: "2-digit", minute: "2-digit" })}` : "";
+    const people = r.people || ["", ""];
+    const players = (r.players || []).map((side, i) => people[i] ? `${side}: ${people[i]}` : side).join(" v ");
+    for (const text of [r.board, `${r.title} (game ${r.game_number})`, players, r.outcome, r.moves, ended]) {
       tr.insertCell().textContent = text;
     }
     const link = document.createElement("a");

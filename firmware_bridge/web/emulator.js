@@ -49,19 +49,26 @@ function render(s) {
     ? "LEDs: " + names.map(([cell, sig]) => `${cell} ${SIGNALS[sig] ? SIGNALS[sig].tag : sig}`).join(", ")
     : "LEDs: all off";
   legend($("legend"), s.signals);
+  // A real hand holds one player's piece. After a capture by replacement (or a capture's
+  // victim taken off) it may hold both players' pieces: then nothing is picked for the player,
+  // who clicks the piece to put down, so the captured piece never goes down by mistake.
+  const owners = new Set(s.hand.map((p) => p.owner));
+  const mixed = owners.size > 1;
+  const defaultPick = s.hand.length && !mixed ? s.hand.length - 1 : null;
   const hand = $("hand");
   hand.replaceChildren();
+  s.hand.forEach((p, i) => {
+    const isPicked = picked ? picked.hand === i : i === defaultPick;
+    hand.appendChild(pieceButton(p, `${p.kind} of player ${p.owner}` + (p.from ? `, from ${p.from}` : ""),
+      isPicked, () => { picked = { hand: i }; render(state); }));
+  });
   if (!s.hand.length) {
     const none = document.createElement("span");
     none.className = "empty";
     none.textContent = "nothing";
     hand.appendChild(none);
   }
-  s.hand.forEach((p, i) => {
-    const isPicked = picked ? picked.hand === i : i === s.hand.length - 1;
-    hand.appendChild(pieceButton(p, `${p.kind} of player ${p.owner}` + (p.from ? `, from ${p.from}` : ""),
-      isPicked, () => { picked = { hand: i }; render(state); }));
-  });
+  $("hand-help").hidden = !(mixed && !(picked && picked.hand != null));
   const supply = $("supply");
   supply.replaceChildren();
   for (const p of s.supply) {
@@ -99,7 +106,11 @@ async function onCell(name) {
     picked = null;
     await act({ do: "place", cell: name, hand: index });
   } else if (state.hand.length) {
-    await act({ do: "place", cell: name });
+    if (new Set(state.hand.map((p) => p.owner)).size > 1) {
+      $("notice").textContent = "Both players' pieces are in your hand: click the one to put down.";
+      return;
+    }
+    await act({ do: "place", cell: name, hand: state.hand.length - 1 });
   } else {
     $("notice").textContent = "Your hand is empty: lift a piece, or pick one from the box.";
   }

@@ -1,6 +1,6 @@
 // The kiosk page: live state pushed by the referee (Server-Sent Events), the board drawn from
 // the game's geometry, what to do now, and the controls a club needs without a terminal.
-import { BoardView, legend } from "/static/board.js";
+import { BoardView, legend, boardKey } from "/static/board.js";
 import { token } from "/static/token.js";
 
 const $ = (id) => document.getElementById(id);
@@ -11,6 +11,7 @@ const CLUB = document.body.dataset.face === "club";
 if (CLUB) {
   for (const id of ["btn-pass", "btn-confirm", "btn-select", "btn-check"]) $(id).hidden = true;
   $("club-link").hidden = false;
+  $("results-link").hidden = true; // the club's results are on its front page
 }
 
 // Shown by the kiosk screen beside the board (?screen=1): no mouse arrow over the page.
@@ -19,6 +20,7 @@ if (new URLSearchParams(location.search).has("screen")) document.body.classList.
 const view = new BoardView($("board"));
 let games = [];
 let current = null;
+let keyFor = "";
 
 // -- live state -------------------------------------------------------------------------------
 function connect() {
@@ -64,6 +66,10 @@ function render(s) {
   $("conn").textContent = c.state === "connected" ? `board ${c.board_id}` : c.state.replace("-", " ");
   const status = $("status");
   status.textContent = s.outcome ? `Game over: ${s.outcome}` : capitalise(s.status);
+  // Once a game is over: the set-up to do, which starts the next game.
+  $("next").hidden = !(s.outcome && s.next_game);
+  $("next").textContent = s.outcome ? capitalise(s.next_game || "") + "." : "";
+  if (s.board.key !== keyFor) { keyFor = s.board.key; boardKey($("key"), s.board); }
   status.className = "status" + (s.outcome ? " over" : "") +
     (/illegal|disturbed|connect the board/.test(s.status) ? " alert" : "");
   $("notice").textContent = s.notice ? capitalise(s.notice) : "";
@@ -121,14 +127,19 @@ function renderCheck(check) {
 function renderPlayers(s) {
   const box = $("players");
   box.replaceChildren();
+  // The player highlighted is the one whose hands the status asks for (a defender taking
+  // the attacker, a captured piece to remove), else the one to move.
+  const acting = s.acting ?? s.to_move;
   s.game.players.forEach((name, index) => {
     const owner = index + 1;
     const row = document.createElement("div");
-    row.className = `player owner-${owner}` + (s.to_move === owner ? " turn" : "");
+    row.className = `player owner-${owner}` + (acting === owner ? " turn" : "");
     const swatch = document.createElement("span");
     swatch.className = "swatch";
     const label = document.createElement("span");
-    label.textContent = name + (s.to_move === owner ? (s.deciding ? " — chooses" : " — to move") : "") +
+    const people = (s.game.people || [])[index];
+    label.textContent = name + (people ? ` (${people})` : "") +
+      (acting === owner ? (acting !== s.to_move ? " — to act" : s.deciding ? " — chooses" : " — to move") : "") +
       (s.winner === owner ? " — winner" : "");
     const score = document.createElement("span");
     score.className = "score";
@@ -240,21 +251,32 @@ $("check-form").addEventListener("submit", async (event) => {
 async function loadGames() {
   try {
     const response = await fetch(`${API}/games`);
-    games = (await response.json()).games;
+    const answer = await response.json();
+    games = answer.games;
+    if (CLUB) { // offer take back and new game only where the board's referee takes them
+      const takes = answer.commands === true;
+      $("btn-takeback").hidden = !takes;
+      $("btn-newgame").hidden = !takes;
+      $("no-commands").hidden = takes;
+    }
   } catch { /* offline: the next reconnect tries again */ }
 }
 
 function optionField(spec, value) {
   const label = document.createElement("label");
-  label.textContent = spec.name + " ";
+  label.className = `option option-${spec.type}`;
+  const words = document.createElement("span");
+  words.className = "option-label";
+  words.textContent = spec.label || spec.name;
   let input;
   if (spec.type === "choice") {
     input = document.createElement("select");
-    for (const choice of spec.choices) input.add(new Option(choice, choice));
+    for (const choice of spec.choices) input.add(new Option((spec.labels || {})[choice] || choice, choice));
     input.value = String(value);
   } else if (spec.type === "int") {
     input = document.createElement("input");
     input.type = "number";
+    input.inputMode = "numeric";
     if (spec.min != null) input.min = spec.min;
     if (spec.max != null) input.max = spec.max;
     input.value = value;
@@ -265,11 +287,8 @@ function optionField(spec, value) {
   }
   input.name = spec.name;
   input.dataset.type = spec.type;
-  label.appendChild(input);
-  const doc = document.createElement("span");
-  doc.className = "doc";
-  doc.textContent = spec.doc;
-  label.appendChild(doc);
+  input.title = spec.doc;
+  if (spec.type === "bool") label.append(input, words); else label.append(words, input);
   return label;
 }
 
@@ -277,7 +296,26 @@ function fillOptions() {
   const game = games.find((g) => g.id === $("ng-game").value);
   const box = $("ng-options");
   box.replaceChildren();
+  const players = $("ng-players");
+  const typed = [...players.querySelectorAll("input")].map((i) => i.value);
+  players.replaceChildren();
   if (!game) return;
+  // Who plays which side: kept with the game, shown on the kiosk, in records and results.
+  game.players.forEach((side, index) => {
+    const label = document.createElement("label");
+    label.className = "option";
+    const words = document.createElement("span");
+    words.className = "option-label";
+    words.textContent = `${side}: name`;
+    const input = document.createElement("input");
+    input.name = `player-${index + 1}`;
+    input.maxLength = 40;
+    input.autocomplete = "off";
+    input.placeholder = "(optional)";
+    input.value = typed[index] ?? ((current && current.game.people) ? current.game.people[index] || "" : "");
+    label.append(words, input);
+    players.appendChild(label);
+  });
   for (const spec of game.options) {
     const same = current && current.game.id === game.id;
     box.appendChild(optionField(spec, same ? current.game.options[spec.name] : spec.default));
@@ -289,8 +327,16 @@ $("btn-newgame").addEventListener("click", async () => {
   const select = $("ng-game");
   select.replaceChildren(...games.map((g) => new Option(g.title, g.id)));
   if (current) select.value = current.game.id;
+  $("ng-players").replaceChildren();
   fillOptions();
   $("ng-error").textContent = "";
+  // Starting over a game in progress abandons it: say so, and ask once more.
+  const playing = current && !current.outcome && current.moves.length > 0;
+  $("ng-abandon").hidden = !playing;
+  $("ng-abandon").textContent = playing
+    ? `The game in progress (${current.moves.length} move${current.moves.length === 1 ? "" : "s"}) will be abandoned.`
+    : "";
+  $("ng-start").textContent = playing ? "Abandon it and start" : "Start";
   $("newgame").showModal();
 });
 $("ng-game").addEventListener("change", fillOptions);
@@ -302,7 +348,8 @@ $("newgame-form").addEventListener("submit", async (event) => {
     options[input.name] = input.dataset.type === "bool" ? input.checked
       : input.dataset.type === "int" ? Number(input.value) : input.value;
   }
-  const result = await post(`${API}/new-game`, { game: $("ng-game").value, options });
+  const people = [...$("ng-players").querySelectorAll("input")].map((i) => i.value.trim());
+  const result = await post(`${API}/new-game`, { game: $("ng-game").value, options, players: people });
   if (result.ok) {
     $("newgame").close();
     $("notice").textContent = capitalise(result.message);
