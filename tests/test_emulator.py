@@ -70,3 +70,14 @@ def test_a_put_back_never_places_the_piece_just_taken_off_that_cell_as_wrong(
     assert not emulator.put_back(h6, avoid=mouse)  # nothing else in the hand: left to the players
     assert emulator.put_back(h6)  # without a piece to avoid, the one from h6 goes back
     assert emulator.pieces == {h6: mouse}
+
+
+def test_the_box_offers_only_the_pieces_the_variant_plays_with(tmp_path: Path) -> None:
+    kinds = {}
+    for variant in ("base", "strength", "dragons"):
+        game = catalog.load_game("three-dragons", {"variant": variant})
+        profile = catalog.load_profile("three-dragons", game)
+        emulator = Emulator(game, profile, {}, link_path=tmp_path / variant, out=SlowPipe(),  # type: ignore[arg-type]
+                            json_mode=True)  # fmt: skip
+        kinds[variant] = sorted({p["kind"] for p in emulator.view()["supply"]})
+    assert kinds == {"base": ["stone"], "strength": ["die"], "dragons": ["die", "dragon"]}

@@ -479,7 +479,11 @@ def test_the_kiosk_shows_the_result_and_the_set_up_that_starts_the_next_game(
     kiosk, board = open_pages(browser, referee)
     expect(kiosk.locator("#key")).to_contain_text("sugarmouse")  # the letters' key
     expect(kiosk.locator("#key")).to_contain_text("dark hex: impassable")
-    click(board, "a5", "a6")  # the lyon steps next to the goat: Player 1 chooses the battle
+    click(board, "a5", "a6")  # the lyon steps next to the goat: the battle takes it
+    expect(kiosk.locator("#status")).to_have_text(
+        "Game over: Player 1 wins: Player 1 captured the goat", timeout=TIMEOUT
+    )
+    # The capture is carried out on the board as the lights ask:
     click(board, "b6", "a6")  # the goat off, the lyon up: both players' pieces in the hand
     expect(board.locator("#hand-help")).to_be_visible()  # so nothing is picked for the player
     assert board.locator("#hand button.picked").count() == 0

@@ -82,7 +82,7 @@ def test_a_restart_after_the_game_ended_keeps_its_result(rigs: list[Rig], tmp_pa
     assert daemon.outcome() is not None and daemon.moves() == ["G7-G8"]
     # Setting the board up for a new game: guided there, the result still in the words.
     rig.emu.do("move G8 D1")
-    daemon.wait_log("game over: Player 1 wins.*set up for a new game")
+    daemon.wait_log("game over: Player 1 wins.*setting the board up starts the next game: ")
     assert "illegal" not in "\n".join(daemon.log[seen:])
 
 
