@@ -18,7 +18,7 @@ ring), or pools with no cells (a player's reserve of unplaced pieces, kept besid
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -249,18 +249,12 @@ def build_board(node: Node) -> Board:
     for region_name, region_node in node.get("regions", {}).items():
         regions[region_name] = frozenset(builder.lookup(n) for n in region_node.elements())
     glyphs: dict[str, str] = {}
-    for region_name, glyph_node in node.get("glyphs", {}).items():
-        if region_name not in regions and region_name != "blocked":
-            glyph_node.fail(f"no region called {region_name!r}")
+    for region_name, glyph_node in _per_region(node.get("glyphs", {}), regions):
         glyph = glyph_node.text()
         if len(glyph) > 2:
             glyph_node.fail("a glyph is one or two characters")
         glyphs[region_name] = glyph
-    terrain: dict[str, str] = {}
-    for region_name, words_node in node.get("terrain", {}).items():
-        if region_name not in regions and region_name != "blocked":
-            words_node.fail(f"no region called {region_name!r}")
-        terrain[region_name] = words_node.text()
+    terrain = {name: words.text() for name, words in _per_region(node.get("terrain", {}), regions)}
     return Board(
         kind=kind,
         names=builder.names,
@@ -277,6 +271,14 @@ def build_board(node: Node) -> Board:
 
 
 _COMMON = ("blocked", "regions", "glyphs", "terrain", "zones")
+
+
+def _per_region(node: Node, regions: Mapping[str, frozenset[Cell]]) -> Iterator[tuple[str, Node]]:
+    """The entries of a mapping keyed by region (or "blocked"), each checked to name one."""
+    for region_name, child in node.items():
+        if region_name not in regions and region_name != "blocked":
+            child.fail(f"no region called {region_name!r}")
+        yield region_name, child
 
 
 # Square directions on a board turned 45 degrees anticlockwise (Ludii's "(rotate 45 (square n))"):

@@ -239,7 +239,7 @@ def _parse_pieces(node: Node) -> dict[str, PieceKind]:
         if symbol in symbols:
             kind_node.get("symbol").fail(f"symbol {symbol} is used twice")
         symbols.add(symbol)
-        doc = kind_node.get("doc", "").text() if kind_node.has("doc") else ""
+        doc = kind_node.get("doc").text() if kind_node.has("doc") else ""
         kinds[name] = PieceKind(name, symbol, kind_node.get("state", False).boolean(), doc)
     if not kinds:
         node.fail("a game needs at least one kind of piece")

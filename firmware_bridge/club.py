@@ -30,10 +30,10 @@ import paho.mqtt.client as paho
 from aiohttp import web
 
 from firmware_bridge.contract import event_problem, result_problem, state_problem, status_problem
-from firmware_bridge.journal import GameRecord
+from firmware_bridge.journal import GameRecord, people_of
 from firmware_bridge.kiosk import games_catalog
 from firmware_bridge.mqtt import BOARD_NAME, MAX_BOARDS, Broker, Complaints, new_client
-from firmware_bridge.records import CSV_HEADERS, record_text, results_csv
+from firmware_bridge.records import CSV_HEADERS, record_text, result_row, results_csv
 from firmware_bridge.safejson import JsonLimitError, loads_limited
 from firmware_bridge.webserver import WEB, BadRequest, LiveServer
 
@@ -397,7 +397,7 @@ class ClubServer(LiveServer):
             f"board {name}", number, str(found["game"]), dict(found["options"]),
             str(found["profile"]), None, "finished" if found["outcome"] else "playing", None,
             moves[0][1] if moves else "", found.get("ended") or None, moves,
-            _people(found.get("people")),
+            people_of(found.get("people")),
         )  # fmt: skip
         return record_text(record, str(self.config_dir), result=found["outcome"] or "")
 
@@ -448,17 +448,13 @@ class ClubServer(LiveServer):
         """The club's results as CSV, for a tournament's spreadsheet."""
         rows = []
         for r in self.results:
-            sides, people = r.get("players") or ["", ""], _people(r.get("people"))
-            moves = r.get("moves") or []
-            rows.append({
-                "board": r["board"], "game_number": r["game_number"], "game": r["game"],
-                "title": r["title"], "options": r["options"], "side_1": sides[0],
-                "player_1": people[0], "side_2": sides[1], "player_2": people[1],
-                "result": r.get("outcome") or "",
-                "winner": sides[r["winner"] - 1] if r.get("winner") in (1, 2) else "",
-                "moves": len(moves), "started": moves[0][1] if moves else "",
-                "ended": r.get("ended") or "",
-            })  # fmt: skip
+            moves = r["moves"]
+            rows.append(result_row(
+                board=r["board"], number=r["game_number"], game=r["game"], title=r["title"],
+                options=r["options"], sides=r["players"], people=people_of(r.get("people")),
+                result=r.get("outcome") or "", winner=r.get("winner"), moves=len(moves),
+                started=moves[0][1] if moves else "", ended=r.get("ended") or "",
+            ))  # fmt: skip
         return web.Response(text=results_csv(rows), content_type="text/csv", charset="utf-8",
                             headers=CSV_HEADERS)  # fmt: skip
 
@@ -583,13 +579,6 @@ class ClubServer(LiveServer):
         ok = bool(body.get("ok"))
         return web.json_response({"ok": ok, "message": str(body.get("message", ""))},
                                  status=200 if ok else 409)  # fmt: skip
-
-
-def _people(value: object) -> tuple[str, str]:
-    """The two players' names a result keeps (older results have none)."""
-    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, str) for v in value):
-        return (value[0], value[1])
-    return ("", "")
 
 
 def board_name(request: web.Request) -> str:

@@ -14,13 +14,13 @@ from typing import Any
 from engine import ConfigError
 from firmware_bridge import catalog
 from firmware_bridge.daemon import Command
+from firmware_bridge.journal import MAX_NAME
 from firmware_bridge.protocol import Button
 
 FACE_BUTTONS = {"pass": Button.PASS, "confirm": Button.CONFIRM, "select": Button.SELECT,
                 "takeback": Button.TAKEBACK}  # fmt: skip
 MAX_OPTIONS = 32  # options in one control
 MAX_OPTION_TEXT = 64  # characters of an option's name or value
-MAX_NAME = 40  # characters of a player's name
 
 
 class ControlError(ValueError):

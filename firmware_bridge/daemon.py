@@ -186,6 +186,7 @@ class Daemon:
         # When the notice was first shown: an answer is gone after NOTICE_SECONDS, and a
         # take-back's "put the board back" once the board is back.
         self.notice_since: tuple[str, float] = ("", 0.0)
+        self.notice_until_back = False  # the notice asks for the board to be put back
         self.refused_until: float | None = None  # the board flashes "refused" until then
         self.dirty = True
         self.serial = 0
@@ -929,9 +930,10 @@ class Daemon:
         if self.rec.notice:
             self.log.info("%s", self.rec.notice)
             self.notice = self.rec.notice
+            self.notice_until_back = self.rec.taking_back  # a take-back's "put the board back"
             self.rec.notice = ""
-        if self.notice.startswith("took back") and not self.rec.taking_back:
-            self.notice = ""  # what it asked is done
+        if self.notice_until_back and not self.rec.taking_back:
+            self.notice, self.notice_until_back = "", False  # what it asked is done
         if self.rec.status != self.last_status:
             self.last_status = self.rec.status
             self.log.info("%s", self.rec.status)
@@ -976,7 +978,7 @@ class Daemon:
             self.refused_until = now + REFUSED_FLASH
             self.log.info("%s refused: %s", button.name, notice)
             self.rec.notice = ""
-            self.notice = notice
+            self.notice, self.notice_until_back = notice, False
         self._process(records)
         return refused, notice
 

@@ -114,11 +114,12 @@ class GameRow:
 MAX_NAME = 40  # characters of a player's name
 
 
-def people_of(text: object) -> tuple[str, str]:
-    """The players' names a games row keeps (JSON), or two blanks for anything else (a journal
-    from before names, a row edited by hand)."""
+def people_of(value: object) -> tuple[str, str]:
+    """The players' names a games row keeps (JSON text) or a result holds (a list), or two
+    blanks for anything else (a journal or a result from before names, a row edited by
+    hand)."""
     try:
-        value = json.loads(text) if isinstance(text, str) else None
+        value = json.loads(value) if isinstance(value, str) else value
     except json.JSONDecodeError:
         value = None
     if not isinstance(value, list) or len(value) != 2:

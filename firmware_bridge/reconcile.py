@@ -574,7 +574,9 @@ class Reconciler:
             if outcome is not None:
                 self.acting = None
                 target = state.game.new_state().layout()
-                self.next_game = self._next_game_text(sensed, target)
+                # The LEDs stay dark over the final position; the words say the set-up.
+                setup = self.guide(sensed, target, setup=True)
+                self.next_game = self._next_game_text(setup, target)
                 self.status = f"game over: {outcome.describe(names)}; {self.next_game}"
             elif state.deciding:
                 signals = self._decision_signals()
@@ -613,7 +615,7 @@ class Reconciler:
                 outcome = state.outcome()
                 assert outcome is not None
                 self.acting = None
-                self.next_game = self._next_game_text(sensed, target)
+                self.next_game = self._next_game_text(signals, target)
                 self.status = f"game over: {outcome.describe(names)}; {self.next_game}"
             elif self.taking_back:
                 self.acting = None
@@ -841,17 +843,18 @@ class Reconciler:
         def put(cells: list[Cell], verb: str) -> str:
             """Pieces to put down, grouped by owner and kind: "put White's stones on b1 and
             c1, Black's stone on b9"."""
-            groups: dict[tuple[Player, str] | None, list[Cell]] = {}
-            for cell in cells:
-                piece = layout.get(cell)
-                groups.setdefault(None if piece is None else (piece.owner, piece.kind),
-                                  []).append(cell)  # fmt: skip
-            if len(groups) > 4:  # many kinds (a whole set-up): by owner
-                groups = {}
+
+            def grouped(by_kind: bool) -> dict[tuple[Player, str] | None, list[Cell]]:
+                groups: dict[tuple[Player, str] | None, list[Cell]] = {}
                 for cell in cells:
                     piece = layout.get(cell)
-                    groups.setdefault(None if piece is None else (piece.owner, ""),
-                                      []).append(cell)  # fmt: skip
+                    key = None if piece is None else (piece.owner, piece.kind if by_kind else "")
+                    groups.setdefault(key, []).append(cell)
+                return groups
+
+            groups = grouped(by_kind=True)
+            if len(groups) > 4:  # many kinds (a whole set-up): by owner
+                groups = grouped(by_kind=False)
             said = ", ".join(f"{pieces(group, layout)} on {on(group)}" for group in groups.values())
             return f"{verb} {said}"
 
@@ -870,14 +873,12 @@ class Reconciler:
         text = "; ".join(parts) or "waiting for the board"
         return f"{player}: {text}" if player and sentence else text
 
-    def _next_game_text(self, sensed: Tokens, target: Mapping[Cell, Piece]) -> str:
-        """What setting the board up for the next game takes, once this one is over."""
+    def _next_game_text(self, signals: Mapping[Cell, Signal], target: Mapping[Cell, Piece]) -> str:
+        """What setting the board up for the next game takes, once this one is over:
+        ``signals``, the guide from the board as sensed to ``target``, the next start."""
         if not target:
             return "clearing the board starts the next game"
-        saved = self._pairs
-        signals = self.guide(sensed, target, setup=True)
         todo = self._guide_status(signals, "", sentence=False, layout=target, setup=True)
-        self._pairs = saved
         return f"setting the board up starts the next game: {todo}"
 
     def _why_illegal(self, sensed: Tokens, current: Tokens) -> str:
@@ -889,17 +890,16 @@ class Reconciler:
         if len(new) != 1 or len(gone) > 1 or state.deciding:
             return ""
         to = new[0]
+        legal = list(state.legal_moves())
         if gone:
             move = Move.step(gone[0], to)
-            same = [m for m in state.legal_moves() if m.frm == move.frm and m.to == to]
+            same = any(m.frm == move.frm and m.to == to for m in legal)
         else:
-            token = sensed[to]
-            kinds = [k for k in state.game.pieces
-                     if isinstance(token, tuple) and token[1] == k]  # fmt: skip
-            placeable = [m.piece for m in state.legal_moves() if m.kind is MoveKind.PLACE]
-            kind = (kinds or placeable or list(state.game.pieces))[0]
+            token = sensed[to]  # an identity board tells the kind; else a kind one may place
+            placeable = [m.piece for m in legal if m.kind is MoveKind.PLACE]
+            kind = token[1] if isinstance(token, tuple) else (placeable or [*state.game.pieces])[0]
             move = Move.place(kind, to)
-            same = [m for m in state.legal_moves() if m.kind is MoveKind.PLACE and m.to == to]
+            same = any(m.kind is MoveKind.PLACE and m.to == to for m in legal)
         return "" if same else state.why_illegal(move)
 
 

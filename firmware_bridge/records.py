@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -114,20 +114,46 @@ def results_csv(rows: Iterable[Mapping[str, Any]]) -> str:
     return out.getvalue()
 
 
-def record_row(record: GameRecord, config_dir: str | None, board: str = "") -> dict[str, Any]:
-    """A journal's game as a results row (see ``results_csv``)."""
-    game = _record_game(record, config_dir)
-    sides = game.player_names if game is not None else ("Player 1", "Player 2")
-    winner = (record.outcome or {}).get("winner")
+def result_row(
+    *,
+    board: str,
+    number: int,
+    game: str,
+    title: str,
+    options: Mapping[str, object],
+    sides: Sequence[str],
+    people: tuple[str, str],
+    result: str,
+    winner: object,
+    moves: int,
+    started: str,
+    ended: str,
+) -> dict[str, Any]:
+    """One game as a results row (CSV_COLUMNS), from the journal or from a club's results.
+    ``winner``: 1 or 2 (its side is named), anything else for none."""
     return {
-        "board": board or record.profile, "game_number": record.id, "game": record.game,
-        "title": game.title if game is not None else record.game, "options": record.options,
-        "side_1": sides[0], "player_1": record.players[0], "side_2": sides[1],
-        "player_2": record.players[1],
-        "result": result_words(record, config_dir) or record.status,
+        "board": board, "game_number": number, "game": game, "title": title,
+        "options": options, "side_1": sides[0], "player_1": people[0], "side_2": sides[1],
+        "player_2": people[1], "result": result,
         "winner": sides[int(str(winner)) - 1] if winner in (1, 2) else "",
-        "moves": len(record.moves), "started": record.started, "ended": record.ended or "",
+        "moves": moves, "started": started, "ended": ended,
     }  # fmt: skip
 
 
-__all__ = ["CSV_COLUMNS", "CSV_HEADERS", "record_row", "record_text", "result_words", "results_csv"]
+def record_row(record: GameRecord, config_dir: str | None, board: str = "") -> dict[str, Any]:
+    """A journal's game as a results row (see ``results_csv``)."""
+    game = _record_game(record, config_dir)
+    return result_row(
+        board=board or record.profile, number=record.id, game=record.game,
+        title=game.title if game is not None else record.game, options=record.options,
+        sides=game.player_names if game is not None else ("Player 1", "Player 2"),
+        people=record.players, result=result_words(record, config_dir) or record.status,
+        winner=(record.outcome or {}).get("winner"), moves=len(record.moves),
+        started=record.started, ended=record.ended or "",
+    )  # fmt: skip
+
+
+__all__ = [
+    "CSV_COLUMNS", "CSV_HEADERS", "record_row", "record_text", "result_row", "result_words",
+    "results_csv",
+]  # fmt: skip

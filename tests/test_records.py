@@ -15,19 +15,24 @@ from firmware_bridge.journal import Journal
 LION = ["g3-g3", "f7-f6", "d3-d4", "e8-e6", "d4-d6", "c7-c6", "d6-d8"]
 
 
+def finished_lion_game(journal: Journal, players: tuple[str, str] = ("", "")) -> None:
+    """The Lion Game played to its end (White captures the lion) into ``journal``."""
+    game = catalog.load_game("the-lion-game")
+    state = game.new_state()
+    number = journal.start_game(game, "the-lion-game", None, players)
+    for text in LION:
+        journal.record_move(number, text)
+        state.apply(state.parse(text))
+    outcome = state.outcome()
+    assert outcome is not None
+    journal.finish(number, outcome)
+
+
 @pytest.fixture
 def journal(tmp_path: Path) -> Path:
     path = tmp_path / "journal-table1.sqlite3"
     journal = Journal(path)
-    game = catalog.load_game("the-lion-game")
-    state = game.new_state()
-    first = journal.start_game(game, "the-lion-game", None)
-    for text in LION:
-        journal.record_move(first, text)
-        state.apply(state.parse(text))
-    outcome = state.outcome()
-    assert outcome is not None
-    journal.finish(first, outcome)
+    finished_lion_game(journal)
     second = journal.start_game(catalog.load_game("goats-wintering"), "goats-wintering", None)
     for text in ("G@D1", "g@D3", "G@B3"):
         journal.record_move(second, text)
@@ -86,15 +91,7 @@ def test_results_as_csv_name_the_players_the_result_and_when(
 
     path = tmp_path / "journal-table3.sqlite3"
     journal = Journal(path)
-    game = catalog.load_game("the-lion-game")
-    state = game.new_state()
-    first = journal.start_game(game, "the-lion-game", None, ("Ann Smith", "=1+1"))
-    for text in LION:
-        journal.record_move(first, text)
-        state.apply(state.parse(text))
-    outcome = state.outcome()
-    assert outcome is not None
-    journal.finish(first, outcome)
+    finished_lion_game(journal, ("Ann Smith", "=1+1"))
     journal.close()
     assert main(["records", "--journal", str(path), "--csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))

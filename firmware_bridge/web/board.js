@@ -250,22 +250,23 @@ export function drawSignal(g, signal, size) {
 // The key to a game's board: each piece kind's letter, and each terrain's shade and glyph.
 export function boardKey(container, board) {
   container.replaceChildren();
-  for (const kind of board.kinds || []) {
-    const item = document.createElement("span");
-    item.className = "key-item";
-    const svg = el("svg", { viewBox: "-0.5 -0.5 1 1", width: 24, height: 24 });
-    drawPiece(svg, { symbol: kind.symbol, kind: kind.name, owner: 1, state: null }, 1.25);
-    item.appendChild(svg);
+  // One entry: a small picture, drawn by ``draw`` into its SVG, and its words.
+  const item = (draw, text, title = "") => {
+    const entry = document.createElement("span");
+    entry.className = "key-item";
+    if (title) entry.title = title;
+    const svg = el("svg", { viewBox: "-0.5 -0.5 1 1", width: 24, height: 24 }, entry);
+    draw(svg);
     const words = document.createElement("span");
-    words.textContent = kind.name;
-    if (kind.doc) item.title = kind.doc;
-    item.appendChild(words);
-    container.appendChild(item);
+    words.textContent = text;
+    entry.appendChild(words);
+    container.appendChild(entry);
+  };
+  for (const kind of board.kinds || []) {
+    item((svg) => drawPiece(svg, { symbol: kind.symbol, kind: kind.name, owner: 1, state: null }, 1.25),
+      kind.name, kind.doc);
   }
-  (board.terrain || []).forEach((t, index) => {
-    const item = document.createElement("span");
-    item.className = "key-item";
-    const svg = el("svg", { viewBox: "-0.5 -0.5 1 1", width: 24, height: 24 });
+  (board.terrain || []).forEach((t, index) => item((svg) => {
     const g = el("g", { class: t.region === "blocked" ? "cell blocked" : `cell region terrain-${index}` }, svg);
     el("rect", { x: -0.45, y: -0.45, width: 0.9, height: 0.9, class: "face" }, g);
     if (t.glyph) {
@@ -273,12 +274,7 @@ export function boardKey(container, board) {
       mark.textContent = t.glyph;
       mark.setAttribute("font-size", "0.45");
     }
-    item.appendChild(svg);
-    const words = document.createElement("span");
-    words.textContent = t.words;
-    item.appendChild(words);
-    container.appendChild(item);
-  });
+  }, t.words));
 }
 
 // A small legend of the signals shown now: the same shape, tag and words as on the board.

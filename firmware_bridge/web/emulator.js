@@ -36,6 +36,11 @@ function pieceButton(piece, title, isPicked, onClick) {
   return button;
 }
 
+// The hand holds both players' pieces (a capture's: the player picks the one to put down).
+function bothPlayers(hand) {
+  return new Set(hand.map((p) => p.owner)).size > 1;
+}
+
 function render(s) {
   state = s;
   if (picked && picked.hand != null && picked.hand >= s.hand.length) picked = null;
@@ -52,8 +57,7 @@ function render(s) {
   // A real hand holds one player's piece. After a capture by replacement (or a capture's
   // victim taken off) it may hold both players' pieces: then nothing is picked for the player,
   // who clicks the piece to put down, so the captured piece never goes down by mistake.
-  const owners = new Set(s.hand.map((p) => p.owner));
-  const mixed = owners.size > 1;
+  const mixed = bothPlayers(s.hand);
   const defaultPick = s.hand.length && !mixed ? s.hand.length - 1 : null;
   const hand = $("hand");
   hand.replaceChildren();
@@ -106,7 +110,7 @@ async function onCell(name) {
     picked = null;
     await act({ do: "place", cell: name, hand: index });
   } else if (state.hand.length) {
-    if (new Set(state.hand.map((p) => p.owner)).size > 1) {
+    if (bothPlayers(state.hand)) {
       $("notice").textContent = "Both players' pieces are in your hand: click the one to put down.";
       return;
     }
