@@ -317,6 +317,12 @@ def test_bad_requests_get_a_clear_4xx_and_change_nothing(
         ("/api/new-game", {"game": "vanguard", "options": [1]}, 400, "options must be"),
         ("/api/new-game", b"{not json", 400, "not JSON"),
         ("/api/new-game", [1, 2], 400, "JSON object"),
+        # Players' names: two at most, text, a line of at most 40 printable characters.
+        ("/api/new-game", {"game": "vanguard", "players": ["A", "B", "C"]}, 400, "up to two"),
+        ("/api/new-game", {"game": "vanguard", "players": "Ann"}, 400, "up to two"),
+        ("/api/new-game", {"game": "vanguard", "players": [7, "B"]}, 400, "up to two"),
+        ("/api/new-game", {"game": "vanguard", "players": ["A" * 41]}, 400, "at most 40"),
+        ("/api/new-game", {"game": "vanguard", "players": ["\x1b[31mA", ""]}, 400, "punctuation"),
         ("/api/button", {"button": "jump"}, 400, "unknown button"),
         ("/api/button", {}, 400, "unknown button"),
         ("/api/button", {"button": "pass"}, 409, "passing is not allowed"),
