@@ -51,10 +51,10 @@ from engine import (
     PositionError,
     State,
 )
-from firmware_bridge import catalog, logs, screen, service
-from firmware_bridge.controls import control_command
-from firmware_bridge.daemon import Daemon, DaemonError
-from firmware_bridge.hosts import (
+from firmware_bridge.commands import logs, service
+from firmware_bridge.faces import screen
+from firmware_bridge.faces.controls import control_command
+from firmware_bridge.faces.hosts import (
     WebError,
     add_allow_host_argument,
     is_loopback,
@@ -65,20 +65,35 @@ from firmware_bridge.hosts import (
     say_urls,
     state_dir,
 )
-from firmware_bridge.journal import (
+from firmware_bridge.faces.mqtt import (
+    BOARD_NAME,
+    MAX_BOARDS,
+    MqttError,
+    MqttPublisher,
+    parse_broker,
+)
+from firmware_bridge.link import catalog
+from firmware_bridge.link.probe import ProbingLink, find_board
+from firmware_bridge.link.render import render_state
+from firmware_bridge.link.serial_link import (
+    Link,
+    LinkError,
+    LinkEvent,
+    PortError,
+    SerialLink,
+    check_port,
+)
+from firmware_bridge.referee.daemon import Daemon, DaemonError
+from firmware_bridge.referee.journal import (
     DamagedGameError,
     Journal,
     JournalError,
     read_records,
 )
-from firmware_bridge.link import Link, LinkError, LinkEvent, PortError, SerialLink, check_port
-from firmware_bridge.mqtt import BOARD_NAME, MAX_BOARDS, MqttError, MqttPublisher, parse_broker
-from firmware_bridge.probe import ProbingLink, find_board
-from firmware_bridge.records import record_row, record_text, result_words, results_csv
-from firmware_bridge.render import render_state
+from firmware_bridge.referee.records import record_row, record_text, result_words, results_csv
 
 if TYPE_CHECKING:  # the pages and MQTT are imported only by the runs that use them
-    from firmware_bridge.kiosk import KioskServer
+    from firmware_bridge.faces.kiosk import KioskServer
 
 EXIT_USAGE = 2
 DEFAULT_GAME = "three-dragons"
@@ -208,12 +223,12 @@ def _parser() -> argparse.ArgumentParser:
         "wait, flicker, slide, knock, garbage, corrupt, drop, unplug, replug, fault, show, "
         "say, quit (details: docs/emulator.md).",
     )  # fmt: skip
-    from firmware_bridge import emulator
+    from firmware_bridge.commands import emulate as emulate_command
 
-    emulator.add_arguments(emulate)
+    emulate_command.add_arguments(emulate)
     emulate.set_defaults(handler=_cmd_emulate)
 
-    from firmware_bridge.pico import commands as firmware
+    from firmware_bridge.commands import firmware
 
     firmware.add_arguments(sub, common, _cmd_firmware)
 
@@ -609,7 +624,7 @@ def _board_id(name: str) -> str:
 
 def _cmd_install_service(args: argparse.Namespace) -> int:
     """The shared units, and this board's settings in its own environment file (see
-    firmware_bridge/service.py); then how to start them."""
+    firmware_bridge/commands/service.py); then how to start them."""
     name = _board_id(args.board_id)
     parse_address(args.kiosk)
     if args.port != "auto":
@@ -831,7 +846,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             raise
         kiosk_url = ""
         if kiosk is not None:
-            from firmware_bridge.kiosk import KioskServer
+            from firmware_bridge.faces.kiosk import KioskServer
 
             token = None if is_loopback(kiosk[0]) else load_token(journal_path.parent)
             server = KioskServer(kiosk[0], kiosk[1], submit=daemon.submit, config_dir=directory,
@@ -911,7 +926,7 @@ def _cmd_club(args: argparse.Namespace) -> int:
     if not 1 <= args.max_boards <= 10000:
         raise UserError("--max-boards must be between 1 and 10000")
     raise_descriptor_limit()
-    from firmware_bridge.club import ClubServer
+    from firmware_bridge.faces.club import ClubServer
 
     server = ClubServer(host, port, broker=broker, config_dir=directory, token=token, log=log,
                         results_path=results, alert_after=args.alert_after,
@@ -1010,19 +1025,19 @@ def _start_emulator(
 
 
 def _cmd_emulate(args: argparse.Namespace) -> int:
-    from firmware_bridge import emulator
+    from firmware_bridge.commands import emulate
 
-    return emulator.run(args, parse_options(args.option))
+    return emulate.run(args, parse_options(args.option))
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from firmware_bridge import check_command
+    from firmware_bridge.commands import check as check_command
 
     return check_command.run(args, parse_options(args.option), _journal_path)
 
 
 def _cmd_board_template(args: argparse.Namespace) -> int:
-    from firmware_bridge import template
+    from firmware_bridge.commands import template
 
     game = _load(args)
     profile = catalog.load_profile(args.board, game, catalog.config_dir(args.config_dir))
@@ -1052,7 +1067,7 @@ DEMOS = (
 
 def _cmd_demo(args: argparse.Namespace) -> int:
     """Each acceptance game: the emulator in its own process over a pty, the daemon here."""
-    scenarios = Path(__file__).resolve().parent / "emulator" / "scenarios"
+    scenarios = Path(__file__).resolve().parent / "boards" / "scenarios"
     if args.mqtt:
         _broker(args)  # a broker URL that can never work is one line, before any game
     known = [game_id for game_id, _, _ in DEMOS]

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import Game, MoveKind, Player, State
-from firmware_bridge.journal import fold
+from firmware_bridge.referee.journal import fold
 
 PYTHON = [sys.executable, "-m", "firmware_bridge.cli"]
 TIMEOUT = 30.0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import Game, Move, Piece, Player, State
-from firmware_bridge import catalog
+from firmware_bridge.link import catalog
 
 
 def load(game_id: str, **options: object) -> Game:

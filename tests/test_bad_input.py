@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 import serial
 
-from firmware_bridge import catalog
-from firmware_bridge.journal import Journal
+from firmware_bridge.link import catalog
+from firmware_bridge.referee.journal import Journal
 
 CONFIG = Path(__file__).resolve().parent.parent / "config"
 Setup = Callable[[Path], None]

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from firmware_bridge import catalog
+from firmware_bridge.link import catalog
 from tests.e2e import PYTHON, EmulatorProcess
 
 FAULTS = [

@@ -8,8 +8,8 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from firmware_bridge import catalog
-from firmware_bridge.template import template
+from firmware_bridge.commands.template import template
+from firmware_bridge.link import catalog
 
 PYTHON = [sys.executable, "-m", "firmware_bridge.cli"]
 

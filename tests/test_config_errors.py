@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from engine import ConfigError, build_game
-from firmware_bridge import catalog
+from firmware_bridge.link import catalog
 
 CONFIG = catalog.config_dir()
 

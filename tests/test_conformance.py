@@ -14,7 +14,7 @@ import pytest
 
 from engine import Game, IllegalMoveError, Move, MoveKind, State
 from engine.effects import apply_changes
-from firmware_bridge import catalog
+from firmware_bridge.link import catalog
 
 MAX_PLIES = 5000
 DEEP_PLIES = 150  # every check at every ply this far into a playout; then it only plays on

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from firmware_bridge import catalog
-from firmware_bridge.contract import result_problem, state_problem, status_problem
-from firmware_bridge.daemon import Daemon
-from firmware_bridge.journal import Journal
-from firmware_bridge.safejson import JsonLimitError, depth, loads_limited
+from firmware_bridge.faces.contract import result_problem, state_problem, status_problem
+from firmware_bridge.faces.safejson import JsonLimitError, depth, loads_limited
+from firmware_bridge.link import catalog
+from firmware_bridge.referee.daemon import Daemon
+from firmware_bridge.referee.journal import Journal
 
 
 @pytest.mark.parametrize("game_id", catalog.game_ids())

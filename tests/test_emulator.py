@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 from engine import Piece, Player
-from firmware_bridge import catalog
-from firmware_bridge.emulator import Emulator
+from firmware_bridge.boards.emulated import Emulator
+from firmware_bridge.link import catalog
 
 
 class SlowPipe:

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from engine import Game, State
-from firmware_bridge import catalog
 from firmware_bridge.cli import choose_move
+from firmware_bridge.link import catalog
 from tests.e2e import DaemonProcess, EmulatorProcess, play_out, wait_until
 from tests.mosquitto import free_port
 
@@ -392,9 +392,9 @@ def test_a_run_loads_the_page_and_mqtt_only_when_it_serves_them(tmp_path: Path) 
 
     try:
         bare = imported()
-        assert "firmware_bridge.daemon" in bare  # the import log is there
+        assert "firmware_bridge.referee.daemon" in bare  # the import log is there
         assert not {m for m in bare if m.split(".")[0] in ("aiohttp", "paho", "ssl")}
         page = imported("--kiosk", f"127.0.0.1:{free_port()}")
-        assert "aiohttp" in page and "firmware_bridge.kiosk" in page
+        assert "aiohttp" in page and "firmware_bridge.faces.kiosk" in page
     finally:
         emu.close()

@@ -201,7 +201,7 @@ def test_a_broken_sensor_wire_is_one_fault_naming_its_sensor(
     emu.do("wire dead e3")  # its wire breaks: the SIG pull-down reads near 0 V, in no band
     line = daemon.wait_log("board fault 1: sensor")
     sensor = int(re.search(r"sensor (\d+)", line).group(1))  # type: ignore[union-attr]
-    from firmware_bridge import catalog
+    from firmware_bridge.link import catalog
 
     assert catalog.load_profile("three-dragons", rig.game).sensor_cells[sensor] == profile["e3"]
     emu.do("wait 1.5")
@@ -222,7 +222,7 @@ def test_the_boards_own_calibration(tmp_path: Path) -> None:
         daemon = DaemonProcess(tmp_path, "vanguard", "vanguard", emu.link)
         daemon.wait_log("board scanned")
         assert "not calibrated" not in daemon.text()
-        from firmware_bridge import catalog
+        from firmware_bridge.link import catalog
 
         first = self_play(catalog.load_game("vanguard"), 6)[0]
         emu.do(f"play {first}")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_bridge.pico.host import find_micropython
+from firmware_bridge.boards.micropython import find_micropython
 
 PYTHON = [sys.executable, "-m", "firmware_bridge.cli"]
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from firmware_bridge import catalog
-from firmware_bridge.pico.files import board_config, install
-from firmware_bridge.pico.host import find_micropython
-from firmware_bridge.protocol import (
+from firmware_bridge.boards.firmware_files import board_config, install
+from firmware_bridge.boards.micropython import find_micropython
+from firmware_bridge.link import catalog
+from firmware_bridge.link.protocol import (
     Ack,
     Button,
     ButtonEvent,
@@ -183,8 +183,8 @@ def test_every_nak_reason(pico: Pico) -> None:
     seq = pico.send(Ack(1))  # a board-to-host type, sent to the board
     assert Nak(seq, NakReason.UNKNOWN_TYPE) in pico.frames(0.5, until=Nak)
     body = bytes((0x84, 9, 1, 2, 3))  # a PING with a payload one byte too long
-    from firmware_bridge import cobs
-    from firmware_bridge.crc import crc16
+    from firmware_bridge.link import cobs
+    from firmware_bridge.link.crc import crc16
 
     pico.raw(cobs.encode(body + crc16(body).to_bytes(2, "big")) + b"\x00")
     assert Nak(9, NakReason.BAD_PAYLOAD) in pico.frames(0.5, until=Nak)

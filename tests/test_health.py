@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from firmware_bridge.health import FLAP_COUNT, PHANTOM_AFTER, QUIET_AFTER, SensorHealth
+from firmware_bridge.referee.health import FLAP_COUNT, PHANTOM_AFTER, QUIET_AFTER, SensorHealth
 
 NAMES = ("a1", "b1", "c1")
 

@@ -422,7 +422,7 @@ def test_the_board_check_from_the_kiosk(
 def test_the_kiosk_screen_hides_the_mouse_arrow(
     browser: Browser, referees: list[Referee], tmp_path: Path
 ) -> None:
-    """The screen beside the board opens the page with ?screen=1 (firmware_bridge/screen.py):
+    """The screen beside the board opens the page with ?screen=1 (firmware_bridge/faces/screen.py):
     a touchscreen shows no arrow there; the same page elsewhere keeps it."""
     referee = Referee(tmp_path, "--game", "three-dragons")
     referees.append(referee)

@@ -13,19 +13,9 @@ from typing import Any
 import pytest
 
 from engine import ConfigError, Piece, Player
-from firmware_bridge import catalog
-from firmware_bridge.daemon import Daemon
-from firmware_bridge.journal import Journal, last_turn_layouts, replay
-from firmware_bridge.link import (
-    BadFrame,
-    Connected,
-    FrameProtocol,
-    Received,
-    SerialLink,
-    VirtualLink,
-)
-from firmware_bridge.profile import BoardProfile, build_profile
-from firmware_bridge.protocol import (
+from firmware_bridge.link import catalog
+from firmware_bridge.link.profile import BoardProfile, build_profile
+from firmware_bridge.link.protocol import (
     Ack,
     Button,
     Hello,
@@ -39,6 +29,16 @@ from firmware_bridge.protocol import (
     Sensing,
     encode_frame,
 )
+from firmware_bridge.link.serial_link import (
+    BadFrame,
+    Connected,
+    FrameProtocol,
+    Received,
+    SerialLink,
+    VirtualLink,
+)
+from firmware_bridge.referee.daemon import Daemon
+from firmware_bridge.referee.journal import Journal, last_turn_layouts, replay
 from tests.helpers import load
 
 TD = load("three-dragons")
@@ -263,7 +263,7 @@ def test_daemon_resends_unacknowledged_led_frames(tmp_path: Path) -> None:
 
 
 def test_resume_rules_for_an_unfinished_game(tmp_path: Path) -> None:
-    from firmware_bridge.daemon import DaemonError
+    from firmware_bridge.referee.daemon import DaemonError
 
     log = logging.getLogger("test")
     profile = catalog.load_profile("three-dragons", TD)
@@ -283,8 +283,8 @@ def test_resume_rules_for_an_unfinished_game(tmp_path: Path) -> None:
 def test_a_notice_ends_when_it_is_old_or_what_it_asked_is_done(tmp_path: Path) -> None:
     """A refusal is an answer of the moment: a page opened a minute later shows no old
     "nothing to select". A take-back's "put the board back" goes once the board is back."""
-    from firmware_bridge.daemon import NOTICE_SECONDS
-    from firmware_bridge.protocol import Button
+    from firmware_bridge.link.protocol import Button
+    from firmware_bridge.referee.daemon import NOTICE_SECONDS
 
     now = [100.0]
     profile = catalog.load_profile("three-dragons", TD)

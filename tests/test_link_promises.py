@@ -22,11 +22,8 @@ from typing import Any
 
 import pytest
 
-from firmware_bridge import catalog, cobs
-from firmware_bridge.daemon import Daemon
-from firmware_bridge.journal import Journal
-from firmware_bridge.link import Received, VirtualLink
-from firmware_bridge.protocol import (
+from firmware_bridge.link import catalog, cobs
+from firmware_bridge.link.protocol import (
     Ack,
     Button,
     ButtonEvent,
@@ -43,6 +40,9 @@ from firmware_bridge.protocol import (
     ScanRequest,
     Sensing,
 )
+from firmware_bridge.link.serial_link import Received, VirtualLink
+from firmware_bridge.referee.daemon import Daemon
+from firmware_bridge.referee.journal import Journal
 from tests.helpers import load, position
 
 TD = load("three-dragons")

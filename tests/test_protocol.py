@@ -8,9 +8,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from firmware_bridge import cobs
-from firmware_bridge.crc import crc16
-from firmware_bridge.protocol import (
+from firmware_bridge.link import cobs
+from firmware_bridge.link.crc import crc16
+from firmware_bridge.link.protocol import (
     Ack,
     Button,
     ButtonEvent,

@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from firmware_bridge import catalog
-from firmware_bridge.pico.files import board_config, install
-from firmware_bridge.pico.host import find_micropython
+from firmware_bridge.boards.firmware_files import board_config, install
+from firmware_bridge.boards.micropython import find_micropython
+from firmware_bridge.link import catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "docs" / "protocol-vectors.json"

@@ -4,10 +4,10 @@ the clock is explicit. End-to-end runs over a pty are in test_end_to_end.py."""
 from __future__ import annotations
 
 from engine import Piece, Player, State
-from firmware_bridge import catalog
-from firmware_bridge.profile import BoardProfile
-from firmware_bridge.protocol import Button
-from firmware_bridge.reconcile import Committed, NewGame, Reconciler, Record, TookBack
+from firmware_bridge.link import catalog
+from firmware_bridge.link.profile import BoardProfile
+from firmware_bridge.link.protocol import Button
+from firmware_bridge.referee.reconcile import Committed, NewGame, Reconciler, Record, TookBack
 from tests.helpers import load, position
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from firmware_bridge import catalog
 from firmware_bridge.cli import main
-from firmware_bridge.journal import Journal
+from firmware_bridge.link import catalog
+from firmware_bridge.referee.journal import Journal
 
 LION = ["g3-g3", "f7-f6", "d3-d4", "e8-e6", "d4-d6", "c7-c6", "d6-d8"]
 
@@ -110,7 +110,7 @@ def test_results_as_csv_name_the_players_the_result_and_when(
 def test_a_journal_from_before_player_names_opens_and_reads(tmp_path: Path) -> None:
     import sqlite3
 
-    from firmware_bridge.journal import read_records
+    from firmware_bridge.referee.journal import read_records
 
     path = tmp_path / "old.sqlite3"
     db = sqlite3.connect(path)

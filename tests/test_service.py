@@ -13,9 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-from firmware_bridge import screen, service
-from firmware_bridge.hosts import machine_addresses, page_urls
-from firmware_bridge.notify import Notifier
+from firmware_bridge.commands import service
+from firmware_bridge.faces import screen
+from firmware_bridge.faces.hosts import machine_addresses, page_urls
+from firmware_bridge.referee.notify import Notifier
 from tests.e2e import DaemonProcess, EmulatorProcess
 from tests.mosquitto import free_port
 

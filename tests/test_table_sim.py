@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from firmware_bridge import catalog
+from firmware_bridge.link import catalog
 
 
 def _tool() -> ModuleType:

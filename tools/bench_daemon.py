@@ -25,8 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from firmware_bridge import catalog  # noqa: E402
-from firmware_bridge.emulator import EmulatedBoard, Table  # noqa: E402
+from firmware_bridge.boards.emulated import EmulatedBoard  # noqa: E402
+from firmware_bridge.boards.table import Table  # noqa: E402
+from firmware_bridge.link import catalog  # noqa: E402
 from tests.mosquitto import Mosquitto, free_port  # noqa: E402
 
 MIB = 1024 * 1024

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import engine.game
 from engine import Game
-from firmware_bridge import catalog
+from firmware_bridge.link import catalog
 
 
 def variants(game_id: str) -> list[dict[str, str]]:
@@ -97,7 +97,7 @@ def measure(game: Game, seconds: float, seed: int) -> tuple[int, int, float, flo
 WORKER = """
 import json, random, sys, time
 sys.path.insert(0, sys.argv[1])
-from firmware_bridge import catalog
+from firmware_bridge.link import catalog
 games = {}
 for line in sys.stdin:
     ask = json.loads(line)

@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from firmware_bridge import catalog  # noqa: E402
-from firmware_bridge.pico.files import board_config, install  # noqa: E402
-from firmware_bridge.pico.host import run_bench  # noqa: E402
+from firmware_bridge.boards.firmware_files import board_config, install  # noqa: E402
+from firmware_bridge.boards.micropython import run_bench  # noqa: E402
+from firmware_bridge.link import catalog  # noqa: E402
 
 # The largest board of any game: Goats Wintering's 10-limp hexagon, 300 cells. So many linear
 # hall sensors need a 5 V supply of their own (docs/build-a-board.md): 4 A here.

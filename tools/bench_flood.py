@@ -32,8 +32,8 @@ from pathlib import Path
 from bench_latency import drive, free_port, percentile, timed_table
 
 from engine import Game
-from firmware_bridge import catalog
-from firmware_bridge.journal import Journal
+from firmware_bridge.link import catalog
+from firmware_bridge.referee.journal import Journal
 
 GAMES_IN_JOURNAL = 5000
 MOVES_PER_OLD_GAME = 40

@@ -28,10 +28,11 @@ import urllib.request
 from pathlib import Path
 
 from engine import Game, MoveKind, Player, State
-from firmware_bridge import catalog
-from firmware_bridge.emulator import EmulatedBoard, Table
-from firmware_bridge.profile import BoardProfile
-from firmware_bridge.protocol import Change, Message
+from firmware_bridge.boards.emulated import EmulatedBoard
+from firmware_bridge.boards.table import Table
+from firmware_bridge.link import catalog
+from firmware_bridge.link.profile import BoardProfile
+from firmware_bridge.link.protocol import Change, Message
 
 
 class TimedBoard(EmulatedBoard):

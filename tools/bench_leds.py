@@ -17,12 +17,12 @@ import random
 import statistics
 
 from engine import Cell, Piece, State
-from firmware_bridge import catalog
 from firmware_bridge.cli import choose_move
-from firmware_bridge.leds import led_frame
-from firmware_bridge.profile import BoardProfile
-from firmware_bridge.protocol import Leds, encode_frame, led_delta
-from firmware_bridge.reconcile import Reconciler
+from firmware_bridge.link import catalog
+from firmware_bridge.link.leds import led_frame
+from firmware_bridge.link.profile import BoardProfile
+from firmware_bridge.link.protocol import Leds, encode_frame, led_delta
+from firmware_bridge.referee.reconcile import Reconciler
 
 RATES = (115200, 9600)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from firmware_bridge.pico.files import find_tool  # noqa: E402
+from firmware_bridge.boards.firmware_files import find_tool  # noqa: E402
 
 ARCHES = ("armv6m", "armv7emsp")
 

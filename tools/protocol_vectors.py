@@ -1,6 +1,6 @@
 """Write docs/protocol-vectors.json: frames of every message type as bytes on the wire.
 
-The host's codec (firmware_bridge/protocol.py) and the Pico firmware's (firmware/codec.py and
+The host's codec (firmware_bridge/link/protocol.py) and the Pico firmware's (firmware/codec.py and
 the message builders in firmware/referee.py) are separate code, in CPython and MicroPython.
 Both are held to these bytes by the tests (tests/test_protocol_vectors.py runs the firmware's
 side in MicroPython), and anyone writing firmware of their own can check theirs against them.
@@ -17,9 +17,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from firmware_bridge import cobs  # noqa: E402
-from firmware_bridge.crc import crc16  # noqa: E402
-from firmware_bridge.protocol import (  # noqa: E402
+from firmware_bridge.link import cobs  # noqa: E402
+from firmware_bridge.link.crc import crc16  # noqa: E402
+from firmware_bridge.link.protocol import (  # noqa: E402
     Ack,
     Button,
     ButtonEvent,

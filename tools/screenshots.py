@@ -26,7 +26,7 @@ from typing import Any
 from playwright.sync_api import sync_playwright
 
 from engine import MoveKind, Player
-from firmware_bridge import catalog
+from firmware_bridge.link import catalog
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "screenshots"

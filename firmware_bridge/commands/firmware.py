@@ -1,0 +1,265 @@
+"""``board-referee firmware ...``: the Pico firmware's config, install, host run and benchmark.
+
+- ``config``: board.json for a profile (what the Pico reads at power-on).
+- ``flash``: install the firmware and board.json on a Pico with mpremote.
+- ``host``: run the firmware in MicroPython's Unix port on a simulated board behind a pty,
+  driven like ``board-referee emulate``.
+- ``bench``: the firmware's budgets, measured in MicroPython (here, or on a Pico).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from engine import ConfigError, Game
+from firmware_bridge.boards.firmware_files import board_config, config_text
+from firmware_bridge.link import catalog
+from firmware_bridge.link.profile import BoardProfile
+
+BOARD_ID = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+
+
+def add_arguments(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+    common: argparse.ArgumentParser,
+    handler: Callable[[argparse.Namespace], int],
+) -> None:
+    firmware = sub.add_parser(
+        "firmware",
+        parents=[common],
+        help="the Raspberry Pi Pico firmware: config, flash, host, bench (docs/build-a-board.md)",
+        description="The board firmware for a Raspberry Pi Pico (MicroPython).",
+    )
+    actions = firmware.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    config = actions.add_parser("config", parents=[common], help="write board.json for a profile")
+    _profile_arguments(config)
+    config.add_argument(
+        "--output",
+        "-o",
+        default="board.json",
+        help="where to write it (default board.json; - for stdout)",
+    )
+    config.set_defaults(handler=handler, run=_config)
+
+    flash = actions.add_parser(
+        "flash",
+        parents=[common],
+        help="install the firmware and board.json on a Pico (mpremote)",
+        description="Install the firmware and the board's board.json on a Raspberry Pi Pico "
+        "running MicroPython, with mpremote. A board that runs the referee firmware must be "
+        "started in maintenance mode first: hold CONFIRM while plugging it in.",
+    )
+    _profile_arguments(flash)
+    flash.add_argument(
+        "--port", default="auto", help="the Pico's serial port (default: auto, the one Pico on USB)"
+    )
+    flash.add_argument(
+        "--source",
+        action="store_true",
+        help="copy the .py sources, not modules compiled with mpy-cross",
+    )
+    flash.add_argument(
+        "--no-reset",
+        action="store_true",
+        help="leave the Pico at its prompt afterwards (default: reset it into the firmware)",
+    )
+    flash.add_argument(
+        "--dry-run", action="store_true", help="print the mpremote commands instead of running them"
+    )
+    flash.set_defaults(handler=handler, run=_flash)
+
+    bench = actions.add_parser(
+        "bench",
+        parents=[common],
+        help="the firmware's budgets, measured on a Pico (or here)",
+        description="Run the firmware's benchmark (firmware/bench.py) where the firmware runs: "
+        "on a Pico with mpremote (the board in maintenance mode: CONFIRM held while plugging "
+        "it in), or with --host in MicroPython's Unix port for a profile. It prints the heap "
+        "the board holds and peaks at, and the time to send a SCAN, apply an LED_DELTA, draw "
+        "the LEDs and read a sensor (docs/firmware.md says what to expect).",
+    )
+    bench.add_argument("--port", default="auto", help="the Pico (default: auto)")
+    bench.add_argument(
+        "--host", action="store_true", help="run it here, in MicroPython's Unix port, for --board"
+    )
+    bench.add_argument("--board", help="with --host: the board's hardware profile")
+    bench.add_argument("--game", help="with --host: the profile's game")
+    bench.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    bench.add_argument("--loops", type=int, default=500, help="refereeing loops to time")
+    bench.set_defaults(handler=handler, run=_bench)
+
+    host = actions.add_parser(
+        "host",
+        parents=[common],
+        help="run the firmware in MicroPython's Unix port on a simulated board behind a pty",
+        description="The Pico firmware, unmodified, in MicroPython's Unix port, on a simulated "
+        "board: the same commands and JSON events as board-referee emulate (docs/emulator.md).",
+    )
+    from firmware_bridge.commands.emulate import add_arguments as table_arguments
+
+    table_arguments(host, firmware=True)
+    host.add_argument(
+        "--flash",
+        metavar="DIR",
+        help="the folder standing for the Pico's flash (kept between runs; default: a new one)",
+    )
+    host.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="calibrate at the first power-on, as a builder does (hold SELECT, "
+        "clear the board, CONFIRM)",
+    )
+    host.add_argument(
+        "--heap", metavar="SIZE", help="MicroPython's heap, e.g. 64K (default: the Unix port's 2M)"
+    )
+    host.add_argument("--board-id", help="the board id the firmware says in HELLO")
+    host.add_argument(
+        "--source",
+        action="store_true",
+        help="install the .py sources, not modules compiled with mpy-cross",
+    )
+    host.set_defaults(handler=handler, run=_host)
+
+
+def _profile_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--board", required=True, help="the board's hardware profile")
+    parser.add_argument("--game", help="the profile's game (default: the one it names)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a game option that changes the board (e.g. board=5-limp)",
+    )
+    parser.add_argument(
+        "--board-id",
+        help="a name for the board, said in HELLO (letters, "
+        "digits, '.', '_' and '-'; default: pico- and the Pico's serial number)",
+    )
+
+
+def load(args: argparse.Namespace, options: dict[str, str]) -> tuple[Game, BoardProfile]:
+    directory = catalog.config_dir(args.config_dir)
+    game_id = args.game or catalog.profile_game(args.board, directory)
+    game = catalog.load_game(game_id, options, directory)
+    return game, catalog.load_profile(args.board, game, directory)
+
+
+def _board_id(args: argparse.Namespace) -> str | None:
+    import re
+
+    if args.board_id is not None and not re.fullmatch(BOARD_ID, args.board_id):
+        raise ConfigError(f"--board-id {args.board_id!r}: letters, digits, '.', '_' and '-' only")
+    return args.board_id  # type: ignore[no-any-return]
+
+
+def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
+    game, profile = load(args, options)
+    config = board_config(profile, game, _board_id(args))
+    text = config_text(config)
+    if args.output == "-":
+        sys.stdout.write(text)
+        return 0
+    path = Path(args.output)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+    power = config["power"]
+    print(
+        f"wrote {path} for profile {profile.id} ({len(profile.sensor_cells)} sensors, "
+        f"{len(profile.led_cells)} LEDs; the lit LEDs may draw {power['led_budget_ma']} mA of "
+        f"the {power['supply_ma']} mA supply)"
+    )
+    return 0
+
+
+def _flash(args: argparse.Namespace, options: dict[str, str]) -> int:
+    from firmware_bridge.commands.flash import flash
+
+    game, profile = load(args, options)
+    config = board_config(profile, game, _board_id(args))
+    flash(
+        config, args.port, compiled=not args.source, reset=not args.no_reset, dry_run=args.dry_run
+    )
+    return 0
+
+
+def _bench(args: argparse.Namespace, options: dict[str, str]) -> int:
+    import tempfile
+
+    from firmware_bridge.boards.firmware_files import bench_script, install
+
+    if args.loops < 1:
+        raise ConfigError("--loops must be at least 1")
+    if args.host:
+        from firmware_bridge.boards.micropython import run_bench
+
+        if not args.board:
+            raise ConfigError("firmware bench --host needs --board PROFILE")
+        game, profile = load(args, options)
+        with tempfile.TemporaryDirectory(prefix="board-referee-bench-") as tmp:
+            folder = Path(tmp)
+            install(folder, board_config(profile, game, "bench"), compiled=True, host=True)
+            wiring = profile.pico
+            rest = wiring.bands.centre if wiring is not None else 0
+            result = run_bench(folder, args.loops, [rest] * len(profile.sensor_cells))
+        if result.returncode != 0:
+            raise ConfigError(f"the benchmark failed: {result.stderr.strip() or result.stdout}")
+        sys.stdout.write(result.stdout)
+        print("(MicroPython's Unix port on this machine: 8-byte words, a desktop processor)")
+        return 0
+    from firmware_bridge.commands.flash import MAINTENANCE, Flasher, find_pico
+
+    port = find_pico() if args.port == "auto" else args.port
+    flasher = Flasher(port)
+    import subprocess
+
+    with tempfile.TemporaryDirectory(prefix="board-referee-bench-") as tmp:
+        script = Path(tmp) / "run_bench.py"  # runs the bench.py installed on the Pico
+        script.write_text(bench_script(args.loops), encoding="utf-8")
+        result = subprocess.run(
+            flasher.command("run", str(script)),
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+    if result.returncode != 0:
+        said = (result.stderr or result.stdout).strip().splitlines()
+        raise ConfigError(
+            f"the benchmark on {port} failed: {said[-1] if said else ''}{MAINTENANCE}"
+        )
+    sys.stdout.write(result.stdout)
+    return 0
+
+
+def _host(args: argparse.Namespace, options: dict[str, str]) -> int:
+    from firmware_bridge.boards.board import Board, BoardStartError
+    from firmware_bridge.boards.micropython import MicroPythonBoard
+    from firmware_bridge.commands.emulate import run as run_table
+
+    board_id = _board_id(args)
+    flash = Path(args.flash) if args.flash else None
+
+    def make(game: Game, profile: BoardProfile, link: Path) -> Board:
+        return MicroPythonBoard(
+            game,
+            profile,
+            link_path=link,
+            flash=flash,
+            seed=args.seed,
+            calibrate=args.calibrate,
+            heap=args.heap,
+            compiled=not args.source,
+            board_id=board_id,
+        )
+
+    try:
+        return run_table(args, options, make)
+    except BoardStartError as exc:
+        raise ConfigError(str(exc)) from exc

@@ -1,0 +1,221 @@
+"""A printable 1:1 template of a game's board for its builders (``board-referee
+board-template``): every cell drawn from the engine's own geometry at its real size, with its
+name, the sensor under it (its index and its multiplexer input, M2.5 being multiplexer 2's
+input 5) and the LED under it (its place in the chain). Glued under the playing surface, it
+shows where each sensor and LED goes and which wire is which.
+
+The SVG is sized in millimetres, so printed at 100 % it is the board. A board larger than a
+sheet is cut into pages (``--page a4``) that overlap by 10 mm, each with alignment crosses.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from engine import ConfigError, Game
+from firmware_bridge.link.profile import BoardProfile
+from firmware_bridge.link.protocol import Sensing
+from firmware_bridge.referee.snapshot import CellPicture, board_picture
+
+PAGES = {"a4": (210.0, 297.0), "a3": (297.0, 420.0), "letter": (215.9, 279.4)}
+MARGIN = 10.0  # mm a printer cannot reach, kept clear on every page
+OVERLAP = 10.0  # mm two neighbouring pages share
+LEGEND = 34.0  # mm under the board for the legend and the scale bar
+
+
+@dataclass(frozen=True, slots=True)
+class Sheet:
+    name: str  # "" for a single sheet, else its row and column, e.g. "r1c2"
+    svg: str
+
+
+def _outline(cell: CellPicture, x: float, y: float, size: float) -> str:
+    """The cell's shape around (x, y) in mm, as an SVG element."""
+    if cell.shape == "square":
+        h = size / 2
+        points = [(-h, -h), (h, -h), (h, h), (-h, h)]
+    elif cell.shape == "diamond":
+        h = size * math.sqrt(0.5)
+        points = [(0, -h), (h, 0), (0, h), (-h, 0)]
+    elif cell.shape == "hex":
+        r = size / math.sqrt(3)
+        points = [
+            (
+                r * math.cos(math.pi / 6 + k * math.pi / 3),
+                r * math.sin(math.pi / 6 + k * math.pi / 3),
+            )
+            for k in range(6)
+        ]
+    else:
+        return (
+            f'<circle cx="{x:.2f}" cy="{y:.2f}" r="{size * 0.4:.2f}" '
+            f'class="cell{" blocked" if cell.blocked else ""}"/>'
+        )
+    text = " ".join(f"{x + px:.2f},{y + py:.2f}" for px, py in points)
+    return f'<polygon points="{text}" class="cell{" blocked" if cell.blocked else ""}"/>'
+
+
+def template(
+    game: Game, profile: BoardProfile, *, cell_mm: float = 40.0, page: str | None = None
+) -> list[Sheet]:
+    """The template's sheets: one, or the pages of ``page`` size it is cut into."""
+    if not 15 <= cell_mm <= 150:
+        raise ConfigError("--cell-mm must be between 15 and 150 (millimetres)")
+    picture = board_picture(game)
+    xs = [c.x for c in picture.cells]
+    ys = [c.y for c in picture.cells]
+    pad = 0.8
+    left, top = min(xs) - pad, max(ys) + pad
+
+    def at(cell: CellPicture) -> tuple[float, float]:
+        return (cell.x - left) * cell_mm, (top - cell.y) * cell_mm
+
+    width = (max(xs) - min(xs) + 2 * pad) * cell_mm
+    height = (max(ys) - min(ys) + 2 * pad) * cell_mm
+    small = max(2.4, cell_mm * 0.075)
+    big = max(3.5, cell_mm * 0.16)
+    parts: list[str] = []
+    index = game.board.index
+    wiring = profile.pico
+    for cell in picture.cells:
+        x, y = at(cell)
+        parts.append(_outline(cell, x, y, cell_mm))
+        number = index[cell.name]
+        sensor = profile.sensor_of.get(number)
+        led = profile.led_of.get(number)
+        parts.append(
+            f'<text x="{x:.2f}" y="{y - cell_mm * 0.17:.2f}" class="name" '
+            f'font-size="{big:.1f}">{escape(cell.name)}</text>'
+        )
+        lines = []
+        if sensor is not None:
+            where = f" · {wiring.input_of(sensor)}" if wiring is not None else ""
+            lines.append(f"S{sensor}{where}")
+        elif not cell.blocked:
+            lines.append(f"{cell.region or cell.zone or 'cell'}: no sensor")
+        if led is not None:
+            lines.append(f"LED {led}")
+        for k, line in enumerate(lines):
+            parts.append(
+                f'<text x="{x:.2f}" y="{y + cell_mm * (0.2 + 0.12 * k):.2f}" '
+                f'class="note" font-size="{small:.1f}">{escape(line)}</text>'
+            )
+        if sensor is not None:  # where the sensor goes: under the piece's centre
+            parts.append(f'<path d="M{x - 3:.2f},{y:.2f}h6M{x:.2f},{y - 3:.2f}v6" class="mark"/>')
+    names = game.player_names
+    sensing = {
+        Sensing.OWNER: f"magnet polarity: {names[0]}'s pieces north pole down, "
+        f"{names[1]}'s south pole down",
+        Sensing.OCCUPANCY: "occupancy (any magnet)",
+        Sensing.IDENTITY: "identity (RFID tags)",
+    }[profile.sensing]
+    part = f"; sensors: {wiring.part.name}" if wiring is not None else ""
+    legend_y = height + 6
+    legend = [
+        f"{escape(game.title)} — board profile {escape(profile.id)} — cells {cell_mm:g} mm",
+        f"sensing: {escape(sensing)}{escape(part)}",
+        "S12 · M0.12: sensor 12, multiplexer 0 input 12 (C12); LED 5: the 6th LED of the chain "
+        "(from 0); the red cross marks the cell's centre, where its sensor goes",
+        "Print at 100 % (no 'fit to page'): the bar below is exactly 100 mm.",
+    ]
+    for k, line in enumerate(legend):
+        parts.append(
+            f'<text x="{MARGIN:.1f}" y="{legend_y + 5 * k:.1f}" class="legend">{line}</text>'
+        )
+    bar_y = legend_y + 5 * len(legend) + 1
+    parts.append(f'<rect x="{MARGIN:.1f}" y="{bar_y:.1f}" width="100" height="3" class="bar"/>')
+    parts.append(f'<text x="{MARGIN + 102:.1f}" y="{bar_y + 3:.1f}" class="legend">100 mm</text>')
+    total_w, total_h = max(width, 140.0), height + LEGEND + 6
+    body = "\n".join(parts)
+    if page is None:
+        return [Sheet("", _svg(body, (0, 0, total_w, total_h)))]
+    if page not in PAGES:
+        raise ConfigError(f"--page {page!r}: one of {', '.join(PAGES)}")
+    page_w, page_h = PAGES[page]
+    usable_w, usable_h = page_w - 2 * MARGIN, page_h - 2 * MARGIN
+    step_w, step_h = usable_w - OVERLAP, usable_h - OVERLAP
+    columns = max(1, math.ceil((total_w - OVERLAP) / step_w))
+    rows = max(1, math.ceil((total_h - OVERLAP) / step_h))
+    sheets = []
+    for row in range(rows):
+        for column in range(columns):
+            x0, y0 = column * step_w, row * step_h
+            label = (
+                f"{escape(game.title)}: page row {row + 1} of {rows}, column "
+                f"{column + 1} of {columns} (pages overlap {OVERLAP:g} mm: lay the "
+                "crosses on each other)"
+            )
+            sheets.append(
+                Sheet(
+                    f"r{row + 1}c{column + 1}",
+                    _svg(
+                        body,
+                        (x0 - MARGIN, y0 - MARGIN, page_w, page_h),
+                        label,
+                        crosses=(x0, y0, usable_w, usable_h),
+                    ),
+                )
+            )
+    return sheets
+
+
+STYLE = """
+  .cell { fill: none; stroke: #222; stroke-width: 0.4; }
+  .cell.blocked { fill: #ddd; }
+  .name { font-family: sans-serif; font-weight: bold; text-anchor: middle; fill: #111; }
+  .note { font-family: sans-serif; text-anchor: middle; fill: #333; }
+  .mark { stroke: #b00; stroke-width: 0.35; }
+  .legend { font-family: sans-serif; font-size: 3.5px; fill: #111; }
+  .bar { fill: #111; }
+  .cross { stroke: #b00; stroke-width: 0.3; }
+"""
+
+
+def _svg(
+    body: str,
+    view: tuple[float, float, float, float],
+    label: str = "",
+    *,
+    crosses: tuple[float, float, float, float] | None = None,
+) -> str:
+    x, y, width, height = view
+    extra = ""
+    if crosses is not None:
+        cx, cy, w, h = crosses
+        marks = []
+        for px in (cx, cx + w):
+            for py in (cy, cy + h):
+                marks.append(
+                    f'<path d="M{px - 4:.1f},{py:.1f}h8M{px:.1f},{py - 4:.1f}v8" class="cross"/>'
+                )
+        extra = "\n".join(marks)
+        extra += f'\n<text x="{cx:.1f}" y="{cy + h + 6:.1f}" class="legend">{label}</text>'
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.1f}mm" height="{height:.1f}mm" '
+        f'viewBox="{x:.2f} {y:.2f} {width:.2f} {height:.2f}">\n'
+        f"<style>{STYLE}</style>\n"
+        f'<rect x="{x:.2f}" y="{y:.2f}" width="{width:.2f}" height="{height:.2f}" fill="#fff"/>\n'
+        f"{body}\n{extra}\n</svg>\n"
+    )
+
+
+def write(sheets: list[Sheet], output: str) -> list[Path]:
+    """Write the sheets: ``board.svg``, or ``board-r1c1.svg`` ... for pages."""
+    path = Path(output)
+    written = []
+    for sheet in sheets:
+        target = (
+            path
+            if not sheet.name
+            else path.with_name(f"{path.stem}-{sheet.name}{path.suffix or '.svg'}")
+        )
+        try:
+            target.write_text(sheet.svg, encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"{target}: cannot write: {exc.strerror or exc}") from exc
+        written.append(target)
+    return written

@@ -1,0 +1,597 @@
+"""The club view: one page for a tournament director, fed by every board's MQTT topics.
+
+``board-referee club --mqtt URL`` subscribes to ``PREFIX/+/state``, ``/status`` and ``/events``
+(docs/mqtt.md) and serves a page with every board as a small live picture, alerts, a results
+table, and each board's full live page (the kiosk page, fed from its retained state). New game
+and take back on a board's page are published to that board's ``command`` topic; the broker's
+credentials and ACLs decide whether the board hears them.
+
+paho-mqtt's network thread only hands messages to the web server's event loop, which owns all
+the club's state; a message that is not what the contract says is ignored with a log line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import json
+import logging
+import secrets
+import statistics
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import paho.mqtt.client as paho
+from aiohttp import web
+
+from firmware_bridge.faces.contract import (
+    event_problem,
+    result_problem,
+    state_problem,
+    status_problem,
+)
+from firmware_bridge.faces.kiosk import games_catalog
+from firmware_bridge.faces.mqtt import BOARD_NAME, MAX_BOARDS, Broker, Complaints, new_client
+from firmware_bridge.faces.safejson import JsonLimitError, loads_limited
+from firmware_bridge.faces.webserver import WEB, BadRequest, LiveServer
+from firmware_bridge.referee.journal import GameRecord, people_of
+from firmware_bridge.referee.records import CSV_HEADERS, record_text, result_row, results_csv
+
+COMMAND_TIMEOUT = 5.0
+DELAYS_KEPT = 20000  # delivery delays kept for /api/stats
+MAX_PAYLOAD = 512 * 1024  # bytes of one message (a long game's state is some 100 KB)
+MAX_DEPTH = 12  # nesting of one message (a state nests 5 deep)
+RESULTS_KEPT = 10000  # results kept in memory (the file keeps them all)
+SUMMARY_KEYS = ("game_number", "pieces", "signals", "last_move", "lifted", "unexpected", "ghosts",
+                "status", "notice", "to_move", "phase", "scores", "outcome", "winner",
+                "alert", "alert_since", "at", "sensor_warnings")  # fmt: skip
+
+
+@dataclass
+class BoardEntry:
+    """What the club knows of one board: its latest good retained state (kept as text, parsed
+    only when a record is asked for) and status, and what was wrong with its last bad one."""
+
+    name: str
+    state_text: str = ""
+    picture_key: str = ""
+    picture_text: str = ""  # the board's own picture (never another board's)
+    online: bool | None = None  # None: no status seen yet
+    status_reason: str = ""
+    status_at: float | None = None
+    last_heard: float | None = None  # wall time of the referee's latest message (or frame)
+    last_event: str = ""
+    problem: str = ""  # why its last message was refused, shown on its card
+    commands: bool = False  # its referee takes new game and take back from here
+    seq: int = 0
+    summary_text: str = ""
+    digest: dict[str, Any] | None = None  # what the card shows of the latest good state
+
+    @property
+    def state(self) -> dict[str, Any] | None:
+        if not self.state_text:
+            return None
+        state: dict[str, Any] = json.loads(self.state_text)
+        return state
+
+    def take_state(self, s: dict[str, Any], text: str) -> None:
+        """A good state: kept as text, with the part the card shows."""
+        game = s.get("game") or {}
+        connection = s.get("connection") or {}
+        moves = s.get("moves") or []
+        digest: dict[str, Any] = {key: s.get(key) for key in SUMMARY_KEYS}
+        digest.update(
+            title=game.get("title", ""),
+            game=game.get("id", ""),
+            players=game.get("players", []),
+            people=game.get("people", ["", ""]),
+            options=game.get("options", {}),
+            key=s["board"]["key"],
+            moves=len(moves),
+            last_text=moves[-1].get("text", "") if moves else "",
+            connection={
+                "state": connection.get("state", ""),
+                "message": connection.get("message", ""),
+                "faults": connection.get("faults", [])[-3:],
+            },
+        )
+        self.state_text, self.digest = text, digest
+
+    def summary(self) -> dict[str, Any]:
+        out: dict[str, Any] = dict(self.digest or {key: None for key in SUMMARY_KEYS})
+        out.update(
+            name=self.name,
+            online=self.online,
+            status_reason=self.status_reason,
+            status_at=self.status_at,
+            last_event=self.last_event,
+            problem=self.problem,
+            commands=self.commands,
+        )
+        if self.digest is None:
+            out.update(title="", game="", players=[], people=["", ""], options={}, key="",
+                       moves=0, last_text="",
+                       connection={"state": "", "message": "", "faults": []})  # fmt: skip
+        return out
+
+
+class ClubServer(LiveServer):
+    page = "club.html"
+    name = "club view"
+    token_hint = "kept in club-token beside the results"
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        broker: Broker,
+        config_dir: Path,
+        token: str | None,
+        log: logging.Logger,
+        results_path: Path | None,
+        alert_after: float = 20.0,
+        max_boards: int = MAX_BOARDS,
+        allow_hosts: tuple[str, ...] = (),
+    ) -> None:
+        super().__init__(host, port, token, allow_hosts=allow_hosts)
+        self.max_boards = max_boards
+        self.broker = broker
+        self.config_dir = config_dir
+        self.log = log
+        self.results_path = results_path
+        self.alert_after = alert_after
+        self.boards: dict[str, BoardEntry] = {}
+        self.results: deque[dict[str, Any]] = deque(maxlen=RESULTS_KEPT)
+        self.known_results: set[tuple[str, int]] = set()  # (board, game number) in results
+        self.games: list[dict[str, Any]] = []
+        self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}  # command id -> answer
+        self.delays: deque[float] = deque(maxlen=DELAYS_KEPT)
+        self.received = 0
+        self.started = time.monotonic()
+        self.ignored: dict[str, float] = {}  # reason -> when we last logged it
+        self.mqtt_connected = threading.Event()
+        self.client = new_client(broker, f"board-referee-club-{secrets.token_hex(3)}")
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_connect_fail = self._on_connect_fail
+        self.client.on_message = self._on_message
+        self.complaints = Complaints(log, "club view: %s")
+
+    # -- life cycle -----------------------------------------------------------------------
+    def start(self) -> str:
+        self.games = games_catalog(self.config_dir)
+        self._load_results()
+        url = super().start()
+        self.client.connect_async(self.broker.host, self.broker.port, keepalive=30)
+        self.client.loop_start()
+        return url
+
+    def stop(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()
+        super().stop()
+
+    # -- MQTT (paho's thread: hand over, nothing more) ------------------------------------
+    def _on_connect(
+        self, client: paho.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+    ) -> None:
+        if reason.is_failure:
+            self.complaints.say(f"the broker {self.broker.describe()} refused us: {reason}")
+            return
+        prefix = self.broker.prefix
+        client.subscribe([(f"{prefix}/+/state", 1), (f"{prefix}/+/status", 1),
+                          (f"{prefix}/+/events", 1)])  # fmt: skip
+        self.mqtt_connected.set()
+        self.log.info("club view: connected to %s, following %s/+/", self.broker.describe(),
+                      prefix)  # fmt: skip
+
+    def _on_disconnect(
+        self, client: paho.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+    ) -> None:
+        self.mqtt_connected.clear()
+        if reason.is_failure:
+            self.complaints.say(f"lost the broker {self.broker.describe()} ({reason}); retrying")
+
+    def _on_connect_fail(self, client: paho.Client, userdata: Any) -> None:
+        self.complaints.say(f"cannot reach the broker {self.broker.describe()}; retrying")
+
+    def _on_message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
+        received = time.time()
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._message, message.topic, message.payload,
+                                          message.retain, received)  # fmt: skip
+
+    # -- the club's state (the event loop's thread) ----------------------------------------
+    def _ignore(self, topic: str, why: str, key: str | None = None) -> None:
+        """Log a refused message, at most once a minute per reason (``key``, else the topic
+        and the reason): a flood of bad messages is one line, not one per message."""
+        now = time.monotonic()
+        key = key or f"{topic} {why}"
+        if len(self.ignored) > 1000:  # many topics: keep the table small
+            self.ignored = {k: t for k, t in self.ignored.items() if now - t < 60}
+        if now - self.ignored.get(key, -60.0) >= 60:
+            self.ignored[key] = now
+            self.log.warning("club view: ignored a message on %s: %s", topic[:200], why)
+
+    def _message(
+        self, topic: str, payload: bytes | bytearray, retained: bool, received: float
+    ) -> None:
+        self.received += 1
+        prefix = self.broker.prefix + "/"
+        rest = topic[len(prefix) :] if topic.startswith(prefix) else ""
+        name, _, kind = rest.partition("/")
+        if kind not in ("state", "status", "events"):
+            return
+        if not BOARD_NAME.fullmatch(name):
+            self._ignore(topic, "a board name is letters, digits, '.', '_' and '-' (as "
+                         "--board-id)", "bad board name")  # fmt: skip
+            return
+        if not payload:  # a retained message cleared by the director: forget the board
+            if kind == "state" and name in self.boards:
+                del self.boards[name]  # with its state and picture
+                self._changed(None)
+            return
+        entry = self.boards.get(name)
+        if entry is None:
+            if len(self.boards) >= self.max_boards:
+                self._ignore(topic, f"already following {self.max_boards} boards, the most "
+                             "it follows (--max-boards)", "too many boards")  # fmt: skip
+                return
+            entry = BoardEntry(name)
+        try:
+            body = loads_limited(payload, max_bytes=MAX_PAYLOAD, max_depth=MAX_DEPTH)
+        except JsonLimitError as exc:
+            self._bad_message(entry, topic, str(exc))
+            return
+        except ValueError:
+            self._bad_message(entry, topic, "not JSON")
+            return
+        if not isinstance(body, dict) or body.get("schema") != 1:
+            self._bad_message(entry, topic, "not a schema 1 JSON object")
+            return
+        at = body.get("at")
+        sent_at = float(at) if isinstance(at, int | float) and not isinstance(at, bool) else None
+        if not retained and sent_at is not None:
+            self.delays.append(max(0.0, received - sent_at))
+        heard = received if sent_at is None else sent_at
+        if kind == "state":
+            if problem := state_problem(body):
+                self._bad_message(entry, topic, problem)
+                return
+            entry.take_state(body, bytes(payload).decode("utf-8"))
+            frame = (body.get("connection") or {}).get("last_frame")
+            entry.last_heard = max(heard, float(frame) if isinstance(frame, int | float) else 0)
+            picture = body["board"]
+            if picture["key"] != entry.picture_key:
+                entry.picture_key = picture["key"]
+                entry.picture_text = json.dumps(picture, separators=(",", ":"))
+            entry.problem = ""
+            self._maybe_result(entry, body)
+        elif kind == "status":
+            if problem := status_problem(body):
+                self._bad_message(entry, topic, problem)
+                return
+            entry.online = body["state"] == "online"
+            entry.commands = entry.online and body.get("commands") is True
+            entry.status_reason = str(body.get("reason", ""))[:80]
+            entry.status_at = heard
+            if not entry.online and entry.status_reason == "lost" and entry.last_heard:
+                # The broker's last will carries the time it was set (when the referee
+                # connected): offline since the referee was last heard from.
+                entry.status_at = entry.last_heard
+        else:
+            if problem := event_problem(body):
+                self._ignore(topic, problem)
+                return
+            kind_of = body["type"]
+            if kind_of == "command":
+                waiter = self.waiting.pop(str(body.get("id")), None)
+                if waiter is not None and not waiter.done():
+                    waiter.set_result(body)
+                return
+            entry.last_event = kind_of[:40]
+            entry.last_heard = max(entry.last_heard or 0.0, heard)
+        self.boards[name] = entry
+        self._changed(entry)
+
+    def _bad_message(self, entry: BoardEntry, topic: str, problem: str) -> None:
+        """A message against the contract: logged (once a minute), and the board is shown
+        with the problem beside its last good state."""
+        self._ignore(topic, problem)
+        entry.problem = problem[:200]
+        self.boards[entry.name] = entry
+        self._changed(entry)
+
+    def _changed(self, entry: BoardEntry | None) -> None:
+        self.serial += 1
+        if entry is not None:
+            entry.seq = self.serial
+            entry.summary_text = json.dumps(entry.summary(), separators=(",", ":"))
+        task = asyncio.ensure_future(self._notify())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- results --------------------------------------------------------------------------
+    @staticmethod
+    def _game_of(name: str, number: int, state: dict[str, Any]) -> dict[str, Any]:
+        """A game as the results and the records keep it, from a board's state."""
+        game = state.get("game") or {}
+        moves = state.get("moves") or []
+        outcome = state.get("outcome")
+        return {
+            "board": name,
+            "game_number": number,
+            "game": game.get("id", ""),
+            "title": game.get("title", ""),
+            "options": game.get("options", {}),
+            "profile": game.get("profile", ""),
+            "players": game.get("players", []),
+            "people": game.get("people", ["", ""]),
+            "outcome": outcome,
+            "winner": state.get("winner"),
+            "moves": [[m.get("text", ""), m.get("at", "")] for m in moves],
+            "ended": moves[-1].get("at", "") if moves and outcome else None,
+        }
+
+    def _maybe_result(self, entry: BoardEntry, state: dict[str, Any]) -> None:
+        number = state.get("game_number")
+        if state.get("outcome") is None or not isinstance(number, int):
+            return
+        if (entry.name, number) in self.known_results:
+            return  # already kept (perhaps by a club view before a restart)
+        self.known_results.add((entry.name, number))
+        result = self._game_of(entry.name, number, state)
+        if problem := result_problem(result):  # a state that passed its check makes good ones
+            self.log.warning("club view: board %s's result is not kept: %s", entry.name, problem)
+            return
+        self.results.append(result)
+        if self.results_path is not None:
+            try:
+                self.results_path.parent.mkdir(parents=True, exist_ok=True)
+                with self.results_path.open("a", encoding="utf-8") as handle:
+                    handle.write(json.dumps(result) + "\n")
+            except OSError as exc:
+                self.log.warning("club view: cannot keep the result in %s: %s",
+                                 self.results_path, exc.strerror)  # fmt: skip
+
+    def _load_results(self) -> None:
+        path = self.results_path
+        if path is None or not path.is_file():
+            return
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            self.log.warning("club view: cannot read the results in %s: %s", path, exc)
+            return
+        bad = 0
+        for line in lines:
+            try:
+                result = loads_limited(line, max_bytes=MAX_PAYLOAD, max_depth=MAX_DEPTH)
+            except ValueError:
+                result = None
+            if result_problem(result) is not None:
+                bad += line.strip() != ""
+                continue
+            self.results.append(result)
+            self.known_results.add((str(result["board"]), result["game_number"]))
+        if bad:
+            self.log.warning("club view: %d line(s) of %s are not results and are left out",
+                             bad, path)  # fmt: skip
+
+    def record(self, name: str, number: int) -> str:
+        """A game's record as text: a finished one from the results, else the board's
+        current game from its state."""
+        found = next((r for r in reversed(self.results)
+                      if r["board"] == name and r["game_number"] == number), None)  # fmt: skip
+        if found is None:
+            entry = self.boards.get(name)
+            state = entry.state if entry is not None else None
+            if state is None or state.get("game_number") != number:
+                raise BadRequest(404, f"no game {number} of board {name} is known here")
+            found = self._game_of(name, number, state)
+        moves = tuple((str(m), str(at)) for m, at in found["moves"])
+        record = GameRecord(
+            f"board {name}", number, str(found["game"]), dict(found["options"]),
+            str(found["profile"]), None, "finished" if found["outcome"] else "playing", None,
+            moves[0][1] if moves else "", found.get("ended") or None, moves,
+            people_of(found.get("people")),
+        )  # fmt: skip
+        return record_text(record, str(self.config_dir), result=found["outcome"] or "")
+
+    # -- the web side ---------------------------------------------------------------------
+    def routes(self, app: web.Application) -> None:
+        app.router.add_get("/api/club", self._club)
+        app.router.add_get("/api/picture/{name}", self._picture)
+        app.router.add_get("/api/results", self._results)
+        app.router.add_get("/api/results.csv", self._results_csv)
+        app.router.add_get("/api/stats", self._stats)
+        app.router.add_get("/records/{name}/{number}", self._record)
+        app.router.add_get("/board/{name}/", self._board_page)
+        app.router.add_get("/board/{name}/api/state", self._board_state)
+        app.router.add_get("/board/{name}/api/events", self._board_events)
+        app.router.add_get("/board/{name}/api/games", self._games)
+        app.router.add_get("/board/{name}/api/record/{number}", self._record)
+        app.router.add_post("/board/{name}/api/takeback", self._takeback)
+        app.router.add_post("/board/{name}/api/new-game", self._new_game)
+        app.router.add_post("/board/{name}/api/button", self._button)
+
+    def _club_json(self) -> dict[str, Any]:
+        return {
+            "schema": 1,
+            "alert_after": self.alert_after,
+            "broker": self.mqtt_connected.is_set(),
+            "boards": [json.loads(e.summary_text) for e in self.boards.values() if e.summary_text],
+        }
+
+    async def _club(self, request: web.Request) -> web.Response:
+        return web.json_response(self._club_json())
+
+    async def _picture(self, request: web.Request) -> web.Response:
+        """A board's own picture (``?key=`` names the one the page wants)."""
+        entry = self.boards.get(board_name(request))
+        if entry is None or not entry.picture_text:
+            raise BadRequest(404, "no such board picture")
+        if request.query.get("key", entry.picture_key) != entry.picture_key:
+            raise BadRequest(404, "that board now shows another picture")
+        return web.Response(text=entry.picture_text, content_type="application/json",
+                            headers={"Cache-Control": "no-cache"})  # fmt: skip
+
+    async def _results(self, request: web.Request) -> web.Response:
+        rows = [{k: v for k, v in r.items() if k != "moves"} | {"moves": len(r["moves"])}
+                for r in self.results]  # fmt: skip
+        return web.json_response({"results": rows})
+
+    async def _results_csv(self, request: web.Request) -> web.Response:
+        """The club's results as CSV, for a tournament's spreadsheet."""
+        rows = []
+        for r in self.results:
+            moves = r["moves"]
+            rows.append(result_row(
+                board=r["board"], number=r["game_number"], game=r["game"], title=r["title"],
+                options=r["options"], sides=r["players"], people=people_of(r.get("people")),
+                result=r.get("outcome") or "", winner=r.get("winner"), moves=len(moves),
+                started=moves[0][1] if moves else "", ended=r.get("ended") or "",
+            ))  # fmt: skip
+        return web.Response(text=results_csv(rows), content_type="text/csv", charset="utf-8",
+                            headers=CSV_HEADERS)  # fmt: skip
+
+    async def _stats(self, request: web.Request) -> web.Response:
+        delays = sorted(self.delays)
+
+        def q(p: float) -> float | None:
+            return (
+                None
+                if not delays
+                else round(delays[min(len(delays) - 1, int(p * len(delays)))] * 1000, 2)
+            )
+
+        elapsed = max(1e-9, time.monotonic() - self.started)
+        return web.json_response({
+            "boards": len(self.boards), "received": self.received,
+            "per_second": round(self.received / elapsed, 1), "delays": len(delays),
+            "delay_ms": {"median": round(statistics.median(delays) * 1000, 2) if delays else None,
+                         "p99": q(0.99), "max": q(1.0)},
+        })  # fmt: skip
+
+    async def _record(self, request: web.Request) -> web.Response:
+        name = board_name(request)
+        try:
+            number = int(request.match_info["number"].removesuffix(".txt"))
+        except ValueError:
+            raise BadRequest(404, "a game number, like /records/table1/3") from None
+        return web.Response(text=self.record(name, number), content_type="text/plain",
+                            charset="utf-8")  # fmt: skip
+
+    def _entry(self, request: web.Request) -> BoardEntry:
+        name = board_name(request)
+        entry = self.boards.get(name)
+        if entry is None or not entry.state_text:
+            raise BadRequest(404, f"no board {name!r} has published")
+        return entry
+
+    async def _board_page(self, request: web.Request) -> web.Response:
+        name = html.escape(self._entry(request).name)  # a known board, named by the rule
+        page = (WEB / "kiosk.html").read_text(encoding="utf-8")
+        attrs = f'<body data-api="/board/{name}/api" data-face="club" data-board="{name}">'
+        text = page.replace("<body>", attrs, 1)
+        return web.Response(text=text, content_type="text/html",
+                            headers={"Cache-Control": "no-cache"})  # fmt: skip
+
+    async def _board_state(self, request: web.Request) -> web.Response:
+        return web.Response(text=self._entry(request).state_text, content_type="application/json")
+
+    async def _board_events(self, request: web.Request) -> web.StreamResponse:
+        name = board_name(request)
+        sent = ""
+
+        def produce() -> bytes | None:
+            nonlocal sent
+            entry = self.boards.get(name)
+            text = entry.state_text if entry is not None else ""
+            if not text or text is sent:
+                return None
+            sent = text
+            return f"event: state\ndata: {text}\n\n".encode()
+
+        return await self.stream(request, produce)
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        """The club's stream: everything at once (``club``), then the boards that changed
+        (``boards``), coalesced so a slow page never falls behind."""
+        sent: int | None = None
+
+        def produce() -> bytes | None:
+            nonlocal sent
+            if sent is None or self.serial != sent:
+                changed = [e.summary_text for e in self.boards.values()
+                           if sent is not None and e.seq > sent and e.summary_text]  # fmt: skip
+                sent = self.serial
+                if changed:
+                    return f"event: boards\ndata: [{','.join(changed)}]\n\n".encode()
+                # the first event, or a board was forgotten: the whole club again
+                return f"event: club\ndata: {json.dumps(self._club_json())}\n\n".encode()
+            return None
+
+        return await self.stream(request, produce)
+
+    # -- controls, to a board's command topic -------------------------------------------------
+    async def _games(self, request: web.Request) -> web.Response:
+        entry = self.boards.get(board_name(request))
+        return web.json_response({"games": self.games, "token_required": self.token is not None,
+                                  "face": "club",
+                                  "commands": entry is not None and entry.commands})  # fmt: skip
+
+    async def _button(self, request: web.Request) -> web.Response:
+        raise BadRequest(400, "the club view can start a new game or take a move back; the "
+                         "other buttons are the players' own")  # fmt: skip
+
+    async def _takeback(self, request: web.Request) -> web.Response:
+        self.authorise(request)
+        return await self._send(request, {"action": "takeback"})
+
+    async def _new_game(self, request: web.Request) -> web.Response:
+        self.authorise(request)
+        body = await self.body(request)
+        return await self._send(request, {"action": "new-game", "game": body.get("game"),
+                                          "options": body.get("options", {}),
+                                          "players": body.get("players")})  # fmt: skip
+
+    async def _send(self, request: web.Request, control: dict[str, Any]) -> web.Response:
+        entry = self._entry(request)
+        if not self.mqtt_connected.is_set():
+            raise BadRequest(503, "the club view is not connected to the broker")
+        ident = secrets.token_hex(8)
+        answer: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.waiting[ident] = answer
+        topic = f"{self.broker.prefix}/{entry.name}/command"
+        self.client.publish(topic, json.dumps({**control, "id": ident}), qos=1)
+        try:
+            body = await asyncio.wait_for(answer, COMMAND_TIMEOUT)
+        except TimeoutError:
+            raise BadRequest(504, f"board {entry.name} did not answer: commands may be off on "
+                             "that board (--mqtt-commands), or the broker does not let this "
+                             "club view send them") from None  # fmt: skip
+        finally:
+            self.waiting.pop(ident, None)
+        ok = bool(body.get("ok"))
+        return web.json_response({"ok": ok, "message": str(body.get("message", ""))},
+                                 status=200 if ok else 409)  # fmt: skip
+
+
+def board_name(request: web.Request) -> str:
+    """The board named in the path, if it follows the --board-id rule (else 404)."""
+    name = request.match_info["name"]
+    if not BOARD_NAME.fullmatch(name):
+        raise BadRequest(404, "a board name is letters, digits, '.', '_' and '-'")
+    return name
+
+
+__all__ = ["BoardEntry", "ClubServer", "board_name"]

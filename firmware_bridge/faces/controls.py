@@ -1,0 +1,118 @@
+"""Controls from the faces, checked once for all of them: the kiosk page's requests and the
+club's MQTT commands become the same ``Command`` on the daemon's queue.
+
+A control is a JSON object: ``{"action": "takeback"}``, ``{"action": "button", "button":
+"pass"}`` or ``{"action": "new-game", "game": ID, "options": {NAME: VALUE}}``. A bad one raises
+``ControlError`` with a sentence for the person who sent it; nothing is queued.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from engine import ConfigError
+from firmware_bridge.link import catalog
+from firmware_bridge.link.protocol import Button
+from firmware_bridge.referee.daemon import Command
+from firmware_bridge.referee.journal import MAX_NAME
+
+FACE_BUTTONS = {"pass": Button.PASS, "confirm": Button.CONFIRM, "select": Button.SELECT,
+                "takeback": Button.TAKEBACK}  # fmt: skip
+MAX_OPTIONS = 32  # options in one control
+MAX_OPTION_TEXT = 64  # characters of an option's name or value
+
+
+class ControlError(ValueError):
+    """A control that cannot be carried out as sent; the message says why."""
+
+
+def button_command(name: object, source: str) -> Command:
+    button = FACE_BUTTONS.get(name) if isinstance(name, str) else None
+    if button is None:
+        raise ControlError(f"unknown button {name!r} (pass, confirm, select, takeback)")
+    return Command("press", button=button, source=source)
+
+
+def player_names(value: object) -> tuple[str, str] | None:
+    """The people playing each side, as a control gives them: two names (either may be
+    blank), each a line of at most MAX_NAME printable characters. None: not given."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) > 2 or any(not isinstance(v, str) for v in value):
+        raise ControlError('players are up to two names, like {"players": ["Ann", "Bob"]}')
+    names = [" ".join(v.split()) for v in value] + [""] * (2 - len(value))
+    for name in names:
+        if len(name) > MAX_NAME:
+            raise ControlError(f"a player's name is at most {MAX_NAME} characters")
+        if not name.isprintable():
+            raise ControlError("a player's name is letters, digits, spaces and punctuation")
+    return (names[0], names[1])
+
+
+def new_game_command(
+    game_id: object,
+    options: object,
+    *,
+    config_dir: Path,
+    known: set[str],
+    current: tuple[str, str],
+    source: str,
+    players: object = None,
+) -> Command:
+    """A new game of ``game_id``: on the board profile in use when it is the same game, else
+    on the game's default profile. ``known``: the games the face offers."""
+    if not isinstance(game_id, str) or not game_id:
+        raise ControlError('say which game, like {"game": "three-dragons"}')
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise ControlError("options must be an object of option names and values")
+    if len(options) > MAX_OPTIONS or any(len(str(k)) > MAX_OPTION_TEXT for k in options):
+        raise ControlError(f"at most {MAX_OPTIONS} options, each named in a few words")
+    if any(not isinstance(v, str | int | bool) for v in options.values()):
+        raise ControlError("option values are text, numbers or true/false")
+    if any(len(str(v)) > MAX_OPTION_TEXT for v in options.values()):
+        raise ControlError(f"an option's value is at most {MAX_OPTION_TEXT} characters")
+    people = player_names(players)
+    if game_id not in known:
+        raise ControlError(f"unknown game {game_id!r} (known games: {', '.join(sorted(known))})")
+    try:
+        game = catalog.load_game(game_id, options, config_dir)
+        current_game, current_profile = current
+        profile_id = current_profile if game_id == current_game else None
+        profile = catalog.load_profile(profile_id, game, config_dir)
+    except ConfigError as exc:
+        raise ControlError(str(exc)) from exc
+    return Command("new_game", game=game, profile=profile, source=source, players=people)
+
+
+def control_command(
+    body: dict[str, Any],
+    *,
+    config_dir: Path,
+    known: set[str],
+    current: tuple[str, str],
+    source: str,
+    allowed: frozenset[str] = frozenset({"takeback", "button", "new-game"}),
+) -> Command:
+    """The command a control object asks for (actions outside ``allowed`` are refused)."""
+    action = body.get("action")
+    if not isinstance(action, str) or action not in allowed:
+        raise ControlError(f"unknown action {action!r} (known: {', '.join(sorted(allowed))})")
+    if action == "takeback":
+        return Command("press", button=Button.TAKEBACK, source=source)
+    if action == "button":
+        return button_command(body.get("button"), source)
+    return new_game_command(body.get("game"), body.get("options"), config_dir=config_dir,
+                            known=known, current=current, source=source,
+                            players=body.get("players"))  # fmt: skip
+
+
+__all__ = [
+    "FACE_BUTTONS",
+    "ControlError",
+    "button_command",
+    "control_command",
+    "new_game_command",
+]

@@ -1,0 +1,434 @@
+"""Publishing a board to an MQTT broker (Mosquitto), for a club's director: the contract is
+docs/mqtt.md.
+
+Built on paho-mqtt (the Eclipse client, well kept, with reconnect back-off and TLS), whose
+network thread talks to the broker. The publisher is a listener of the daemon: ``publish`` only
+queues the snapshot, and a worker thread of ours turns it into payloads, so a broker that is
+down, slow or refusing us never delays refereeing. Per board, under ``PREFIX/BOARD/``:
+
+- ``state``   retained: the same JSON as the kiosk's ``/api/state`` (schema 1);
+- ``events``  moves, take-backs, illegal moves, corrections, faults, game ends, new games,
+              connection changes and command answers, each a JSON object with ``type``;
+- ``status``  retained: ``online``, or ``offline`` (the broker's last will, or a clean stop);
+- ``command`` subscribed only with ``--mqtt-commands``: new game and take back from the club
+              view; the broker's per-board credentials and ACLs decide who may send them.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import dataclasses
+import json
+import logging
+import queue
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote, urlsplit
+
+from firmware_bridge.faces.safejson import JsonLimitError, loads_limited
+from firmware_bridge.referee.daemon import Command, CommandResult
+from firmware_bridge.referee.snapshot import Snapshot
+
+if TYPE_CHECKING:  # paho is imported when a client is made: a run without MQTT never loads it
+    import paho.mqtt.client as paho
+
+SCHEMA_VERSION = 1
+DEFAULT_PREFIX = "board-referee/v1"
+MAX_QUEUED = 1000  # messages paho keeps while the broker is away (events; state is refreshed)
+REFRESH = 30.0  # seconds: a state that only moves the last frame's time on waits this long
+RETRY_MIN, RETRY_MAX = 1, 30  # seconds of reconnect back-off
+COMMAND_BYTES = 16 * 1024  # a command is a few dozen bytes
+COMMAND_DEPTH = 8
+BOARD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+MAX_BOARDS = 250  # boards the club view follows at once (club --max-boards)
+
+
+class MqttError(Exception):
+    """A broker URL or option that can never work; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Broker:
+    """Where the broker is and how to log in. ``mqtt://[USER[:PASSWORD]@]HOST[:PORT]``, or
+    ``mqtts://`` for TLS (port 8883 by default)."""
+
+    host: str
+    port: int
+    tls: bool = False
+    username: str | None = None
+    password: str | None = None
+    ca_file: str | None = None
+    prefix: str = DEFAULT_PREFIX
+
+    def describe(self) -> str:
+        scheme = "mqtts" if self.tls else "mqtt"
+        user = f"{self.username}@" if self.username else ""
+        return f"{scheme}://{user}{self.host}:{self.port}"
+
+
+def parse_broker(
+    url: str,
+    *,
+    username: str | None = None,
+    password: str | None = None,
+    password_file: str | None = None,
+    ca_file: str | None = None,
+    prefix: str | None = None,
+) -> Broker:
+    """The broker from its URL and options (options win over the URL's user and password)."""
+    parts = urlsplit(url if "://" in url else f"mqtt://{url}")
+    if parts.scheme not in ("mqtt", "mqtts"):
+        raise MqttError(f"--mqtt {url!r}: use mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
+    try:
+        port = parts.port
+    except ValueError:
+        raise MqttError(f"--mqtt {url!r}: the port is not a number from 1 to 65535") from None
+    if not parts.hostname:
+        raise MqttError(f"--mqtt {url!r}: name the broker's host, like mqtt://club-pi:1883")
+    if parts.path not in ("", "/"):
+        raise MqttError(f"--mqtt {url!r}: no path after the host (set --mqtt-prefix instead)")
+    tls = parts.scheme == "mqtts"
+    if password_file:
+        try:
+            password = Path(password_file).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            why = getattr(exc, "strerror", None) or exc
+            raise MqttError(f"--mqtt-password-file {password_file}: {why}") from None
+    if ca_file and not Path(ca_file).is_file():
+        raise MqttError(f"--mqtt-ca {ca_file}: no such file")
+    prefix = (prefix if prefix is not None else DEFAULT_PREFIX).strip("/")
+    if not prefix or any(c in prefix for c in "+#"):
+        raise MqttError(f"--mqtt-prefix {prefix!r}: a topic path without + or #")
+    return Broker(
+        parts.hostname,
+        port or (8883 if tls else 1883),
+        tls,
+        username or (unquote(parts.username) if parts.username else None),
+        password if password is not None else
+        (unquote(parts.password) if parts.password else None),
+        ca_file,
+        prefix,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Topics:
+    prefix: str
+    board: str
+
+    @property
+    def base(self) -> str:
+        return f"{self.prefix}/{self.board}"
+
+    @property
+    def state(self) -> str:
+        return f"{self.base}/state"
+
+    @property
+    def events(self) -> str:
+        return f"{self.base}/events"
+
+    @property
+    def status(self) -> str:
+        return f"{self.base}/status"
+
+    @property
+    def command(self) -> str:
+        return f"{self.base}/command"
+
+
+def check_board_name(name: str) -> str:
+    if not BOARD_NAME.fullmatch(name):
+        raise MqttError(f"board name {name!r}: letters, digits, '.', '_' and '-' only")
+    return name
+
+
+def new_client(broker: Broker, client_id: str) -> paho.Client:
+    """A paho client with our login, TLS and back-off settings (not yet connected)."""
+    import ssl
+
+    import paho.mqtt.client as paho
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    client = paho.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
+                         protocol=paho.MQTTv311)  # fmt: skip
+    if broker.username:
+        client.username_pw_set(broker.username, broker.password)
+    if broker.tls:
+        context = ssl.create_default_context(cafile=broker.ca_file)
+        client.tls_set_context(context)
+    client.reconnect_delay_set(RETRY_MIN, RETRY_MAX)
+    client.max_queued_messages_set(MAX_QUEUED)
+    return client
+
+
+class Complaints:
+    """Broker problems, logged once and then at most once a minute while they last (a broker
+    down for an hour is not 3600 lines)."""
+
+    def __init__(self, log: logging.Logger, form: str) -> None:
+        self.log, self.form = log, form
+        self.last = ("", 0.0)
+
+    def say(self, text: str) -> None:
+        said, when = self.last
+        now = time.monotonic()
+        if text != said or now - when >= 60:
+            self.last = (text, now)
+            self.log.warning(self.form, text)
+
+    def clear(self) -> None:
+        self.last = ("", 0.0)
+
+
+# -- events: what changed between two snapshots ---------------------------------------------
+def events_between(old: Snapshot | None, new: Snapshot) -> list[dict[str, Any]]:
+    """The events a director wants to hear of, from one snapshot to the next (docs/mqtt.md)."""
+    events: list[dict[str, Any]] = []
+    game = {"number": new.game_number, "id": new.game_id}
+    old_moves: tuple[Any, ...]
+    if old is None:
+        old_moves = new.moves  # a (re)started referee: its game so far is not news
+    elif old.game_number != new.game_number:
+        events.append({"type": "new-game", "game": game, "title": new.title,
+                       "options": dict(new.options)})  # fmt: skip
+        old_moves = ()
+    else:
+        old_moves = old.moves
+    same = 0
+    for before, after in zip(old_moves, new.moves, strict=False):
+        if (before.number, before.text) != (after.number, after.text):
+            break
+        same += 1
+    if len(old_moves) > same:
+        events.append({"type": "takeback", "game": game,
+                       "moves": [m.text for m in reversed(old_moves[same:])]})  # fmt: skip
+    for move in new.moves[same:]:
+        events.append({"type": "move", "game": game, "number": move.number,
+                       "player": move.player, "text": move.text, "at": move.at,
+                       "events": list(move.events)})  # fmt: skip
+    if (
+        old is not None
+        and new.outcome is not None
+        and (old.outcome is None or old.game_number != new.game_number)
+    ):
+        events.append({"type": "game-end", "game": game, "outcome": new.outcome,
+                           "winner": new.winner, "moves": len(new.moves)})  # fmt: skip
+    was_alert = "" if old is None else old.alert
+    if new.alert != was_alert:
+        if new.alert:
+            events.append({"type": new.alert, "game": game, "status": new.status})
+        elif old is not None:
+            events.append({"type": "corrected", "game": game, "was": was_alert})
+    had = set() if old is None else {(w.cell, w.kind) for w in old.sensor_warnings}
+    for warning in new.sensor_warnings:
+        if (warning.cell, warning.kind) not in had:
+            events.append({"type": "sensor-warning", "game": game, **warning.to_json()})
+    seen = set() if old is None else set(old.connection.faults)
+    if old is not None:
+        for at, code, text in new.connection.faults:
+            if (at, code, text) not in seen:
+                events.append({"type": "fault", "code": code, "text": text, "at_board": at})
+    if old is None or old.connection.state != new.connection.state:
+        events.append({"type": "connection", "state": new.connection.state,
+                       "message": new.connection.message})  # fmt: skip
+    return events
+
+
+def _without_frame_time(snapshot: Snapshot) -> Snapshot:
+    return dataclasses.replace(
+        snapshot, connection=dataclasses.replace(snapshot.connection, last_frame=None)
+    )
+
+
+# -- the publisher ----------------------------------------------------------------------------
+Submit = Callable[[Command], "concurrent.futures.Future[CommandResult]"]
+CommandParser = Callable[[dict[str, Any], tuple[str, str]], Command]  # body, (game, profile)
+
+
+class MqttPublisher:
+    """A listener of the daemon that publishes its board (see the module's docstring).
+
+    ``commands``: when given (``--mqtt-commands``), control objects arriving on the board's
+    ``command`` topic are parsed by it (with the game and board profile in use) and submitted
+    to the daemon's queue."""
+
+    def __init__(
+        self,
+        broker: Broker,
+        board: str,
+        *,
+        log: logging.Logger,
+        submit: Submit | None = None,
+        commands: CommandParser | None = None,
+    ) -> None:
+        self.broker = broker
+        self.topics = Topics(broker.prefix, check_board_name(board))
+        self.log = log
+        self.submit = submit
+        self.commands = commands if submit is not None else None
+        self.snapshots: queue.Queue[Snapshot | None] = queue.Queue()
+        self.lock = threading.Lock()
+        self.latest = ""  # the latest state payload, for a (re)connect
+        self.current = ("", "")  # (game id, profile id) in use, for a new-game command
+        self.connected = False
+        self.ever_connected = False
+        self.complaints = Complaints(log, "MQTT: %s (refereeing goes on)")
+        self.client = new_client(broker, f"board-referee-{board}")
+        self.client.will_set(self.topics.status, self._status("offline", "lost"), qos=1,
+                             retain=True)  # fmt: skip
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_connect_fail = self._on_connect_fail
+        self.client.on_message = self._on_message
+        self.worker = threading.Thread(target=self._work, name="mqtt", daemon=True)
+
+    def start(self) -> None:
+        """Connect in the background (a broker that is not there yet is retried)."""
+        self.client.connect_async(self.broker.host, self.broker.port, keepalive=30)
+        self.client.loop_start()
+        self.worker.start()
+        self.log.info("MQTT: publishing board %s to %s under %s/", self.topics.board,
+                      self.broker.describe(), self.topics.base)  # fmt: skip
+
+    def stop(self) -> None:
+        """A clean stop: the status says offline (stopped), then we leave the broker."""
+        self.snapshots.put(None)
+        self.worker.join(5)
+        with self.lock:
+            info = None
+            if self.connected:
+                info = self.client.publish(self.topics.status, self._status("offline", "stopped"),
+                                           qos=1, retain=True)  # fmt: skip
+        if info is not None:
+            with contextlib.suppress(RuntimeError, ValueError):
+                info.wait_for_publish(2)
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    # -- the daemon's side: never blocks --------------------------------------------------
+    def publish(self, snapshot: Snapshot) -> None:
+        self.snapshots.put(snapshot)
+
+    # -- our worker ---------------------------------------------------------------------
+    def _work(self) -> None:
+        previous: Snapshot | None = None
+        sent_as: Snapshot | None = None  # the last one sent, without its last frame's time
+        sent_at = 0.0
+        while True:
+            snapshot = self.snapshots.get()
+            if snapshot is None:
+                return
+            stripped = _without_frame_time(snapshot)
+            if stripped == sent_as and time.monotonic() - sent_at < REFRESH:
+                continue  # only the last frame's time moved on: not worth a message per board
+            sent_as, sent_at = stripped, time.monotonic()
+            try:
+                self._send(previous, snapshot)
+            except Exception:  # the broker's face must never take anything else down
+                self.log.exception("MQTT: could not publish a snapshot")
+            previous = snapshot
+
+    def _send(self, previous: Snapshot | None, snapshot: Snapshot) -> None:
+        text = snapshot.to_text()
+        events = events_between(previous, snapshot)
+        with self.lock:
+            self.latest = text
+            self.current = (snapshot.game_id, snapshot.profile)
+            if self.connected:  # else the state is published on connecting
+                self.client.publish(self.topics.state, text, qos=1, retain=True)
+        for event in events:  # QoS 1: paho keeps them (up to MAX_QUEUED) while we are away
+            self._event(event)
+
+    def _event(self, event: dict[str, Any]) -> None:
+        body = {"schema": SCHEMA_VERSION, "board": self.topics.board, "at": time.time(), **event}
+        self.client.publish(self.topics.events, json.dumps(body, separators=(",", ":")), qos=1)
+
+    def _status(self, state: str, reason: str) -> str:
+        """``commands``: whether this referee takes new game and take back from a club view
+        (--mqtt-commands), so a club view offers those controls only where they work."""
+        takes = state == "online" and self.commands is not None
+        return json.dumps({"schema": SCHEMA_VERSION, "board": self.topics.board, "state": state,
+                           "reason": reason, "at": time.time(), "commands": takes})  # fmt: skip
+
+    # -- paho's network thread ------------------------------------------------------------
+    def _on_connect(
+        self, client: paho.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+    ) -> None:
+        if reason.is_failure:
+            self.complaints.say(f"the broker {self.broker.describe()} refused us: {reason}")
+            return
+        with self.lock:
+            self.connected = True
+            client.publish(self.topics.status, self._status("online", "connected"), qos=1,
+                           retain=True)  # fmt: skip
+            if self.latest:
+                client.publish(self.topics.state, self.latest, qos=1, retain=True)
+        if self.commands is not None:
+            client.subscribe(self.topics.command, qos=1)
+        again = " again" if self.ever_connected else ""
+        self.ever_connected = True
+        self.complaints.clear()
+        self.log.info("MQTT: connected%s to %s", again, self.broker.describe())
+
+    def _on_disconnect(
+        self, client: paho.Client, userdata: Any, flags: Any, reason: Any, properties: Any
+    ) -> None:
+        with self.lock:
+            was = self.connected
+            self.connected = False
+        if was and reason.is_failure:
+            self.complaints.say(f"lost the broker {self.broker.describe()} ({reason}); retrying")
+
+    def _on_connect_fail(self, client: paho.Client, userdata: Any) -> None:
+        self.complaints.say(f"cannot reach the broker {self.broker.describe()}; retrying")
+
+    def _on_message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
+        if self.commands is None or self.submit is None or message.topic != self.topics.command:
+            return
+        ident: object = None
+        try:
+            try:  # bounded before parsing: a deep payload must not end paho's thread
+                body = loads_limited(message.payload, max_bytes=COMMAND_BYTES,
+                                     max_depth=COMMAND_DEPTH)  # fmt: skip
+            except JsonLimitError as exc:
+                raise ValueError(f"refused: {exc}") from None
+            except ValueError:
+                raise ValueError("not a JSON object") from None
+            if not isinstance(body, dict):
+                raise ValueError("not a JSON object")
+            given = body.get("id")
+            ident = given if isinstance(given, str) and len(given) <= 64 else None
+            command = self.commands(body, self.current)
+        except ValueError as exc:
+            self.log.warning("MQTT: ignored a command on %s: %s", message.topic, exc)
+            self._event({"type": "command", "id": ident, "ok": False, "message": str(exc)})
+            return
+        future = self.submit(command)
+
+        def answered(done: concurrent.futures.Future[CommandResult]) -> None:
+            result = done.result()
+            self._event({"type": "command", "id": ident, "ok": result.ok,
+                         "message": result.message})  # fmt: skip
+
+        future.add_done_callback(answered)
+
+
+__all__ = [
+    "DEFAULT_PREFIX",
+    "Broker",
+    "Complaints",
+    "MqttError",
+    "MqttPublisher",
+    "Topics",
+    "check_board_name",
+    "events_between",
+    "new_client",
+    "parse_broker",
+]

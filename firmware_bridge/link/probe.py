@@ -1,0 +1,155 @@
+"""Finding the board: ``run --port auto`` probes the serial ports for one that answers HELLO.
+
+Stable names first (``/dev/serial/by-id/...`` names a USB board by its serial number, so it
+survives replugging and reboots), then the usual device names. A port is opened exclusively,
+sent HOST_HELLO, and listened to briefly; the first that answers with a HELLO is the board.
+``BOARD_REFEREE_PROBE`` (glob patterns separated by ``:``) replaces the list, for boards on
+other names and for tests.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import queue
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import serial
+
+from firmware_bridge.link.protocol import (
+    DELIMITER,
+    PROTOCOL_DELTA,
+    FrameError,
+    Hello,
+    HostHello,
+    decode_frame,
+    encode_frame,
+)
+from firmware_bridge.link.serial_link import Link, LinkError, LinkEvent, PortError, SerialLink
+
+PATTERNS = ("/dev/serial/by-id/*", "/dev/ttyACM*", "/dev/ttyUSB*", "/dev/ttyAMA*", "/dev/rfcomm*")
+ENV_VAR = "BOARD_REFEREE_PROBE"
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    port: str
+    hello: Hello
+
+
+def candidates() -> list[str]:
+    """Ports to try, stable names first, each device once (by-id names are symlinks)."""
+    patterns = os.environ.get(ENV_VAR, "").split(":") if os.environ.get(ENV_VAR) else PATTERNS
+    seen: set[str] = set()
+    ports: list[str] = []
+    for pattern in patterns:
+        for path in sorted(glob.glob(pattern)):
+            real = os.path.realpath(path)
+            if real not in seen:
+                seen.add(real)
+                ports.append(path)
+    return ports
+
+
+def ask(port: str, baudrate: int, timeout: float) -> Hello | str:
+    """The HELLO the board on ``port`` answers with, or why there is none (in words)."""
+    try:
+        link = serial.serial_for_url(port, baudrate=baudrate, timeout=0.05, exclusive=True)
+    except (serial.SerialException, OSError, ValueError) as exc:
+        return "in use or not a serial port" if "lock" in str(exc) else f"cannot open ({exc})"
+    try:
+        link.write(DELIMITER + encode_frame(HostHello(PROTOCOL_DELTA, socket.gethostname()), 0))
+        buffer = bytearray()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            buffer += link.read(256)
+            while (end := buffer.find(DELIMITER)) >= 0:
+                packet, buffer = bytes(buffer[:end]), buffer[end + 1 :]
+                if not packet:
+                    continue
+                try:
+                    _, message = decode_frame(packet)
+                except FrameError:
+                    continue
+                if isinstance(message, Hello):
+                    return message
+        return "no answer"
+    except (serial.SerialException, OSError) as exc:
+        return f"failed ({exc})"
+    finally:
+        link.close()
+
+
+def find_board(baudrate: int = 115200, timeout: float = 1.5) -> Found:
+    """The first port whose board answers HELLO; PortError listing what was tried if none."""
+    tried: list[str] = []
+    for port in candidates():
+        answer = ask(port, baudrate, timeout)
+        if isinstance(answer, Hello):
+            return Found(port, answer)
+        tried.append(f"{port}: {answer}")
+    where = (
+        "; ".join(tried)
+        if tried
+        else "no serial ports found ("
+        + ", ".join(os.environ.get(ENV_VAR, "").split(":") if os.environ.get(ENV_VAR) else PATTERNS)
+        + ")"
+    )
+    raise PortError(f"--port auto found no board that answers: {where}; plug it in and switch it "
+                    "on, or name its port with --port")  # fmt: skip
+
+
+class ProbingLink(Link):
+    """``--port auto`` before any board answered (a Pi booting before its board is plugged in):
+    every ``open`` probes the ports again, and opens the first board that answers. Until then
+    it raises LinkError, so the referee waits and says so, as for a named port not there yet;
+    probes are at least ``every`` seconds apart, since a silent port takes a while to rule out.
+    """
+
+    def __init__(
+        self,
+        baudrate: int = 115200,
+        events: queue.Queue[LinkEvent] | None = None,
+        *,
+        every: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(events)
+        self.baudrate = baudrate
+        self.every = every
+        self.clock = clock
+        self.inner: SerialLink | None = None
+        self._next_probe = 0.0
+        self._why = "not probed yet"
+
+    @property
+    def is_open(self) -> bool:
+        return self.inner is not None and self.inner.is_open
+
+    def open(self) -> None:
+        now = self.clock()
+        if now < self._next_probe:
+            raise LinkError(self._why)
+        self._next_probe = now + self.every
+        try:
+            found = find_board(self.baudrate)
+        except PortError as exc:
+            self._why = str(exc).replace("--port auto found no board that answers", "no board "
+                                         "answers on any serial port")  # fmt: skip
+            raise LinkError(self._why) from exc
+        inner = SerialLink(found.port, self.baudrate, self.events)
+        inner.open()  # a LinkError here: the next open probes again
+        self.inner = inner
+
+    def _write(self, data: bytes) -> None:
+        if self.inner is None:
+            raise LinkError("no board found yet")
+        self.inner._write(data)
+
+    def close(self) -> None:
+        inner, self.inner = self.inner, None
+        if inner is not None:
+            inner.close()

@@ -1,0 +1,312 @@
+"""How a Raspberry Pi Pico is wired into a board: the ``pico:`` section of a hardware profile.
+
+Every key has a default, so any profile of an occupancy or owner board has a wiring the
+firmware can run (docs/build-a-board.md draws the default one). The sensors sit behind
+16-channel multiplexers (CD74HC4067): sensor i is input i % 16 of bank i // 16. Up to eight
+banks are picked by their own EN lines; more by a second-level multiplexer.
+
+The power budget is worked out here, once, for the firmware to enforce: what the supply gives,
+less the Pico, the sensors and the LEDs' own idle draw, is what lit LEDs may take.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from engine import Cell, Game
+from engine.config import Node
+from firmware_bridge.link.protocol import Button, LedKind, Sensing
+
+# GPIOs a builder may wire on a Pico (GP23-25 and GP29 are the board's own).
+USABLE_PINS = frozenset([*range(23), 26, 27, 28])
+ADC_PINS = (26, 27, 28)
+SELECT = (2, 3, 4, 5)
+ENABLE_FIRST = 6
+BANK_SELECT = (6, 7, 8, 9)
+LED_PIN = 14
+BUTTON_PINS = {"pass": 16, "confirm": 17, "takeback": 18, "select": 19}
+MAX_ENABLE_BANKS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A sensor part the guide recommends, with what the firmware needs to know of it."""
+
+    name: str
+    kind: str  # switch | linear
+    milliamps: float  # supply current of one sensor (typical, from its datasheet)
+    centre: int  # a linear sensor's reading with no magnet, in ADC counts of 65535 (3.3 V)
+    north: str  # a linear sensor's reading with a north pole facing its marked side: low | high
+    note: str
+
+
+PARTS = MappingProxyType(
+    {
+        "reed": Part("reed", "switch", 0.0, 0, "low", "reed switch to ground"),
+        "drv5033": Part(
+            "drv5033", "switch", 2.7, 0, "low", "omnipolar digital hall switch, open drain"
+        ),
+        "hall-switch": Part(
+            "hall-switch", "switch", 4.0, 0, "low", "an omnipolar digital hall switch"
+        ),
+        "drv5053": Part(
+            "drv5053", "linear", 3.6, 19859, "high", "linear hall, 1.0 V at rest, PA/RA/VA variants"
+        ),
+        "ss49e": Part("ss49e", "linear", 6.0, 32768, "low", "linear hall, VCC/2 at rest"),
+        "linear-hall": Part(
+            "linear-hall", "linear", 6.0, 32768, "low", "a linear (analogue) hall sensor"
+        ),
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Bands:
+    """Thresholds of linear sensors, in ADC counts (0-65535 over 0-3.3 V)."""
+
+    centre: int
+    delta: int  # a piece reads at least this far from the sensor's resting reading
+    hysteresis: int
+    fault_low: int  # below: in no band (a broken wire, pulled to ground)
+    fault_high: int  # above: in no band (a short to 3.3 V)
+    north: str  # low | high: which way a north pole (player 1's pieces) moves the reading
+
+
+@dataclass(frozen=True, slots=True)
+class Power:
+    supply_ma: int  # what the supply gives: 500 for a USB 2.0 port
+    pico_ma: int
+    sensor_ma: float
+    led_idle_ma: float  # a WS2812B draws this dark
+    ma_per_channel: int  # ... and this per colour channel at full brightness
+    margin: float  # kept in hand (a cable's drop, a sensor's spread)
+
+    def budget(self, sensors: int, leds: int) -> int:
+        """Milliamps the lit LEDs may draw."""
+        fixed = self.pico_ma + sensors * self.sensor_ma + leds * self.led_idle_ma
+        return math.floor(self.supply_ma * (1 - self.margin) - fixed)
+
+
+@dataclass(frozen=True, slots=True)
+class PicoWiring:
+    part: Part
+    select: tuple[int, ...]
+    enable: tuple[int, ...]  # one EN line a bank (up to eight banks)
+    bank_select: tuple[int, ...]  # or S0-S3 of second-level multiplexers
+    signal: tuple[int, ...]  # where the SIG lines come in
+    led_pin: int | None
+    led_order: str
+    brightness: int
+    buttons: MappingProxyType[str, int]
+    bands: Bands
+    power: Power
+    flip: tuple[Cell, ...]  # linear sensors mounted the other way round
+    debounce_ms: int
+    button_debounce_ms: int
+    watchdog_ms: int
+
+    @property
+    def banks(self) -> int:
+        return len(self.enable) if self.enable else 16 * len(self.signal)
+
+    def input_of(self, sensor: int) -> str:
+        """Where sensor ``sensor`` is soldered, as the guide names it: M2.5 is multiplexer 2's
+        input 5 (C5 on the CD74HC4067's pinout)."""
+        return f"M{sensor // 16}.{sensor % 16}"
+
+
+def parse_wiring(
+    node: Node,
+    game: Game,
+    *,
+    sensing: Sensing,
+    sensors: int,
+    leds: int,
+    led_kind: LedKind,
+    buttons: frozenset[Button],
+    debounce_ms: int,
+) -> PicoWiring:
+    """The ``pico:`` section (``node`` may hold None: every default)."""
+    if node.value is None:
+        node = Node({}, node.source, node.path, node.error)
+    node.only_keys(
+        "sensor",
+        "mux",
+        "leds",
+        "buttons",
+        "power",
+        "bands",
+        "flip",
+        "watchdog_ms",
+        "button_debounce_ms",
+    )
+    default_part = "drv5053" if sensing is Sensing.OWNER else "reed"
+    part_node = node.get("sensor", default_part)
+    part = PARTS[part_node.choice(tuple(PARTS))]
+    if sensing is Sensing.OWNER and part.kind != "linear":
+        part_node.fail(
+            f"an owner board needs linear hall sensors to tell the poles apart, not "
+            f"{part.name} (choose one of {_names('linear')})"
+        )
+    if sensing is Sensing.OCCUPANCY and part.kind != "switch":
+        part_node.fail(f"an occupancy board uses switches ({_names('switch')}), not {part.name}")
+    if sensing is Sensing.IDENTITY:
+        node.fail(
+            "the Pico firmware reads occupancy and owner boards; an identity (RFID) board "
+            "needs firmware of its own that speaks docs/protocol.md"
+        )
+    banks = max(1, math.ceil(sensors / 16))
+    mux = node.get("mux", {})
+    mux.only_keys("select", "enable", "bank_select", "signal")
+    select = _pins(mux.get("select", list(SELECT)), 4)
+    if mux.has("enable") or (not mux.has("bank_select") and banks <= MAX_ENABLE_BANKS):
+        default_enable = list(range(ENABLE_FIRST, ENABLE_FIRST + banks))
+        enable = _pins(mux.get("enable", default_enable), banks)
+        bank_select: tuple[int, ...] = ()
+        signal = _pins(_as_list(mux.get("signal", ADC_PINS[0])), 1)
+    else:
+        enable = ()
+        bank_select = _pins(mux.get("bank_select", list(BANK_SELECT)), 4)
+        second = math.ceil(banks / 16)
+        signal = _pins(_as_list(mux.get("signal", list(ADC_PINS[:second]))), second)
+    if part.kind == "linear":
+        for pin in signal:
+            if pin not in ADC_PINS:
+                mux.get("signal").fail(
+                    f"GP{pin} has no ADC: linear sensors need GP26, GP27 or GP28"
+                )
+    led_node = node.get("leds", {})
+    led_node.only_keys("pin", "order", "brightness")
+    led_pin = led_node.get("pin", LED_PIN).integer(0, 28) if led_kind is not LedKind.NONE else None
+    order = led_node.get("order", "GRB").choice(("GRB", "RGB", "BRG", "RBG", "GBR", "BGR"))
+    brightness = led_node.get("brightness", 64).integer(1, 255)
+    button_node = node.get("buttons", {})
+    wired: dict[str, int] = {}
+    for button in sorted(buttons, key=int):
+        name = button.name.lower()
+        wired[name] = button_node.get(name, BUTTON_PINS[name]).integer(0, 28)
+    button_node.only_keys(*wired)
+    power_node = node.get("power", {})
+    power_node.only_keys("supply_ma", "pico_ma", "sensor_ma", "led_idle_ma", "ma_per_channel")
+    power = Power(
+        supply_ma=power_node.get("supply_ma", 500).integer(100, 20000),
+        pico_ma=power_node.get("pico_ma", 50).integer(0, 1000),
+        sensor_ma=_number(power_node.get("sensor_ma", part.milliamps), 0, 50),
+        led_idle_ma=_number(power_node.get("led_idle_ma", 1.0), 0, 10),
+        ma_per_channel=power_node.get("ma_per_channel", 20).integer(1, 100),
+        margin=0.1,
+    )
+    band_node = node.get("bands", {})
+    band_node.only_keys("centre", "delta", "hysteresis", "fault_low", "fault_high", "north")
+    bands = Bands(
+        centre=band_node.get("centre", part.centre or 32768).integer(1, 65534),
+        delta=band_node.get("delta", 5000).integer(200, 30000),
+        hysteresis=band_node.get("hysteresis", 600).integer(0, 10000),
+        fault_low=band_node.get("fault_low", 1000).integer(0, 65535),
+        fault_high=band_node.get("fault_high", 64500).integer(0, 65535),
+        north=band_node.get("north", part.north).choice(("low", "high")),
+    )
+    if (
+        not bands.fault_low
+        < bands.centre - bands.delta
+        < bands.centre + bands.delta
+        < (bands.fault_high)
+    ):
+        band_node.fail(
+            "the bands must run fault_low < centre - delta < centre + delta < fault_high"
+        )
+    flip = tuple(game.cell_of(element) for element in node.get("flip", []).elements())
+    wiring = PicoWiring(
+        part=part,
+        select=select,
+        enable=enable,
+        bank_select=bank_select,
+        signal=signal,
+        led_pin=led_pin,
+        led_order=order,
+        brightness=brightness,
+        buttons=MappingProxyType(wired),
+        bands=bands,
+        power=power,
+        flip=flip,
+        debounce_ms=debounce_ms,
+        button_debounce_ms=node.get("button_debounce_ms", 20).integer(0, 500),
+        watchdog_ms=node.get("watchdog_ms", 4000).integer(1000, 8000),
+    )
+    if wiring.banks * 16 < sensors:
+        mux.fail(f"{sensors} sensors need {banks} multiplexers; this wiring reaches {wiring.banks}")
+    _distinct(node, wiring)
+    return wiring
+
+
+def power_problem(wiring: PicoWiring, sensors: int, leds: int) -> str | None:
+    """Why this board cannot light its LEDs from its supply, or None."""
+    power = wiring.power
+    if not leds or power.budget(sensors, leds) >= 30:
+        return None
+    return (
+        f"the Pico, {sensors} sensors at {power.sensor_ma:g} mA and {leds} dark LEDs leave less "
+        f"than 30 mA of the {power.supply_ma} mA supply for lit LEDs: give the board a 5 V "
+        "supply (pico: power: supply_ma) or sensors that draw less (docs/build-a-board.md)"
+    )
+
+
+def _names(kind: str) -> str:
+    return ", ".join(name for name, part in PARTS.items() if part.kind == kind)
+
+
+def _as_list(node: Node) -> Node:
+    if isinstance(node.value, list):
+        return node
+    return Node([node.value], node.source, node.path, node.error)
+
+
+def _pins(node: Node, count: int) -> tuple[int, ...]:
+    pins = []
+    for element in node.elements():
+        pin = element.integer(0, 28)
+        if pin not in USABLE_PINS:
+            element.fail(f"GP{pin} is not free on a Pico (GP23-GP25 are its own)")
+        pins.append(pin)
+    if len(pins) != count:
+        node.fail(f"expected {count} pin{'s' if count != 1 else ''}, got {len(pins)}")
+    return tuple(pins)
+
+
+def _number(node: Node, low: float, high: float) -> float:
+    value = node.value
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        node.fail(f"expected a number from {low:g} to {high:g}, got {value!r}")
+    return float(value)
+
+
+def _distinct(node: Node, wiring: PicoWiring) -> None:
+    uses: dict[int, str] = {}
+    named = [
+        *((pin, f"multiplexer S{k}") for k, pin in enumerate(wiring.select)),
+        *((pin, f"EN of multiplexer {k}") for k, pin in enumerate(wiring.enable)),
+        *((pin, f"bank select S{k}") for k, pin in enumerate(wiring.bank_select)),
+        *((pin, "multiplexer SIG") for pin in wiring.signal),
+        *((pin, f"the {name.upper()} button") for name, pin in wiring.buttons.items()),
+    ]
+    if wiring.led_pin is not None:
+        named.append((wiring.led_pin, "the LED chain's data line"))
+    for pin, use in named:
+        if pin in uses:
+            node.fail(f"GP{pin} is wired twice: {uses[pin]} and {use}")
+        uses[pin] = use
+
+
+def describe_power(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, Any]:
+    power = wiring.power
+    return {
+        "supply_ma": power.supply_ma,
+        "pico_ma": power.pico_ma,
+        "sensors_ma": round(sensors * power.sensor_ma, 1),
+        "leds_idle_ma": round(leds * power.led_idle_ma, 1),
+        "margin_ma": round(power.supply_ma * power.margin),
+        "led_budget_ma": power.budget(sensors, leds),
+    }

@@ -1,0 +1,1101 @@
+"""The referee daemon: one main loop that owns the link, the reconciler and the journal.
+
+The serial reader thread only queues events; everything else happens here, in order:
+frames are checked (sequence numbers, event counters: any gap, bad frame or reconnect asks the
+board for a full SCAN), sensor readings become the reconciler's sensed layout, committed moves
+are written to the journal, and only then is the new LED frame sent (and re-sent until the
+board acknowledges it). When the board goes away the game state stays in memory and in the
+journal; when it comes back (the same port path), a scan shows what happened meanwhile.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import json
+import logging
+import queue
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from engine import NO_CELL, Cell, Effect, EventKind, Game, Piece, Player, State
+from firmware_bridge.link.leds import Signal, led_frame
+from firmware_bridge.link.profile import BoardProfile, Token
+from firmware_bridge.link.protocol import (
+    EMPTY,
+    PROTOCOL_DELTA,
+    PROTOCOL_VERSION,
+    Ack,
+    Button,
+    ButtonEvent,
+    Change,
+    Fault,
+    Hello,
+    HostHello,
+    Leds,
+    Message,
+    Nak,
+    Ping,
+    Pong,
+    Reading,
+    Scan,
+    ScanRequest,
+    led_delta,
+)
+from firmware_bridge.link.serial_link import (
+    BadFrame,
+    Connected,
+    Disconnected,
+    Link,
+    LinkError,
+    LinkEvent,
+    PortError,
+    Received,
+    SerialLink,
+)
+from firmware_bridge.referee.check import BoardCheck
+from firmware_bridge.referee.health import SensorHealth
+from firmware_bridge.referee.journal import DamagedGameError, Journal, last_turn_layouts, replay
+from firmware_bridge.referee.notify import Notifier
+from firmware_bridge.referee.reconcile import Committed, NewGame, Reconciler, Record, TookBack
+from firmware_bridge.referee.snapshot import (
+    Connection,
+    MoveView,
+    PieceView,
+    Snapshot,
+    board_picture,
+)
+
+RECONNECT_INTERVAL = 0.5
+LED_RETRY = 0.25
+HELLO_RETRY = 1.0
+PING_AFTER = 2.0
+DEAD_AFTER = 6.5
+SCAN_RETRY = 1.0  # a SCAN asked for and not answered is asked for again after this
+SCAN_SPACING = 0.1  # at most one SCAN request per this many seconds
+HEARTBEAT = 2.0  # seconds between snapshots that only refresh the last-frame time
+MAX_FAULTS = 5
+HELD_PRESSES = 4  # presses kept while the board is being scanned (a few; never a backlog)
+REFUSED_FLASH = 1.0  # seconds the board flashes after a button press the rules refuse
+NOTICE_SECONDS = 12.0  # an answer to a button or control is shown this long, then goes
+REMINDER = 60.0  # seconds between "still waiting for the board" lines
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    ok: bool
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A control from a face (the kiosk page, a club view). It goes through the daemon's one
+    queue, like the board's frames, and acts through the same path as the board's buttons:
+    ``press`` a button, or start a ``new_game`` of ``game`` on ``profile``."""
+
+    action: str  # press | new_game | check
+    button: Button | None = None
+    game: Game | None = None
+    profile: BoardProfile | None = None
+    source: str = "kiosk"
+    what: str = ""  # for check: start | stop | confirm | dark | skip
+    cells: tuple[str, ...] | None = None  # for check start: only these cells (by name)
+    players: tuple[str, str] | None = None  # for new_game: who plays each side (None: as now)
+    reply: concurrent.futures.Future[CommandResult] = field(
+        default_factory=concurrent.futures.Future, compare=False
+    )
+
+
+Listener = Callable[[Snapshot], None]
+
+
+class DaemonError(Exception):
+    """A problem that stops the daemon (bad journal, wrong board); the message says why."""
+
+
+@dataclass
+class _Pending:
+    seq: int
+    frame: Leds
+    sent: float
+
+
+class Daemon:
+    def __init__(
+        self,
+        game: Game,
+        profile: BoardProfile,
+        journal: Journal,
+        port: str,
+        *,
+        log: logging.Logger,
+        start: State | None = None,
+        new_game: bool = False,
+        link_factory: Callable[[queue.Queue[LinkEvent]], Link] | None = None,
+        opened: Link | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.game = game
+        self.profile = profile
+        self.journal = journal
+        self.port = port
+        self.log = log
+        self.clock = clock
+        # ``opened``: the board's link, opened by the caller before anything was logged (so a
+        # port that can never work is one line); its events queue becomes the daemon's.
+        self.events: queue.Queue[LinkEvent | Command] = (
+            opened.events if opened is not None else queue.Queue()  # type: ignore[assignment]
+        )
+        self.opened = opened
+        self.link_factory = link_factory or (
+            lambda events: SerialLink(port, self.profile.baudrate, events)
+        )
+        self.link: Link | None = None
+        self.start_json = start.to_json() if start is not None else None
+        self.resumed = False  # an unfinished game of the journal goes on
+        state = self._resume_or_start(start, new_game)
+        self.rec = Reconciler(state, profile)
+        self.rec.resumed = self.resumed
+        if state.plies:
+            self.rec.restart_turn_from(last_turn_layouts(state))
+        self.readings: list[Reading] = [EMPTY] * len(profile.sensor_cells)
+        self._reset_link_state()
+        self.next_connect = 0.0
+        self.evaluate_at: float | None = None
+        self.want: Leds = led_frame({}, profile)
+        self.pending: _Pending | None = None
+        self.acked: Leds | None = None
+        self.last_status = ""
+        self.connect_failures = 0
+        self.waiting_since = 0.0
+        self.next_reminder = 0.0
+        self.listeners: list[Listener] = []
+        self.moves: list[tuple[MoveView, tuple[Piece, ...]]] = self._history_from_journal()
+        self.faults: list[tuple[float, int, str]] = []
+        self.mismatch = ""  # why the connected board does not fit the profile
+        # A new game on another board profile: until a fitting board says HELLO, a misfit or
+        # a disconnect is the expected swap of boards, told as such instead of as a fault.
+        self.switched_for: str | None = None
+        self.fitted = False  # a board has fitted the profile since start
+        self.last_frame: float | None = None  # wall time of the last frame from the board
+        self.notice = ""
+        # When the notice was first shown: an answer is gone after NOTICE_SECONDS, and a
+        # take-back's "put the board back" once the board is back.
+        self.notice_since: tuple[str, float] = ("", 0.0)
+        self.notice_until_back = False  # the notice asks for the board to be put back
+        self.refused_until: float | None = None  # the board flashes "refused" until then
+        self.dirty = True
+        self.serial = 0
+        self.published: Snapshot | None = None
+        self.published_at = 0.0
+        self.alert: tuple[str, float | None] = ("", None)  # (kind, wall time it began)
+        # The board check (check mode): while it runs, the sensors, buttons and LEDs are its;
+        # the game waits. A finished check stays shown until it is dismissed.
+        self.check: BoardCheck | None = None
+        self.health = SensorHealth(game.board.names)
+        self.warned: set[tuple[str, str]] = set()
+        self.check_started = ""
+        self.check_recorded = False
+
+    # -- start-up ---------------------------------------------------------------------------
+    def _resume_or_start(self, start: State | None, new_game: bool) -> State:
+        game = self.game
+        options = json.loads(json.dumps(dict(game.options), sort_keys=True))
+        self.created = False  # the game row was made by this run (and may be forgotten)
+        self.people: tuple[str, str] = ("", "")  # who plays each side, when they said
+        try:
+            row = self.journal.unfinished()
+        except DamagedGameError as exc:
+            if not new_game:
+                raise
+            self.journal.abandon(exc.game_id)
+            self.log.warning("abandoned damaged game %d (kept in the journal)", exc.game_id)
+            row = None
+        if (
+            row is not None
+            and not row.entries
+            and (row.game != game.id or row.options != options or row.profile != self.profile.id)
+        ):
+            # A game nothing was played in (a board that did not fit, say) loses nothing.
+            self.journal.abandon(row.id)
+            self.log.info("set aside game %d of %s: nothing was played in it", row.id, row.game)
+            row = None
+        if row is not None:
+            same = (
+                row.game == game.id and row.options == options and row.profile == (self.profile.id)
+            )
+            if same and (start is None or row.start == self.start_json):
+                try:
+                    state = game.state_from_json(row.start) if row.start else game.new_state()
+                    replay(state, row.entries)
+                except ValueError as exc:
+                    raise DaemonError(
+                        f"cannot replay game {row.id} from the journal {self.journal.path}: "
+                        f"{exc}; start a new game with --new"
+                    ) from exc
+                self.game_id = row.id
+                self.game_start = row.start
+                self.people = row.players
+                self.resumed = True
+                self.log.info(
+                    "resuming game %d (%s) after %d moves; checking the board matches it",
+                    row.id, game.title, state.plies,
+                )  # fmt: skip
+                return state
+            if not new_game:
+                shown = " ".join(f"--option {k}={v}" for k, v in row.options.items())
+                raise DaemonError(
+                    f"the journal {self.journal.path} has an unfinished game {row.id}: "
+                    f"{row.game} {shown} --board {row.profile}; run with those settings to "
+                    "resume it, or add --new to abandon it"
+                )
+            self.journal.abandon(row.id)
+            self.log.info("abandoned unfinished game %d", row.id)
+        if row is None and not new_game:
+            over = self._finished_game(options)
+            if over is not None:
+                return over
+        state = start.copy(stack=False) if start is not None else game.new_state()
+        self.game_id = self.journal.start_game(game, self.profile.id, self.start_json)
+        self.created = True
+        self.game_start = self.start_json
+        self.log.info("new game %d: %s", self.game_id, game.title)
+        return state
+
+    def _finished_game(self, options: dict[str, object]) -> State | None:
+        """The journal's newest game, if it is over and has these settings: a restart shows
+        its result, and the next game begins (in the journal too) when the board is set up
+        for it, as after any game's end."""
+        try:
+            row = self.journal.last_finished()
+        except DamagedGameError:
+            return None
+        if row is None or (row.game, row.options, row.profile, row.start) != (
+            self.game.id, options, self.profile.id, self.start_json):  # fmt: skip
+            return None
+        try:
+            state = self.game.state_from_json(row.start) if row.start else self.game.new_state()
+            replay(state, row.entries)
+        except ValueError:
+            return None
+        outcome = state.outcome()
+        if outcome is None:
+            return None
+        self.game_id = row.id
+        self.game_start = row.start
+        self.people = row.players
+        self.log.info("game %d is over (%s): set the board up for a new game", row.id,
+                      outcome.describe(self.game.player_names))  # fmt: skip
+        return state
+
+    @property
+    def state(self) -> State:
+        return self.rec.state
+
+    def _reset_link_state(self) -> None:
+        self.board: Hello | None = None
+        self.have_scan = False
+        # Presses that came while the board was being (re)scanned: acted on once the scan is in
+        # (a player pressing as the referee comes back must not be ignored without a word).
+        self.held_presses: list[Button] = []
+        self.counter = 0
+        self.board_seq: int | None = None
+        self.hello_sent = 0.0
+        self.scan_sent = -SCAN_SPACING
+        self.scan_due: float | None = None
+        self.scan_why = ""
+        self.last_rx = self.clock()
+        self.last_ping = 0.0
+        self.acked = None
+        self.pending = None
+
+    # -- main loop --------------------------------------------------------------------------
+    def run(self, stop: threading.Event) -> None:
+        self.log.info(
+            "refereeing %s (%s) on %s with board profile %s (%s sensing)",
+            self.game.title, _options(self.game), self.port, self.profile.id,
+            self.profile.sensing.name.lower(),
+        )  # fmt: skip
+        notifier = Notifier()
+        notifier.send("READY=1", f"STATUS=refereeing {self.game.title} on {self.port}")
+        next_watchdog = 0.0
+        told = ""
+        try:
+            while not stop.is_set():
+                now = self.clock()
+                if notifier.watchdog is not None and now >= next_watchdog:
+                    notifier.send("WATCHDOG=1")  # from the loop itself: a hung loop is restarted
+                    next_watchdog = now + notifier.watchdog
+                if self.last_status != told:
+                    told = self.last_status
+                    notifier.send(f"STATUS={told}")
+                if self.link is None and now >= self.next_connect:
+                    self._connect(now)
+                wait = max(0.0, min(self._next_wake(now) - now, 0.25))
+                try:
+                    event: LinkEvent | Command | None = self.events.get(timeout=wait)
+                except queue.Empty:
+                    event = None
+                now = self.clock()
+                if isinstance(event, Command):
+                    self._command(event, now)
+                elif event is not None:
+                    self._handle(event, now)
+                self._timers(now)
+                if self.listeners and (self.dirty or now - self.published_at >= HEARTBEAT):
+                    self._publish(now)
+        finally:
+            notifier.send("STOPPING=1")
+            notifier.close()
+            self._shutdown()
+
+    def _shutdown(self) -> None:
+        if self.link is not None and self.board is not None:
+            with contextlib.suppress(LinkError):
+                self.link.send(led_frame({}, self.profile))  # leave the board dark
+        if self.link is not None:
+            self.link.close()
+            self.link = None
+
+    def _next_wake(self, now: float) -> float:
+        wakes = [now + 0.25]
+        if self.evaluate_at is not None:
+            wakes.append(self.evaluate_at)
+        if self.pending is not None:
+            wakes.append(self.pending.sent + LED_RETRY)
+        if self.scan_due is not None:
+            wakes.append(self.scan_due)
+        if self.refused_until is not None:
+            wakes.append(self.refused_until)
+        if self.link is None:
+            wakes.append(self.next_connect)
+        return min(wakes)
+
+    def _connect(self, now: float) -> None:
+        link, self.opened = self.opened or self.link_factory(self.events), None  # type: ignore[arg-type]
+        try:
+            if not link.is_open:
+                link.open()
+        except PortError as exc:
+            if not self.fitted:  # at the start: a setting to fix, said in one line
+                if self.created and not self.state.plies:
+                    self.journal.discard(self.game_id)  # nothing was played: leave nothing
+                raise DaemonError(str(exc)) from exc
+            # The board was ours before: whoever holds its port now may let go; keep the game
+            # and wait, saying so (a reminder follows every minute).
+            self.next_connect = now + RECONNECT_INTERVAL
+            if now >= self.next_reminder:
+                self.next_reminder = now + REMINDER
+                self.log.error("%s; waiting for the port", exc)
+            return
+        except LinkError as exc:
+            self.next_connect = now + RECONNECT_INTERVAL
+            if self.connect_failures == 0:
+                self.waiting_since = now
+                self.next_reminder = now + REMINDER
+                self.log.warning("waiting for the board on %s (%s); trying every %.1f s",
+                                 self.port, exc, RECONNECT_INTERVAL)  # fmt: skip
+            elif now >= self.next_reminder:
+                self.next_reminder = now + REMINDER
+                minutes = (now - self.waiting_since) / 60
+                self.log.warning(
+                    "still waiting for the board on %s after %.0f min (%s): is it plugged in "
+                    "and switched on?", self.port, minutes, exc,
+                )  # fmt: skip
+            self.connect_failures += 1
+            return
+        if self.connect_failures:
+            self.log.info("the board's port %s is there after %.0f s", self.port,
+                          now - self.waiting_since)  # fmt: skip
+        self.connect_failures = 0
+        self.link = link
+        self._reset_link_state()
+        self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
+        self.hello_sent = now
+
+    def _drop_link(self, reason: str) -> None:
+        self.dirty = True
+        if self.link is not None:
+            self.link.close()
+            self.link = None
+        if self.switched_for is not None:  # a board being swapped for the new game's
+            self.log.info("board disconnected after the switch to %s; waiting for its board "
+                          "on %s", self.game.title, self.port)  # fmt: skip
+        else:
+            self.log.warning("board disconnected (%s); waiting for it on %s", reason, self.port)
+        self._reset_link_state()
+        self.next_connect = self.clock() + RECONNECT_INTERVAL
+
+    def _send(self, message: Message) -> int | None:
+        if self.link is None:
+            return None
+        try:
+            seq, size = self.link.send(message)
+        except LinkError as exc:
+            self._drop_link(str(exc))
+            return None
+        self.log.debug("-> %s seq=%d (%d bytes)", message.NAME, seq, size)
+        return seq
+
+    def _request_scan(self, now: float, why: str) -> None:
+        """Ask for a SCAN at once; one asked for within SCAN_SPACING of the last is sent when
+        the spacing is over, never dropped (a burst of damage sends one request per spacing,
+        and the first is never delayed)."""
+        self.have_scan = False  # the view is stale from now on, whenever the request goes out
+        if now - self.scan_sent < SCAN_SPACING:
+            if self.scan_due is None:
+                self.scan_due, self.scan_why = self.scan_sent + SCAN_SPACING, why
+            return
+        self.scan_due = None
+        self.log.info("asking the board for a full scan (%s)", why)
+        self.scan_sent = now
+        self._send(ScanRequest())
+
+    # -- events -----------------------------------------------------------------------------
+    def _handle(self, event: LinkEvent, now: float) -> None:
+        self.dirty = self.dirty or not isinstance(event, Received)
+        if isinstance(event, Received):
+            self.last_rx = now
+            self.last_frame = time.time()
+            self.log.debug("<- %s seq=%d (%d bytes)", event.message.NAME, event.seq, event.size)
+            expected = self.board_seq
+            self.board_seq = (event.seq + 1) & 0xFF
+            if expected is not None and event.seq != expected and self.have_scan:
+                self._request_scan(now, f"frame {expected} from the board was lost")
+            self._message(event.message, now)
+        elif isinstance(event, BadFrame):
+            self.log.warning("bad frame from the board: %s", event.reason)
+            if self.board is not None:
+                self._request_scan(now, "a frame was damaged")
+        elif isinstance(event, Disconnected):
+            if self.link is not None:
+                self._drop_link(event.reason)
+        elif isinstance(event, Connected):
+            self.log.info("port open: %s", event.description)
+
+    def _message(self, message: Message, now: float) -> None:
+        if isinstance(message, Hello):
+            self._hello(message, now)
+        elif self.board is None:
+            if isinstance(message, ButtonEvent):
+                self._hold_press(message)
+            if not isinstance(message, (Ack, Nak, Pong)):
+                self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
+                self.hello_sent = now
+        elif isinstance(message, Scan):
+            if len(message.readings) != len(self.readings):
+                self.log.error("SCAN with %d readings from a board with %d sensors: ignored",
+                               len(message.readings), len(self.readings))  # fmt: skip
+                return
+            self.readings = list(message.readings)
+            self.counter = message.counter
+            if not self.have_scan:
+                self.log.info(
+                    "board scanned: %d pieces seen", sum(r.code != 0 for r in self.readings)
+                )
+            self.have_scan = True
+            self._observe(now)
+            held, self.held_presses = self.held_presses, []
+            for button in held:
+                self.log.info("button %s (pressed during the scan) acted on", button.name)
+                self._press(button, now)
+        elif isinstance(message, Change):
+            if self.have_scan and message.counter != (self.counter + 1) & 0xFFFFFFFF:
+                self._request_scan(now, f"board events {self.counter + 1}.."
+                                        f"{message.counter - 1} were lost")  # fmt: skip
+            self.counter = message.counter
+            for sensor, reading in message.changes:
+                if 0 <= sensor < len(self.readings):
+                    self.readings[sensor] = reading
+            if self.have_scan:
+                self._observe(now)
+        elif isinstance(message, ButtonEvent):
+            if self.have_scan and message.counter != (self.counter + 1) & 0xFFFFFFFF:
+                self._request_scan(now, "board events were lost")
+            self.counter = message.counter
+            if message.pressed and self.have_scan:
+                self.log.info("button %s pressed", message.button.name)
+                self._press(message.button, now)
+            else:
+                self._hold_press(message)
+        elif isinstance(message, Ack):
+            if self.pending is not None and message.seq == self.pending.seq:
+                self.acked = self.pending.frame
+                self.pending = None
+                if self.acked != self.want:
+                    self._send_leds(now)
+        elif isinstance(message, Nak):
+            self.log.warning("board rejected frame %d: %s", message.seq, message.reason.name)
+            if self.pending is not None:
+                self.acked = None  # what the board shows is unknown: a whole frame next
+                self._send_leds(now)
+        elif isinstance(message, Fault):
+            self.log.warning("board fault %d: %s", message.code, message.text)
+            faulty = _fault_sensor(message)
+            if self.check is not None and faulty is not None and message.code == 1:
+                self.check.fault(faulty, now)
+                self._check_update(now)
+            self.faults = [*self.faults, (time.time(), message.code, message.text)][-MAX_FAULTS:]
+            self.dirty = True
+
+    def _hello(self, hello: Hello, now: float) -> None:
+        self.dirty = True
+        problems = self._misfit(hello)
+        if problems:
+            message = (
+                f"board {hello.board_id!r} does not fit profile {self.profile.id!r}: "
+                + "; ".join(problems)
+            )  # fmt: skip
+            if not self.fitted and not self.listeners and not self.state.plies:
+                # A wrong board at the start of a game is a setting to fix: say so and stop,
+                # leaving no empty game behind to block the next, correct start.
+                if self.created:
+                    self.journal.discard(self.game_id)
+                raise DaemonError(message + " (choose the right --board)")
+            if self.switched_for is not None:  # expected: the new game needs another board
+                if message != self.mismatch:
+                    self.log.info(
+                        "the new game needs a %s board: waiting for it (the board connected %s)",
+                        self.profile.id, "; ".join(problems),
+                    )  # fmt: skip
+            elif message != self.mismatch:
+                self.log.error("%s: connect the board for %s, or start a game for this board",
+                               message, self.game.title)  # fmt: skip
+            self.mismatch = message
+            self.board = None
+            self.hello_sent = now
+            return
+        self.mismatch = ""
+        self.fitted = True
+        self.switched_for = None
+        self._fitting_hello(hello, now)
+
+    def _misfit(self, hello: Hello) -> list[str]:
+        profile = self.profile
+        problems = []
+        if hello.protocol not in (PROTOCOL_VERSION, PROTOCOL_DELTA):
+            problems.append(f"speaks protocol {hello.protocol}; this referee speaks "
+                            f"{PROTOCOL_VERSION} and {PROTOCOL_DELTA}")  # fmt: skip
+        if hello.sensors != len(profile.sensor_cells):
+            problems.append(f"has {hello.sensors} sensors, the profile wires "
+                            f"{len(profile.sensor_cells)}")  # fmt: skip
+        if hello.leds != len(profile.led_cells):
+            problems.append(f"has {hello.leds} LEDs, the profile wires {len(profile.led_cells)}")
+        if hello.sensing != profile.sensing:
+            problems.append(f"senses {hello.sensing.name.lower()}, the profile expects "
+                            f"{profile.sensing.name.lower()}")  # fmt: skip
+        return problems
+
+    def _fitting_hello(self, hello: Hello, now: float) -> None:
+        profile = self.profile
+        missing = sorted(b.name.lower() for b in profile.buttons - hello.buttons)
+        if missing:
+            self.log.warning("the board has no %s button(s)", ", ".join(missing))
+        first = self.board is None
+        self.board = hello
+        if first:
+            self.log.info("board %r, firmware %s: %d sensors, %d LEDs",
+                          hello.board_id, hello.firmware, hello.sensors, hello.leds)  # fmt: skip
+        self.have_scan = False
+        self.scan_sent = -SCAN_SPACING
+        self._request_scan(now, "board connected")
+        self.acked = None
+        self._send_leds(now)
+
+    def _observe(self, now: float) -> None:
+        if self.check is not None:
+            self.check.observe(self.readings, now)
+            self._check_update(now)
+            return
+        sensed: dict[int, Token] = {}
+        for sensor, reading in enumerate(self.readings):
+            cell = self.profile.sensor_cells[sensor]
+            token = self.profile.reading_token(reading)
+            if cell is not None and token is not None:
+                sensed[cell] = token
+        if self.health.observe(self.rec.sensed, sensed, now):
+            self.dirty = True
+            self._warn()
+        self.rec.observe(sensed, now)
+        self.evaluate_at = self.rec.settle_deadline()
+        self._process(self.rec.evaluate(now))
+
+    # -- faces: listeners and commands ------------------------------------------------------
+    def add_listener(self, listener: Listener) -> None:
+        """Call ``listener`` with a fresh snapshot after each change (from the main loop: a
+        listener must only hand the snapshot on, never block)."""
+        self.listeners.append(listener)
+        self.dirty = True
+
+    def submit(self, command: Command) -> concurrent.futures.Future[CommandResult]:
+        """Queue a control from a face (any thread); the future says how it went."""
+        self.events.put(command)
+        return command.reply
+
+    def _command(self, command: Command, now: float) -> None:
+        self.dirty = True
+        try:
+            if command.action == "press" and command.button is not None:
+                self.log.info("button %s pressed on the %s", command.button.name, command.source)
+                refused, notice = self._press(command.button, now)
+                result = CommandResult(not refused, notice or "done")
+            elif command.action == "check":
+                result = self._check_command(command, now)
+            elif command.action == "new_game" and command.game is not None:
+                profile = command.profile or self.profile
+                if command.players is not None:
+                    self.people = command.players
+                self._switch(command.game, profile)
+                result = CommandResult(True, f"new game of {command.game.title}: set up the board")
+            else:
+                result = CommandResult(False, f"unknown command {command.action!r}")
+        except Exception as exc:  # a face's command must never stop the referee
+            self.log.exception("the %s's command %s failed", command.source, command.action)
+            result = CommandResult(False, f"failed: {exc}")
+        if not command.reply.done():
+            command.reply.set_result(result)
+
+    def _warn(self) -> None:
+        """Say each sensor warning once, as it begins."""
+        for warning in self.health.warnings():
+            key = (warning.cell, warning.kind)
+            if key not in self.warned:
+                self.warned.add(key)
+                self.log.warning("%s", warning.text)
+        current = {(w.cell, w.kind) for w in self.health.warnings()}
+        self.warned &= current
+
+    # -- the board check ----------------------------------------------------------------------
+    def _check_command(self, command: Command, now: float) -> CommandResult:
+        what = command.what
+        if what == "start":
+            if self.check is not None and not self.check.finished:
+                return CommandResult(False, "a board check is already running")
+            chosen: list[Cell] | None = None
+            if command.cells:
+                index = self.game.board.index
+                unknown = [n for n in command.cells
+                           if index.get(n, -1) not in self.profile.sensor_of]  # fmt: skip
+                if unknown:
+                    return CommandResult(False, f"no sensor on {', '.join(unknown)} in "
+                                         f"{self.profile.id}")  # fmt: skip
+                chosen = [index[n] for n in command.cells]
+            self.check = BoardCheck(self.game, self.profile, chosen)
+            self.check_started = _iso_now()
+            self.check_recorded = False
+            self.log.info("board check started from the %s (%d cells): the game waits",
+                          command.source, len(self.check.cells))  # fmt: skip
+            if self.have_scan:
+                self.check.observe(self.readings, now)
+            self._check_update(now)
+            return CommandResult(True, "board check started: " + self.check.instruction())
+        check = self.check
+        if check is None:
+            return CommandResult(False, "no board check is running")
+        if what == "stop":
+            if not check.finished:
+                self.log.info("board check stopped from the %s", command.source)
+            self.check = None
+            self._observe(now)  # the game's referee takes the board as it is now
+            self.log.info("board check over: back to the game (%s)", self.rec.status)
+            return CommandResult(True, "back to the game")
+        if what in ("confirm", "dark", "skip"):
+            getattr(check, what)(now)
+            self._check_update(now)
+            return CommandResult(True, check.instruction())
+        return CommandResult(False, f"unknown board check step {what!r}")
+
+    def _check_update(self, now: float) -> None:
+        """The check's LEDs to the board; its report, once finished, to the journal."""
+        check = self.check
+        if check is None:
+            return
+        self.dirty = True
+        status = "board check: " + check.instruction()
+        if status != self.last_status:
+            self.last_status = status
+            self.log.info("%s", status)
+        if check.finished and not self.check_recorded:
+            self.check_recorded = True
+            board = self.board.board_id if self.board is not None else ""
+            findings = [f.to_json() for f in check.findings]
+            self.journal.record_check(board, self.profile.id, self.check_started,
+                                      check.summary(), findings=findings,
+                                      skipped=check.skipped)  # fmt: skip
+            for line in check.report():
+                self.log.info("board check: %s", line)
+        frame = led_frame(check.signals(), self.profile)
+        if frame != self.want:
+            self.want = frame
+            self._send_leds(now)
+
+    def _switch(self, game: Game, profile: BoardProfile) -> None:
+        """Start a new game (of this or another game) chosen from a face."""
+        if self.state.outcome() is None:
+            self.journal.abandon(self.game_id)
+            self.log.info("abandoned game %d after %d moves", self.game_id, self.state.plies)
+        old_profile = self.profile
+        self.game, self.profile = game, profile
+        self.start_json = self.game_start = None
+        state = game.new_state()
+        self.rec = Reconciler(state, profile)
+        self.rec.start_setup()
+        self.game_id = self.journal.start_game(game, profile.id, None, self.people)
+        self.moves = []
+        self.notice = ""
+        self.last_status = ""
+        self.log.info("new game %d: %s (%s) with board profile %s",
+                      self.game_id, game.title, _options(game), profile.id)  # fmt: skip
+        self.readings = [EMPTY] * len(profile.sensor_cells)
+        self.evaluate_at = None
+        # The LEDs wanted are the new board's (a frame of the old board's size would be
+        # refused by the new one), and what a board shows is unknown until it answers.
+        self.want = led_frame({}, profile)
+        self.acked = self.pending = None
+        self.switched_for = profile.id if profile != old_profile else None
+        if self.link is None:
+            return
+        hello = self.board
+        if hello is not None and profile != old_profile and self._misfit(hello):
+            self._hello(hello, self.clock())  # says why, and waits for a fitting board
+            self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
+            return
+        if hello is None:
+            self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
+            self.hello_sent = self.clock()
+            return
+        self.have_scan = False
+        self.scan_sent = -SCAN_SPACING
+        self._request_scan(self.clock(), "new game")
+        self._process([])
+
+    def _remember(self, text: str, effect: Effect) -> None:
+        """Keep the move list with times and captures beside the journal, for the faces."""
+        self.moves.append(_move_entry(self.game, len(self.moves) + 1, text, _iso_now(), effect))
+
+    def _history_from_journal(self) -> list[tuple[MoveView, tuple[Piece, ...]]]:
+        """The move list of a resumed game, rebuilt from the journal with its times."""
+        start = self.game_start
+        state = self.game.state_from_json(start) if start else self.game.new_state()
+        moves: list[tuple[MoveView, tuple[Piece, ...]]] = []
+        for action, text, at in self.journal.timed_entries(self.game_id):
+            if action == "takeback":
+                for _ in range(int(text)):
+                    state.undo()
+                del moves[len(moves) - int(text) :]
+                continue
+            effect = state.apply(state.parse(text), check=False)
+            moves.append(_move_entry(self.game, len(moves) + 1, text, at, effect))
+        return moves
+
+    def snapshot(self) -> Snapshot:
+        """What the faces show, as of now (main loop only)."""
+        state, game, rec = self.state, self.game, self.rec
+        names = game.board.names
+        layout = state.layout()
+        sensed_cells = set(rec.sensed)
+        sensor_of = self.profile.sensor_of
+        have = self.have_scan
+        lifted = tuple(names[c] for c in sorted(layout)
+                       if have and c in sensor_of and c not in sensed_cells)  # fmt: skip
+        unexpected = tuple(sorted(sensed_cells - set(layout))) if have else ()
+        ghosts = []  # what those pieces most likely are: the turn's earlier layouts tell
+        for cell in unexpected:
+            piece = next((x[cell] for x in rec.turn_layouts if cell in x), None)
+            if piece is not None and self.profile.token(piece) == rec.sensed.get(cell):
+                ghosts.append(
+                    PieceView(
+                        names[cell],
+                        piece.kind,
+                        game.pieces[piece.kind].symbol,
+                        int(piece.owner),
+                        piece.state,
+                    )
+                )
+        last: tuple[str, ...] = ()
+        if state.plies:
+            move = state.history[-1]
+            cells = [c for c in (move.frm, move.to) if c != NO_CELL] + list(move.cells)
+            last = tuple(names[c] for c in cells)
+        outcome = state.outcome()
+        scores = state.scores()
+        captured: tuple[list[str], list[str]] = ([], [])
+        for _, pieces in self.moves:
+            for piece in pieces:
+                symbol = game.pieces[piece.kind].symbol
+                captured[piece.owner.index].append(symbol)
+        self.serial += 1
+        alert = rec.alert if have and not self.mismatch else ""
+        if alert != self.alert[0]:
+            self.alert = (alert, time.time() if alert else None)
+        return Snapshot(
+            serial=self.serial,
+            at=time.time(),
+            game_number=self.game_id,
+            game_id=game.id,
+            title=game.title,
+            options=tuple((k, str(v)) for k, v in game.options.items()),
+            players=game.player_names,
+            people=self.people,
+            profile=self.profile.id,
+            sensing=self.profile.sensing.name.lower(),
+            board=board_picture(game),
+            pieces=tuple(
+                PieceView(names[c], p.kind, game.pieces[p.kind].symbol, int(p.owner), p.state)
+                for c, p in sorted(layout.items())
+            ),
+            lifted=lifted,
+            unexpected=tuple(names[c] for c in unexpected),
+            ghosts=tuple(ghosts),
+            signals=tuple(
+                (names[c], s.value)
+                for c, s in sorted(
+                    (rec.signals if self.check is None else self.check.signals()).items()
+                )
+            ),
+            last_move=last,
+            status=self._status_sentence(),
+            notice=self.notice,
+            alert=alert,
+            alert_since=self.alert[1],
+            to_move=None if outcome is not None else int(state.to_move),
+            acting=None if rec.acting is None or self.check is not None else int(rec.acting),
+            phase=state.phase,
+            deciding=state.deciding,
+            scores=None if scores is None else (scores[Player.ONE], scores[Player.TWO]),
+            details=tuple(state.status_lines()),
+            captured=(tuple(captured[0]), tuple(captured[1])),
+            outcome=None if outcome is None else outcome.describe(game.player_names),
+            winner=None if outcome is None or outcome.winner is None else int(outcome.winner),
+            moves=tuple(view for view, _ in self.moves),
+            connection=self._connection(),
+            check=None if self.check is None else self.check.view(),
+            sensor_warnings=self.health.warnings(),
+            next_game=rec.next_game if outcome is not None else "",
+        )
+
+    def _status_sentence(self) -> str:
+        if self.mismatch:
+            return f"connect the board for {self.game.title}: {self.mismatch}"
+        if self.link is None:
+            return f"plug in the board and switch it on ({self.game.title})"
+        if self.board is None or not self.have_scan:
+            return f"waiting for the board ({self.game.title})"
+        if self.check is not None:
+            return "board check: " + self.check.instruction()
+        warnings = self.health.warnings()
+        if warnings and self.rec.alert:  # not the endless "disturbed board": which sensor
+            return warnings[0].text
+        return self.rec.status
+
+    def _connection(self) -> Connection:
+        port = self.port
+        if self.mismatch:
+            return Connection("wrong-board", port, self.mismatch, last_frame=self.last_frame,
+                              faults=tuple(self.faults))  # fmt: skip
+        if self.link is None:
+            return Connection("waiting", port, f"waiting for the board on {port}",
+                              last_frame=self.last_frame, faults=tuple(self.faults))  # fmt: skip
+        hello = self.board
+        if hello is None:
+            return Connection("connecting", port, f"port {port} open, waiting for the board",
+                              last_frame=self.last_frame, faults=tuple(self.faults))  # fmt: skip
+        return Connection("connected", port, f"board {hello.board_id} connected",
+                          hello.board_id, hello.firmware, self.last_frame,
+                          tuple(self.faults))  # fmt: skip
+
+    def _publish(self, now: float) -> None:
+        self.dirty = False
+        self.published_at = now
+        snapshot = self.snapshot()
+        if snapshot == self.published:  # Connection compares last_frame too
+            return
+        self.published = snapshot
+        for listener in self.listeners:
+            try:
+                listener(snapshot)
+            except Exception:  # a face must never stop the referee
+                self.log.exception("a listener failed")
+
+    # -- results ----------------------------------------------------------------------------
+    def _process(self, records: list[Record]) -> None:
+        self.dirty = True
+        for record in records:  # the journal first ...
+            self._journal(record)
+        now = self.clock()
+        if self.rec.notice:
+            self.log.info("%s", self.rec.notice)
+            self.notice = self.rec.notice
+            self.notice_until_back = self.rec.taking_back  # a take-back's "put the board back"
+            self.rec.notice = ""
+        if self.notice_until_back and not self.rec.taking_back:
+            self.notice, self.notice_until_back = "", False  # what it asked is done
+        if self.rec.status != self.last_status:
+            self.last_status = self.rec.status
+            self.log.info("%s", self.rec.status)
+        signals = self.rec.signals
+        asked = [c for c, s in signals.items() if s is Signal.ILLEGAL]
+        if asked:
+            layout = self.state.layout()
+            asked = [c for c in asked if c not in layout]
+        if self.health.asked_to_clear(asked, now):
+            self._warn()
+        if self.refused_until is not None:
+            if now < self.refused_until:
+                flash = dict.fromkeys(self.profile.led_of, Signal.REFUSED)
+                signals = {**flash, **signals}
+            else:
+                self.refused_until = None
+        wake = self.rec.wake_at()
+        if wake is not None and (self.evaluate_at is None or wake < self.evaluate_at):
+            self.evaluate_at = max(wake, now + 0.01)  # offer look-alike moves on time
+        frame = led_frame(signals, self.profile)  # ... then the LEDs
+        if frame != self.want:
+            self.want = frame
+            self._send_leds(now)
+
+    def _hold_press(self, event: ButtonEvent) -> None:
+        """A press before the board's scan is in: kept (a few at most) and acted on after it."""
+        if event.pressed and len(self.held_presses) < HELD_PRESSES:
+            self.log.info("button %s pressed while the board is being scanned: acted on once "
+                          "the scan is in", event.button.name)  # fmt: skip
+            self.held_presses.append(event.button)
+
+    def _press(self, button: Button, now: float) -> tuple[bool, str]:
+        """A button, from the board or a face. One the rules refuse is answered on the board
+        too, not only in the log: a brief flash of every unlit LED."""
+        if self.check is not None:  # in the check, the buttons answer its questions
+            self.check.press(button, now)
+            self._check_update(now)
+            return False, ""
+        records = self.rec.press(button, now)
+        refused, notice = self.rec.refused, self.rec.notice
+        if refused:
+            self.refused_until = now + REFUSED_FLASH
+            self.log.info("%s refused: %s", button.name, notice)
+            self.rec.notice = ""
+            self.notice, self.notice_until_back = notice, False
+        self._process(records)
+        return refused, notice
+
+    def _journal(self, record: Record) -> None:
+        if isinstance(record, Committed):
+            self.journal.record_move(self.game_id, record.text)
+            footprint = record.effect.footprint()
+            self.health.moved({*footprint.hand, *footprint.result})
+            self.notice = ""
+            self._remember(record.text, record.effect)
+            who = self.game.player_names[record.effect.player.index]
+            self.log.info("move %d: %s %s", self.state.plies, who, record.text)
+            for event in record.effect.events[1:]:
+                self.log.info("  %s", event.text)
+            scores = self.state.scores()
+            if scores is not None:
+                names = self.game.player_names
+                self.log.info("  score: %s", ", ".join(f"{names[p.index]} {n}"
+                                                       for p, n in scores.items()))  # fmt: skip
+            if record.effect.outcome is not None:
+                self.journal.finish(self.game_id, record.effect.outcome)
+                self.log.info("game over: %s", record.effect.outcome.describe(
+                    self.game.player_names))  # fmt: skip
+        elif isinstance(record, TookBack):
+            self.journal.record_takeback(self.game_id, len(record.moves))
+            del self.moves[len(self.moves) - len(record.moves) :]
+            self.log.info("took back %s", " ".join(reversed(record.moves)))
+        elif isinstance(record, NewGame):
+            # The same people play on (the New game control names new ones).
+            self.game_id = self.journal.start_game(self.game, self.profile.id, None, self.people)
+            self.moves = []
+            self.log.info("new game %d: %s", self.game_id, self.game.title)
+
+    def _send_leds(self, now: float) -> None:
+        """Send the wanted LEDs: as an LED_DELTA of the LEDs that change when the board speaks
+        protocol 2 and what it shows is known (the frame it acknowledged, or the one in
+        flight), else as a whole LEDS frame."""
+        if self.board is None:
+            return
+        message: Message = self.want
+        if self.board.protocol >= PROTOCOL_DELTA and self.acked is not None:
+            shown = [self.acked.leds]
+            if self.pending is not None:
+                shown.append(self.pending.frame.leds)
+            delta = led_delta(self.want.leds, shown)
+            if delta is not None:
+                message = delta
+        seq = self._send(message)
+        self.pending = None if seq is None else _Pending(seq, self.want, now)
+
+    def _timers(self, now: float) -> None:
+        if self.notice != self.notice_since[0]:
+            self.notice_since = (self.notice, now)
+        elif (self.notice and not self.rec.taking_back
+              and now - self.notice_since[1] >= NOTICE_SECONDS):  # fmt: skip
+            self.notice = ""
+            self.dirty = True
+        if self.health.tick(now):
+            self.dirty = True
+            self._warn()
+        if self.check is not None:
+            self.check.tick(now)
+            self._check_update(now)
+        if self.evaluate_at is not None and now >= self.evaluate_at:
+            self.evaluate_at = None
+            self._process(self.rec.evaluate(now))
+        if self.refused_until is not None and now >= self.refused_until:
+            self._process([])  # the flash is over
+        if self.link is None:
+            return
+        if self.board is None and now - self.hello_sent >= HELLO_RETRY:
+            self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
+            self.hello_sent = now
+        if self.scan_due is not None and now >= self.scan_due:
+            self._request_scan(now, self.scan_why)
+        elif self.board is not None and not self.have_scan and now - self.scan_sent >= SCAN_RETRY:
+            self._request_scan(now, "no scan arrived")
+        if self.pending is not None and now - self.pending.sent >= LED_RETRY:
+            self._send_leds(now)
+        if now - self.last_rx >= PING_AFTER and now - self.last_ping >= PING_AFTER:
+            self.last_ping = now
+            self._send(Ping(int(now * 1000) & 0xFFFF))
+        if now - self.last_rx >= DEAD_AFTER:
+            self._drop_link(f"no answer for {DEAD_AFTER:.0f} s")
+
+
+def _fault_sensor(fault: Fault) -> int | None:
+    """The sensor a board fault names ("sensor 12: ..."), if it names one."""
+    words = fault.text.split(":", 1)[0].split()
+    if len(words) == 2 and words[0] == "sensor" and words[1].isdigit():
+        return int(words[1])
+    return None
+
+
+def _iso_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _move_entry(
+    game: Game, number: int, text: str, at: str, effect: Effect
+) -> tuple[MoveView, tuple[Piece, ...]]:
+    who = game.player_names[effect.player.index]
+    events = tuple(e.text for e in effect.events[1:])
+    return MoveView(number, who, text, at, events), _captured(effect)
+
+
+def _captured(effect: Effect) -> tuple[Piece, ...]:
+    """The pieces a move captured (from its capture events and the cells they emptied)."""
+    cells = {c for e in effect.events if e.kind is EventKind.CAPTURE for c in e.cells[:1]}
+    if not cells:
+        return ()
+    lost: dict[int, Piece] = {}
+    for change in (*effect.hand, *effect.consequences):
+        if change.cell in cells and change.after is None and change.before is not None:
+            lost[change.cell] = change.before
+    return tuple(lost.values())
+
+
+def _options(game: Game) -> str:
+    return ", ".join(f"{k}={v}" for k, v in game.options.items()) or "no options"

@@ -1,0 +1,116 @@
+"""The package's map holds: imports run one way between the role folders, and no circle.
+
+docs/architecture.md draws the map: engine <- link <- referee <- faces <- commands, with the
+simulated boards beside the referee (engine and link only). Every import counts, including one
+inside a function, since a lazy import is still a dependency.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# What each folder may import, besides itself and the standard library and third parties.
+ALLOWED: dict[str, set[str]] = {
+    "engine": set(),
+    "link": {"engine"},
+    "referee": {"engine", "link"},
+    "boards": {"engine", "link"},
+    # The emulated board's page is the face of a simulated table: it reads the table.
+    "faces": {"engine", "link", "referee", "boards"},
+    "commands": {"engine", "link", "referee", "boards", "faces", "cli"},
+    "cli": {"engine", "link", "referee", "boards", "faces", "commands"},
+}
+
+
+def role(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[0] == "engine":
+        return "engine"
+    if parts[0] != "firmware_bridge" or len(parts) < 2:
+        return None
+    return parts[1]
+
+
+def module_name(path: Path) -> str:
+    relative = path.relative_to(ROOT).with_suffix("")
+    parts = list(relative.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """Every project module this file imports (``from x import y`` counts y when y is a module)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            assert not node.level, f"{path}: the project imports by absolute names"
+            base = node.module or ""
+            for alias in node.names:
+                candidate = f"{base}.{alias.name}"
+                found.add(candidate if _is_module(candidate) else base)
+    return {name for name in found if name.split(".")[0] in {"engine", "firmware_bridge"}}
+
+
+def _is_module(name: str) -> bool:
+    path = ROOT.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def project_modules() -> dict[str, Path]:
+    files = [*ROOT.joinpath("engine").rglob("*.py"), *ROOT.joinpath("firmware_bridge").rglob("*.py")]
+    return {module_name(path): path for path in files}
+
+
+def test_imports_run_one_way() -> None:
+    wrong = []
+    for name, path in project_modules().items():
+        own = role(name)
+        if own is None:
+            continue
+        for target in imports_of(path):
+            other = role(target)
+            if other is None or other == own:
+                continue
+            if other not in ALLOWED[own]:
+                wrong.append(f"{name} imports {target} ({own} may not import {other})")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_import_circle() -> None:
+    modules = project_modules()
+    graph = {
+        name: {target for target in imports_of(path) if target in modules and target != name}
+        for name, path in modules.items()
+    }
+    # A package's __init__ re-exporting its modules is not a circle with them.
+    for name in graph:
+        graph[name] = {t for t in graph[name] if not name.startswith(t + ".")}
+    state: dict[str, int] = {}
+    circles: list[list[str]] = []
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for target in sorted(graph[node]):
+            if state.get(target) == 1:
+                circles.append([*trail[trail.index(target) :], target])
+            elif target not in state:
+                visit(target, [*trail, target])
+        state[node] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert not circles, "\n".join(" -> ".join(circle) for circle in circles)
+
+
+def test_the_map_sees_the_folders() -> None:
+    """The check above would pass on an empty tree: it must see every role folder's modules."""
+    roles = {role(name) for name in project_modules()}
+    assert {"engine", "link", "referee", "boards", "faces", "commands", "cli"} <= roles
+    assert any(role(t) == "link" for t in imports_of(ROOT / "firmware_bridge/referee/daemon.py"))
