@@ -36,6 +36,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	tools/ensure-chromium.sh
+	tools/ensure-chip.sh
 	$(BIN)/python tools/compile_firmware.py
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

@@ -181,6 +181,9 @@ def run(rounds=200, loops=2000):
     _say("heap_after", gc.mem_alloc() - START, "bytes")
     _say("heap_peak", peak - START, "bytes")
     _say("heap_free", gc.mem_free(), "bytes")
+    total = gc.mem_free() + gc.mem_alloc()
+    _say("heap_total", total, "bytes")
+    _say("heap_low_free", total - peak, "bytes")  # the low-water mark while refereeing
     _say("sent", line.sent, "bytes")
 
 

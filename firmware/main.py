@@ -1,6 +1,21 @@
 """Board Referee's firmware for a Raspberry Pi Pico: MicroPython runs this at power-on.
 Building and installing it: docs/build-a-board.md."""
 
-import start
+# Ctrl-C (0x03) is data on this line, and a host may be sending frames from the moment the
+# USB port appears. MicroPython turns Ctrl-C into KeyboardInterrupt while it runs this file;
+# one raised during the imports below left the board at the prompt, echoing the host's frames
+# into the REPL until it was unplugged. The two statements that turn it off hold no jump, so no
+# pending interrupt is raised before them; one that came earlier is raised at the loop's jump
+# in the try, and dropped there (its frame is lost and resent: the host's CRC sees to that).
+from micropython import kbd_intr
+
+kbd_intr(-1)
+try:
+    for _ in range(2):
+        pass
+except KeyboardInterrupt:
+    pass
+
+import start  # noqa: E402
 
 start.main()

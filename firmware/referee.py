@@ -210,15 +210,17 @@ class Referee:
 
     # -- receiving --------------------------------------------------------------------------
     def receive(self, port):
+        """One chunk (64 bytes) of what the host sent. Called after every bank of sensors, so
+        a host that never pauses (resending a frame it thinks lost, or a flood) slows the
+        board's answers but cannot stop it scanning, reporting and feeding its watchdog: the
+        rest waits in the USB buffer for the next turn."""
         count = port.read_into(self.chunk)
-        while count:
-            for k in range(count):
-                length = self.inp.push(self.chunk[k])
-                if length > 0:
-                    self.handle(length)
-                elif length < 0:
-                    self.reply(NAK, 255, BAD_FRAME)
-            count = port.read_into(self.chunk)
+        for k in range(count):
+            length = self.inp.push(self.chunk[k])
+            if length > 0:
+                self.handle(length)
+            elif length < 0:
+                self.reply(NAK, 255, BAD_FRAME)
 
     def handle(self, length):
         buf = self.inp.buf

@@ -27,9 +27,12 @@ TIMEOUT = 30.0
 
 
 # Which board process plays the board: "emulator" (board-referee emulate, the Python firmware)
-# or "firmware" (board-referee firmware host: the Pico firmware in MicroPython's Unix port).
+# or "firmware" (board-referee firmware host: the Pico firmware in MicroPython's Unix port);
+# "chip" (board-referee firmware chip: the board's UF2 on an emulated RP2040) is slower, and
+# its tests choose it by name (tests/test_chip.py).
 BOARD_KINDS = ("emulator", "firmware")
 FIRMWARE_HEAP = "64K"  # the firmware runs in the heap budget it must keep on a Pico
+CHIP_PACE = 0.3
 
 
 class EmulatorProcess:
@@ -37,8 +40,12 @@ class EmulatorProcess:
                  kind: str = "emulator"):  # fmt: skip
         self.link = tmp / "board"
         self.kind = kind
-        firmware = ["firmware", "host", "--heap", FIRMWARE_HEAP]
-        what = firmware if kind == "firmware" else ["emulate"]
+        if kind == "chip":  # the emulated chip runs at a seventh of a Pico's speed here:
+            pace = max(pace, CHIP_PACE)  # a hand stays long enough for its debounce
+        what = {
+            "firmware": ["firmware", "host", "--heap", FIRMWARE_HEAP],
+            "chip": ["firmware", "chip"],
+        }.get(kind, ["emulate"])
         command = [*PYTHON, *what, "--game", game, "--board", board, "--json",
                    "--link", str(self.link), "--pace", str(pace), *args]  # fmt: skip
         self.proc = subprocess.Popen(

@@ -32,8 +32,11 @@ CELLS = "b2,c2,d2,e2,f2,g2,h2,c3"
 class Builder:
     """The person at the board: follows the check's steps with real pieces and buttons."""
 
-    def __init__(self, emu: EmulatorProcess, tmp: Path, profile: str) -> None:
+    def __init__(
+        self, emu: EmulatorProcess, tmp: Path, profile: str, patience: float = 1.0
+    ) -> None:
         self.emu = emu
+        self.patience = patience  # how much longer than usual a slow board takes to answer
         self.journal = tmp / "journal.sqlite3"
         self.proc = subprocess.Popen(
             [
@@ -72,7 +75,7 @@ class Builder:
     def next_step(self, timeout: float = 20, after: dict[str, Any] | None = None) -> dict[str, Any]:
         """The check's newest step once it differs from ``after`` (what the builder acted
         on): a person reads the instruction as it is now, not every one it showed."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout * self.patience
         while True:
             try:
                 step = self.steps.get(timeout=max(0.01, deadline - time.monotonic()))
@@ -92,13 +95,13 @@ class Builder:
             if step["phase"] == "clear":
                 for cell in self.emu.pieces():
                     self.emu.do(f"lift {cell}")
-                self.emu.do("wait 0.3")
+                self.emu.do(f"wait {0.3 * self.patience}")
                 self.emu.do("press confirm")
             elif step["phase"] == "place":
                 cell = step["cell"]
                 if not self.lit(cell):
                     self.emu.do("press pass")  # the light is not on
-                    self.emu.do("wait 0.2")
+                    self.emu.do(f"wait {0.2 * self.patience}")
                 token = "S" if step["owner"] == self.game.player_names[0] else "s"
                 self.emu.do(f"place {cell} {token}")
             elif step["phase"] == "lift":
@@ -111,7 +114,7 @@ class Builder:
 
     def lit(self, cell: str) -> bool:
         """Whether the cell's light comes on (a person looks for a moment)."""
-        deadline = time.monotonic() + 1.0
+        deadline = time.monotonic() + 1.0 * self.patience
         while time.monotonic() < deadline:
             if self.emu.current_leds().get(cell) == "move_to":
                 return True

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from tests.e2e import DaemonProcess, EmulatorProcess, hand_text, wait_until
 from tests.test_end_to_end import TD_POSITION, Rig, self_play
 
 CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (\S+)")
+TURN = re.compile(r"^<6>\S+ to move$", re.MULTILINE)
 
 # The board each game is played on: the Pico firmware reads occupancy and owner boards.
 GAMES = [
@@ -52,6 +54,7 @@ def play_choosing(rig: Rig, state: State, moves: list[str]) -> None:
     done = list(daemon.moves())
     for text in moves:
         offered = len(CHOICE.findall(daemon.text()))
+        turns = len(TURN.findall(daemon.text()))
         emu.do(f"play {hand_text(state, text)}")
         effect = state.apply(state.parse(text))
         done.append(text)
@@ -67,6 +70,9 @@ def play_choosing(rig: Rig, state: State, moves: list[str]) -> None:
         if footprint.result != footprint.hand and state.outcome() is None:
             # (After the last move the LEDs go on to setting up the next game: not followed.)
             emu.do("follow 20", timeout=60)
+            # The referee has taken in what the hands did once it says whose turn it is (a
+            # slow board, as the emulated chip, reports well after the hands are still).
+            wait_until(partial(_turned, daemon, turns), 60, daemon.text)
             physical = emu.pieces()
             for cell, piece in state.layout().items():
                 name = game.board.names[cell]
@@ -74,6 +80,11 @@ def play_choosing(rig: Rig, state: State, moves: list[str]) -> None:
                     symbol = game.pieces[piece.kind].symbol
                     symbol = symbol if piece.owner.value == 1 else symbol.lower()
                     emu.do(f"place {name} {symbol}{'' if piece.state is None else piece.state}")
+
+
+def _turned(daemon: DaemonProcess, turns: int) -> bool:
+    """Has the referee said whose turn it is more than ``turns`` times?"""
+    return len(TURN.findall(daemon.text())) > turns
 
 
 @pytest.mark.parametrize("game", GAMES, ids=[g[0] for g in GAMES])

@@ -126,6 +126,7 @@ def _drain_fd(fd: int) -> None:
 
 class MicroPythonBoard(Board):
     name = "firmware"
+    hold = HOLD  # seconds a press holds a button down
 
     def __init__(
         self,
@@ -149,7 +150,7 @@ class MicroPythonBoard(Board):
         self.heap = heap
         self.compiled = compiled and find_tool("mpy-cross", "BOARD_REFEREE_MPY_CROSS") is not None
         self.board_id = board_id or "firmware-host"
-        self.interpreter = find_micropython()
+        self.interpreter = self._interpreter()
         self.config: dict[str, Any] = {}
         self.proc: subprocess.Popen[bytes] | None = None
         self.stderr_reader: threading.Thread | None = None
@@ -175,6 +176,10 @@ class MicroPythonBoard(Board):
         self.errors: list[str] = []
         self.reason = "power"
         self._model(profile)
+
+    def _interpreter(self) -> str:
+        """What runs the firmware: MicroPython's Unix port."""
+        return find_micropython()
 
     # -- the electronics ----------------------------------------------------------------------
     def _model(self, profile: BoardProfile) -> None:
@@ -226,8 +231,12 @@ class MicroPythonBoard(Board):
         swing = self.swing[sensor]
         return self.rest[sensor] + (-swing if down else swing), 150
 
+    def _listening(self) -> bool:
+        """Is there a hardware layer to tell the sensors' levels to?"""
+        return self.control is not None
+
     def sense(self) -> None:
-        if self.control is None or self.table is None:
+        if not self._listening() or self.table is None:
             return
         lines = []
         for sensor in range(len(self.profile.sensor_cells)):
@@ -420,7 +429,7 @@ class MicroPythonBoard(Board):
         if name not in (self.config.get("buttons") or {}).get("pins", {}):
             raise BoardCommandError(f"this board has no {name} button wired")
         self._tell(f"b {name} 1\n")
-        time.sleep(HOLD)
+        time.sleep(self.hold)
         self._tell(f"b {name} 0\n")
 
     def flicker(self, sensor: int, millis: float) -> None:
@@ -568,6 +577,7 @@ class MicroPythonBoard(Board):
         self.host_tap.data_received(data)
         for event in _drain(self.host_frames):
             if isinstance(event, Received):
+                self._host_message(event)
                 self.host_seq = event.seq
                 if isinstance(event.message, Leds | LedDelta):
                     self.last_led_frame = (event.message.NAME, event.size)
@@ -593,10 +603,17 @@ class MicroPythonBoard(Board):
                         self.host_seen.set()
                     elif isinstance(event.message, Change):
                         self.last_change = (time.monotonic(), len(frame))
+                    self._board_message(event)
                     name = event.message.NAME
             sent = self._damage(frame, name) if len(frame) > 1 else bytes(frame)
             if sent is not None:
                 self._to_host(sent)
+
+    def _host_message(self, event: Received) -> None:
+        """A whole frame from the host, on its way to the firmware."""
+
+    def _board_message(self, event: Received) -> None:
+        """A whole frame from the firmware, on its way to the host."""
 
     def _event(self, words: list[str]) -> None:
         if not words:

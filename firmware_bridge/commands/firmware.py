@@ -1,7 +1,11 @@
 """``board-referee firmware ...``: the Pico firmware's config, install, host run and benchmark.
 
 - ``config``: board.json for a profile (what the Pico reads at power-on).
-- ``flash``: install the firmware and board.json on a Pico with mpremote.
+- ``uf2``: one UF2 file holding MicroPython, the compiled firmware and board.json, to drag
+  onto a Pico in BOOTSEL mode (no MicroPython, mpremote or Thonny needed first).
+- ``flash``: install the firmware and board.json on a Pico with mpremote (updates over USB).
+- ``chip``: that UF2 on an emulated RP2040 on a simulated board behind a pty, driven like
+  ``board-referee emulate``.
 - ``host``: run the firmware in MicroPython's Unix port on a simulated board behind a pty,
   driven like ``board-referee emulate``.
 - ``bench``: the firmware's budgets, measured in MicroPython (here, or on a Pico).
@@ -30,7 +34,8 @@ def add_arguments(
     firmware = sub.add_parser(
         "firmware",
         parents=[common],
-        help="the Raspberry Pi Pico firmware: config, flash, host, bench (docs/build-a-board.md)",
+        help="the Raspberry Pi Pico firmware: uf2, config, flash, host, chip, bench "
+        "(docs/build-a-board.md)",
         description="The board firmware for a Raspberry Pi Pico (MicroPython).",
     )
     actions = firmware.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -44,6 +49,25 @@ def add_arguments(
         help="where to write it (default board.json; - for stdout)",
     )
     config.set_defaults(handler=handler, run=_config)
+
+    uf2 = actions.add_parser(
+        "uf2",
+        parents=[common],
+        help="write one UF2 file that installs MicroPython, the firmware and board.json",
+        description="One UF2 file for a new Pico: MicroPython (the version the firmware is "
+        "built for), the compiled firmware and the board's board.json. Hold BOOTSEL while "
+        "plugging the Pico in and drag the file onto the RPI-RP2 drive: the Pico restarts "
+        "as the board. It replaces everything on the Pico, calibration.json included.",
+    )
+    _profile_arguments(uf2)
+    uf2.add_argument("--output", "-o", required=True, help="the UF2 file to write")
+    uf2.add_argument(
+        "--micropython",
+        metavar="FILE",
+        help="another MicroPython UF2 for the RP2040 to build on (default: the pinned v1.23.0; "
+        "its .mpy version must be the one mpy-cross writes)",
+    )
+    uf2.set_defaults(handler=handler, run=_uf2)
 
     flash = actions.add_parser(
         "flash",
@@ -124,6 +148,34 @@ def add_arguments(
     )
     host.set_defaults(handler=handler, run=_host)
 
+    chip = actions.add_parser(
+        "chip",
+        parents=[common],
+        help="run the firmware's UF2 on an emulated RP2040 on a simulated board behind a pty",
+        description="The board's UF2 (as firmware uf2 writes it) on an emulated RP2040 "
+        "(rp2040js, in Node.js) inside a pin-level model of the board: the same commands and "
+        "JSON events as board-referee emulate (docs/emulator.md).",
+    )
+    table_arguments(chip, firmware=True)
+    chip.add_argument(
+        "--flash", metavar="DIR", help="a folder for the board's UF2 (default: a new one)"
+    )
+    chip.add_argument("--board-id", help="the board id the firmware says in HELLO")
+    chip.add_argument("--micropython", metavar="FILE", help="another MicroPython UF2 to build on")
+    chip.add_argument(
+        "--uf2",
+        metavar="FILE",
+        help="run this UF2 file as it is (one firmware uf2 wrote for the same --board)",
+    )
+    chip.add_argument(
+        "--pullup",
+        type=int,
+        default=0,
+        metavar="OHMS",
+        help="an external pull-up on a switch board's signal line (default: none, the pad's own)",
+    )
+    chip.set_defaults(handler=handler, run=_chip)
+
 
 def _profile_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--board", required=True, help="the board's hardware profile")
@@ -174,6 +226,25 @@ def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
         f"wrote {path} for profile {profile.id} ({len(profile.sensor_cells)} sensors, "
         f"{len(profile.led_cells)} LEDs; the lit LEDs may draw {power['led_budget_ma']} mA of "
         f"the {power['supply_ma']} mA supply)"
+    )
+    return 0
+
+
+def _uf2(args: argparse.Namespace, options: dict[str, str]) -> int:
+    from firmware_bridge.boards.uf2 import build_uf2
+
+    game, profile = load(args, options)
+    config = board_config(profile, game, _board_id(args))
+    micropython = Path(args.micropython) if args.micropython else None
+    data = build_uf2(config, micropython)
+    path = Path(args.output)
+    try:
+        path.write_bytes(data)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write: {exc.strerror or exc}") from exc
+    print(
+        f"wrote {path} ({len(data) // 1024} KB) for profile {profile.id}: hold BOOTSEL while "
+        "plugging the Pico in, then copy the file onto the RPI-RP2 drive"
     )
     return 0
 
@@ -257,6 +328,36 @@ def _host(args: argparse.Namespace, options: dict[str, str]) -> int:
             heap=args.heap,
             compiled=not args.source,
             board_id=board_id,
+        )
+
+    try:
+        return run_table(args, options, make)
+    except BoardStartError as exc:
+        raise ConfigError(str(exc)) from exc
+
+
+def _chip(args: argparse.Namespace, options: dict[str, str]) -> int:
+    from firmware_bridge.boards.board import Board, BoardStartError
+    from firmware_bridge.boards.chip import ChipBoard
+    from firmware_bridge.commands.emulate import run as run_table
+
+    board_id = _board_id(args)
+    flash = Path(args.flash) if args.flash else None
+    micropython = Path(args.micropython) if args.micropython else None
+    if args.pullup < 0:
+        raise ConfigError("--pullup must be 0 (none) or a resistance in ohms")
+
+    def make(game: Game, profile: BoardProfile, link: Path) -> Board:
+        return ChipBoard(
+            game,
+            profile,
+            link_path=link,
+            flash=flash,
+            seed=args.seed,
+            board_id=board_id,
+            micropython=micropython,
+            uf2=Path(args.uf2) if args.uf2 else None,
+            pullup=args.pullup,
         )
 
     try:

@@ -71,7 +71,9 @@ from firmware_bridge.referee.snapshot import (
 )
 
 RECONNECT_INTERVAL = 0.5
-LED_RETRY = 0.25
+LED_RETRY = 0.25  # an LED frame not acknowledged is sent again after this, then twice as
+LED_RETRY_MAX = 2.0  # long each time up to this: a board slow to answer is not flooded
+SENT_KEPT = 64  # LED frames remembered by sequence number, for an acknowledgement that is late
 HELLO_RETRY = 1.0
 PING_AFTER = 2.0
 DEAD_AFTER = 6.5
@@ -122,6 +124,12 @@ class _Pending:
     seq: int
     frame: Leds
     sent: float
+    retries: int = 0
+
+    @property
+    def due(self) -> float:
+        """When to send it again, unless acknowledged."""
+        return self.sent + min(LED_RETRY * (1 << min(self.retries, 8)), LED_RETRY_MAX)
 
 
 class Daemon:
@@ -163,6 +171,7 @@ class Daemon:
         if state.plies:
             self.rec.restart_turn_from(last_turn_layouts(state))
         self.readings: list[Reading] = [EMPTY] * len(profile.sensor_cells)
+        self.sent_frames: dict[int, Leds] = {}  # seq -> the frame it carried (ACK -> shown)
         self._reset_link_state()
         self.next_connect = 0.0
         self.evaluate_at: float | None = None
@@ -312,6 +321,7 @@ class Daemon:
         self.last_ping = 0.0
         self.acked = None
         self.pending = None
+        self.sent_frames.clear()
 
     # -- main loop --------------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
@@ -366,7 +376,7 @@ class Daemon:
         if self.evaluate_at is not None:
             wakes.append(self.evaluate_at)
         if self.pending is not None:
-            wakes.append(self.pending.sent + LED_RETRY)
+            wakes.append(self.pending.due)
         if self.scan_due is not None:
             wakes.append(self.scan_due)
         if self.refused_until is not None:
@@ -523,10 +533,14 @@ class Daemon:
             else:
                 self._hold_press(message)
         elif isinstance(message, Ack):
-            if self.pending is not None and message.seq == self.pending.seq:
-                self.acked = self.pending.frame
-                self.pending = None
-                if self.acked != self.want:
+            # The board shows the frame it acknowledges, however late the ACK: a board slower
+            # to answer than LED_RETRY acknowledges an earlier copy of the frame in flight.
+            shown = self.sent_frames.pop(message.seq, None)
+            if shown is not None:
+                self.acked = shown
+                if self.pending is not None and shown == self.pending.frame:
+                    self.pending = None
+                if self.pending is None and self.acked != self.want:
                     self._send_leds(now)
         elif isinstance(message, Nak):
             self.log.warning("board rejected frame %d: %s", message.seq, message.reason.name)
@@ -756,6 +770,7 @@ class Daemon:
         # refused by the new one), and what a board shows is unknown until it answers.
         self.want = led_frame({}, profile)
         self.acked = self.pending = None
+        self.sent_frames.clear()
         self.switched_for = profile.id if profile != old_profile else None
         if self.link is None:
             return
@@ -1027,7 +1042,16 @@ class Daemon:
             if delta is not None:
                 message = delta
         seq = self._send(message)
-        self.pending = None if seq is None else _Pending(seq, self.want, now)
+        if seq is None:
+            self.pending = None
+            return
+        last = self.pending
+        retries = last.retries + 1 if last is not None and last.frame == self.want else 0
+        self.pending = _Pending(seq, self.want, now, retries)
+        self.sent_frames.pop(seq, None)
+        self.sent_frames[seq] = self.want
+        while len(self.sent_frames) > SENT_KEPT:
+            del self.sent_frames[next(iter(self.sent_frames))]
 
     def _timers(self, now: float) -> None:
         if self.notice != self.notice_since[0]:
@@ -1056,7 +1080,7 @@ class Daemon:
             self._request_scan(now, self.scan_why)
         elif self.board is not None and not self.have_scan and now - self.scan_sent >= SCAN_RETRY:
             self._request_scan(now, "no scan arrived")
-        if self.pending is not None and now - self.pending.sent >= LED_RETRY:
+        if self.pending is not None and now >= self.pending.due:
             self._send_leds(now)
         if now - self.last_rx >= PING_AFTER and now - self.last_ping >= PING_AFTER:
             self.last_ping = now

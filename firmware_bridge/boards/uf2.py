@@ -1,0 +1,203 @@
+"""One UF2 file that installs everything on a Pico: MicroPython, the firmware, board.json.
+
+A Pico held in BOOTSEL mode shows a USB drive; a UF2 file dropped on it is written to flash, a
+512-byte block at a time, each block naming its address (the format: github.com/microsoft/uf2).
+MicroPython's own UF2 fills the start of flash; its filesystem is a littlefs image at the end
+(on a 2 MB Pico: 0xA0000, 1408 KB, 4 KB blocks, written with 256-byte pages). So the project's
+UF2 is MicroPython's blocks followed by blocks holding a littlefs image that already contains
+the compiled firmware and board.json: the Pico boots straight into the referee's board. The
+emulated RP2040 (``rp2040.py``) runs the very same file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine import ConfigError
+from firmware_bridge.boards.firmware_files import firmware_dir, install
+
+MAGIC_START0 = 0x0A324655  # "UF2\n"
+MAGIC_START1 = 0x9E5D5157
+MAGIC_END = 0x0AB16F30
+FLAG_FAMILY = 0x00002000
+FAMILY_RP2040 = 0xE48BFF56
+FLAG_NOT_MAIN_FLASH = 0x00000001
+BLOCK = 512
+PAYLOAD = 256
+FLASH_START = 0x10000000
+# MicroPython's filesystem on a 2 MB Pico (ports/rp2: MICROPY_HW_FLASH_STORAGE_BYTES 1408 KB at
+# the end of flash; os.VfsLfs2(bdev, progsize=256) in its _boot.py).
+FS_OFFSET = 0xA0000
+FS_BLOCK_SIZE = 4096
+FS_BLOCK_COUNT = 352
+FS_PROG_SIZE = 256
+FS_READ_SIZE = 32
+FS_LOOKAHEAD = 32
+# mpy-cross writes .mpy version 6.3, which MicroPython loads from v1.23 on.
+OLDEST = (1, 23)
+
+
+class Uf2Error(ConfigError):
+    """A UF2 file that cannot be used (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Block:
+    address: int
+    data: bytes
+    family: int
+
+
+def read_blocks(data: bytes, source: str = "the UF2 file") -> list[Block]:
+    """The blocks of a UF2 file, checked."""
+    if not data or len(data) % BLOCK:
+        raise Uf2Error(f"{source} is not a UF2 file ({len(data)} bytes, not 512-byte blocks)")
+    blocks = []
+    for offset in range(0, len(data), BLOCK):
+        raw = data[offset : offset + BLOCK]
+        start0, start1, flags, address, size, _number, _total, family = struct.unpack_from(
+            "<8I", raw
+        )
+        (end,) = struct.unpack_from("<I", raw, BLOCK - 4)
+        if (start0, start1, end) != (MAGIC_START0, MAGIC_START1, MAGIC_END):
+            raise Uf2Error(f"{source}: block {offset // BLOCK} is not a UF2 block")
+        if flags & FLAG_NOT_MAIN_FLASH:
+            continue
+        if size > 476:
+            raise Uf2Error(f"{source}: block {offset // BLOCK} claims {size} bytes")
+        blocks.append(Block(address, bytes(raw[32 : 32 + size]), family))
+    return blocks
+
+
+def write_blocks(blocks: Iterable[Block]) -> bytes:
+    """``blocks`` as one UF2 file, numbered in order."""
+    items = list(blocks)
+    out = bytearray()
+    for number, block in enumerate(items):
+        header = struct.pack(
+            "<8I",
+            MAGIC_START0,
+            MAGIC_START1,
+            FLAG_FAMILY,
+            block.address,
+            len(block.data),
+            number,
+            len(items),
+            block.family,
+        )
+        body = block.data.ljust(476, b"\0")
+        out += header + body + struct.pack("<I", MAGIC_END)
+    return bytes(out)
+
+
+def micropython_blocks(data: bytes, source: str) -> list[Block]:
+    """MicroPython's blocks, checked to be for an RP2040 and to end before the filesystem."""
+    blocks = read_blocks(data, source)
+    families = {block.family for block in blocks}
+    if families != {FAMILY_RP2040}:
+        raise Uf2Error(
+            f"{source} is not MicroPython for the RP2040 (a Pico or Pico W): family "
+            + ", ".join(f"0x{family:08x}" for family in sorted(families))
+        )
+    end = max(block.address + len(block.data) for block in blocks)
+    if end > FLASH_START + FS_OFFSET:
+        raise Uf2Error(
+            f"{source} reaches 0x{end:08x}, into the filesystem at 0x{FLASH_START + FS_OFFSET:08x}"
+        )
+    if not any(block.address == FLASH_START for block in blocks):
+        raise Uf2Error(f"{source} does not start at the beginning of flash: not MicroPython")
+    version = micropython_version(blocks)
+    if version is None:
+        raise Uf2Error(f"{source} does not say it is MicroPython")
+    if version < OLDEST:
+        raise Uf2Error(
+            f"{source} is MicroPython v{version[0]}.{version[1]}: the firmware's compiled "
+            f"modules need v{OLDEST[0]}.{OLDEST[1]} or newer (.mpy version 6.3)"
+        )
+    return blocks
+
+
+def micropython_version(blocks: list[Block]) -> tuple[int, int] | None:
+    """The version a MicroPython image names in its banner ("MicroPython v1.23.0 on ...")."""
+    image = b"".join(block.data for block in sorted(blocks, key=lambda b: b.address))
+    found = re.search(rb"MicroPython v(\d+)\.(\d+)", image)
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def filesystem_image(files: dict[str, bytes]) -> bytes:
+    """A littlefs image of MicroPython's filesystem holding ``files``, trailing erased blocks
+    left out (a UF2 writes only what it names)."""
+    try:
+        from littlefs import LittleFS
+    except ImportError:
+        raise Uf2Error("littlefs-python is not installed: pip install littlefs-python") from None
+    fs = LittleFS(
+        block_size=FS_BLOCK_SIZE,
+        block_count=FS_BLOCK_COUNT,
+        prog_size=FS_PROG_SIZE,
+        read_size=FS_READ_SIZE,
+        lookahead_size=FS_LOOKAHEAD,
+    )
+    for name, content in files.items():
+        with fs.open(name, "wb") as handle:
+            handle.write(content)
+    image = bytes(fs.context.buffer)
+    erased = b"\xff" * FS_BLOCK_SIZE
+    used = len(image)
+    while used > FS_BLOCK_SIZE and image[used - FS_BLOCK_SIZE : used] == erased:
+        used -= FS_BLOCK_SIZE
+    return image[:used]
+
+
+def image_blocks(image: bytes, offset: int) -> list[Block]:
+    return [
+        Block(FLASH_START + offset + at, image[at : at + PAYLOAD], FAMILY_RP2040)
+        for at in range(0, len(image), PAYLOAD)
+        if image[at : at + PAYLOAD] != b"\xff" * PAYLOAD  # erased flash needs no block
+    ]
+
+
+def pinned_micropython() -> Path:
+    """The MicroPython UF2 the project keeps (firmware/micropython/, BUILD.json names it)."""
+    folder = firmware_dir() / "micropython"
+    try:
+        record = json.loads((folder / "BUILD.json").read_text(encoding="utf-8"))
+        return folder / str(record["uf2"])
+    except (OSError, ValueError, KeyError) as exc:
+        raise Uf2Error(f"the pinned MicroPython is not installed ({folder}: {exc})") from None
+
+
+def firmware_files(
+    config: dict[str, Any], extra: dict[str, bytes] | None = None
+) -> dict[str, bytes]:
+    """The compiled firmware and board.json, as ``firmware flash`` puts them on a Pico."""
+    with tempfile.TemporaryDirectory(prefix="board-referee-uf2-") as folder:
+        path = Path(folder)
+        names = install(path, config, compiled=True)
+        files = {name: (path / name).read_bytes() for name in names}
+    files.update(extra or {})
+    return files
+
+
+def build_uf2(
+    config: dict[str, Any],
+    micropython: Path | None = None,
+    extra: dict[str, bytes] | None = None,
+) -> bytes:
+    """MicroPython (the pinned build, or ``micropython``) plus a filesystem holding the
+    firmware and ``config`` as board.json (and ``extra`` files, as a calibration)."""
+    source = micropython or pinned_micropython()
+    try:
+        data = source.read_bytes()
+    except OSError as exc:
+        raise Uf2Error(f"cannot read {source}: {exc.strerror}") from None
+    blocks = micropython_blocks(data, str(source))
+    image = filesystem_image(firmware_files(config, extra))
+    return write_blocks([*blocks, *image_blocks(image, FS_OFFSET)])

