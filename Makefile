@@ -28,8 +28,12 @@ install:
 	@rm -f $(STAMP)
 	@$(BIN)/python -P -c 'import engine.game as g; print("installed; the engine is", "compiled" if g.__file__.endswith(".so") else "pure Python")'
 
+# make run EMULATE=chip plays on the board's UF2 on an emulated RP2040 (EMULATE=firmware: the
+# firmware in MicroPython's Unix port); the default is the fast Python board.
+EMULATE ?= python
 run: $(STAMP)
-	$(BIN)/board-referee run
+	@if [ "$(EMULATE)" = chip ]; then tools/ensure-chip.sh; fi
+	$(BIN)/board-referee run --emulate $(EMULATE)
 
 demo: $(STAMP)
 	$(BIN)/board-referee demo

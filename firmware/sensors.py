@@ -7,9 +7,11 @@ signal pin b // 16). Channels are visited in Gray-code order, so one select line
 
 Two kinds of sensor:
 - ``switch``: reed switches or digital hall switches, active low with a pull-up: occupancy.
-- ``linear``: linear (analogue) hall sensors read by the ADC. A magnet's north pole facing the
-  sensor pulls the reading down, south pushes it up, so the reading says whose piece it is
-  (player 1's pieces north pole down). Each cell has its own two thresholds (calibration.json),
+- ``linear``: linear (analogue) hall sensors read by the ADC. A magnet's pole moves the
+  reading one way or the other, so the reading says whose piece it is (player 1's pieces north
+  pole down); which way north moves it is the part's and the profile's ``bands.north``, written
+  into board.json: the shipped DRV5053 PA/RA profiles read north high (their sensitivity is
+  negative and a north pole is a negative field). Each cell has its own two thresholds (calibration.json),
   with hysteresis; a reading beyond ``fault_low``/``fault_high`` is in no band at all (a broken
   wire pulled to ground by the SIG pull-down, a short) and is reported as a fault, not a piece.
 
@@ -18,6 +20,7 @@ A reading is reported only once it has been the same for ``debounce_ms``.
 
 from codec import zeros
 from micropython import const
+from time import sleep_us
 
 OUT = const(0xFF)  # in no band: a fault, never reported as a reading
 GRAY = (0, 1, 3, 2, 6, 7, 5, 4, 12, 13, 15, 14, 10, 11, 9, 8)
@@ -33,6 +36,10 @@ class Sensors:
         self.count = count = settings["count"]
         self.linear = settings["kind"] == "linear"
         self.debounce = settings.get("debounce_ms", 30)
+        # Microseconds the signal line is given after the multiplexers switch: the line and
+        # every multiplexer's capacitance recharge through the pull-up (or discharge through the
+        # pull-down) before the read (docs/build-a-board.md, "Settling").
+        self.settle_us = settings.get("settle_us", 0)
         self.fault_ms = settings.get("fault_ms", 500)
         self.stable = bytearray(count)  # what the host has been told
         self.cand = bytearray(count)  # the reading being timed
@@ -125,12 +132,15 @@ class Sensors:
         bank = index >> 4
         self._bank(bank)
         self._channel(index & 15)
+        if self.settle_us:
+            sleep_us(self.settle_us)
         source = self.inputs[bank >> 4 if self.bank_select is not None else 0]
         return source.read_u16() if self.linear else source.value()
 
     def scan_bank(self, bank, now):
         """Read the 16 sensors of ``bank`` and time their readings; a reading stable for the
         debounce is added to ``changed``."""
+        switched = bank != self.bank
         self._bank(bank)
         source = self.inputs[bank >> 4 if self.bank_select is not None else 0]
         first = bank << 4
@@ -149,6 +159,7 @@ class Sensors:
         else:
             active = self.active
         select = self.select
+        settle = self.settle_us
         for channel in GRAY:
             index = first + channel
             if index >= count:
@@ -161,6 +172,9 @@ class Sensors:
                     k = BIT[diff]
                     select[k].value((channel >> k) & 1)
                     self.channel = channel
+            if settle and (diff or switched):
+                sleep_us(settle)
+                switched = False
             if linear:
                 value = source.read_u16()
                 if value < fault_low or value > fault_high:

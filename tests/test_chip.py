@@ -36,6 +36,7 @@ from firmware_bridge.link.protocol import (
     Leds,
     Ping,
     Pong,
+    Scan,
     ScanRequest,
 )
 from tests.e2e import PYTHON, DaemonProcess, EmulatorProcess, wait_until
@@ -345,3 +346,39 @@ def test_the_daemon_waits_for_a_chip_that_is_still_booting(tmp_path: Path) -> No
     finally:
         daemon.stop()
         emu.close()
+
+
+GRAY = (0, 1, 3, 2, 6, 7, 5, 4, 12, 13, 15, 14, 10, 11, 9, 8)  # the firmware's scan order
+
+
+@pytest.mark.parametrize("settle", [True, False], ids=["settled", "read-at-once"])
+def test_the_signal_line_settles_before_the_cell_after_an_occupied_one_is_read(
+    tmp_path: Path, settle: bool
+) -> None:
+    """A 77-cell reed board: five multiplexers on one signal line (about 470 pF) recharge
+    through the pad's pull-up (80 kohm at worst) after a closed switch, tens of microseconds.
+    Read at once, every cell scanned after an occupied one reads occupied; the settling time
+    board.json gives (one time constant) reads the board exactly."""
+    game = catalog.load_game("three-dragons")
+    profile = catalog.load_profile("three-dragons-reed", game)
+    config = board_config(profile, game)
+    assert config["sensors"]["settle_us"] >= 30
+    if not settle:
+        config["sensors"]["settle_us"] = 0
+    closed = set(GRAY[::2])  # every other cell of the first bank, in scan order
+    levels = [0 if sensor in closed else 1 for sensor in range(len(profile.sensor_cells))]
+    uf2 = tmp_path / "board.uf2"
+    uf2.write_bytes(uf2_module.build_uf2(config))
+    (tmp_path / "board.json").write_text(json.dumps(config))
+    chip = ChipProcess(uf2, tmp_path / "board.json", levels, noise=0)
+    try:
+        chip.host(HostHello(2, "test"))
+        chip.host(ScanRequest())
+        _, scan = chip.wait_for(lambda m: isinstance(m, Scan), timeout=120)
+    finally:
+        chip.close()
+    occupied = {sensor for sensor, reading in enumerate(scan.readings) if reading.code}
+    if settle:
+        assert occupied == closed
+    else:
+        assert occupied - closed == set(GRAY[1::2])  # the cell after each occupied one

@@ -21,7 +21,8 @@ from tests.e2e import DaemonProcess, EmulatorProcess, hand_text, wait_until
 from tests.test_end_to_end import TD_POSITION, Rig, self_play
 
 CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (\S+)")
-TURN = re.compile(r"^<6>\S+ to move$", re.MULTILINE)
+# "White to move", "Player 1 to move: place a piece on your first row"
+TURN = re.compile(r"^<6>[^:\n]+ to move(:.*)?$", re.MULTILINE)
 
 # The board each game is played on: the Pico firmware reads occupancy and owner boards.
 GAMES = [

@@ -67,6 +67,22 @@ def test_serial_link_over_pyserial_loop_url_round_trips_frames() -> None:
         link.close()
 
 
+def test_a_host_hello_ends_a_half_frame_left_on_the_line_first() -> None:
+    """After a reconnect the board may still hold half a frame; the HOST_HELLO leads with a
+    delimiter, so the board sees the half frame end (and drops it) and the HELLO whole."""
+    link = SerialLink("loop://")
+    link.open()
+    try:
+        half = encode_frame(Ping(5), 9)[:4]
+        link._write(half)  # what the last connection left unfinished
+        link.send(HostHello(2, "host"))
+        events = events_of(link.events, 3)
+        assert isinstance(events[1], BadFrame)
+        assert isinstance(events[2], Received) and events[2].message == HostHello(2, "host")
+    finally:
+        link.close()
+
+
 def test_unopenable_port_is_a_readable_link_error() -> None:
     link = SerialLink("/dev/does-not-exist")
     with pytest.raises(Exception, match="cannot open /dev/does-not-exist"):

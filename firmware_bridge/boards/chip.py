@@ -31,8 +31,8 @@ import signal
 import subprocess
 import threading
 import time
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from engine import Game

@@ -17,6 +17,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from engine import ConfigError, Game
 from firmware_bridge.boards.firmware_files import board_config, config_text
@@ -227,7 +228,23 @@ def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
         f"{len(profile.led_cells)} LEDs; the lit LEDs may draw {power['led_budget_ma']} mA of "
         f"the {power['supply_ma']} mA supply)"
     )
+    print(_rail_text(power))
     return 0
+
+
+def _rail_text(power: dict[str, Any]) -> str:
+    """What the Pico's 3V3 pin carries, and the regulator the sensors need when it is too much."""
+    said = (
+        f"the 3.3 V rail: {power['rail_3v3_ma']:g} mA of the {power['rail_3v3_limit_ma']} mA "
+        "the Pico's 3V3 pin may give"
+    )
+    if power["sensor_regulator"]:
+        said += (
+            f": too much. Power the sensors from a separate 3.3 V regulator fed from the 5 V "
+            f"supply, e.g. {power['sensor_regulator']} (DRV5053s may take 5 V directly), "
+            "docs/build-a-board.md §5"
+        )
+    return said
 
 
 def _uf2(args: argparse.Namespace, options: dict[str, str]) -> int:

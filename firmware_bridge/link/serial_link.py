@@ -23,7 +23,14 @@ from pathlib import Path
 import serial
 import serial.threaded
 
-from firmware_bridge.link.protocol import DELIMITER, FrameError, Message, decode_frame, encode_frame
+from firmware_bridge.link.protocol import (
+    DELIMITER,
+    FrameError,
+    HostHello,
+    Message,
+    decode_frame,
+    encode_frame,
+)
 
 MAX_PENDING_BYTES = 16384  # noise without a delimiter is dropped past this
 
@@ -129,6 +136,10 @@ class Link(ABC):
         seq = self._seq
         self._seq = (seq + 1) & 0xFF
         frame = encode_frame(message, seq)
+        if isinstance(message, HostHello):
+            # The first words after a (re)connect: a delimiter first ends whatever half frame
+            # the board still holds from before, so the HELLO is never merged with it.
+            frame = DELIMITER + frame
         self._write(frame)
         return seq, len(frame)
 

@@ -300,8 +300,32 @@ def _distinct(node: Node, wiring: PicoWiring) -> None:
         uses[pin] = use
 
 
+# The Pico's 3V3 pin: "it is recommended to keep the load on this pin less than 300 mA"
+# (Raspberry Pi Pico datasheet, pinout). On it: the sensors (a DRV5053 draws about 3.6 mA) and
+# the multiplexers (CD74HC4067: well under 0.2 mA each, TI SCHS209); the level shifter runs
+# from 5 V. A board over it powers its sensors from a separate 3.3 V regulator (or, DRV5053s,
+# from 5 V: they take 2.5-38 V and their output stays 0.2-1.8 V, DRV5053 datasheet).
+RAIL_3V3_MA = 300
+MUX_MA = 0.2
+REGULATORS = ((480, "AP2112K-3.3 (600 mA)"), (2400, "LM1085IT-3.3 (3 A)"))
+
+
+def rail_3v3(wiring: PicoWiring, sensors: int) -> tuple[float, str]:
+    """Milliamps on the Pico's 3V3 pin, and the regulator the sensors need instead ('' when
+    the Pico's own is enough)."""
+    load = sensors * wiring.power.sensor_ma + (sensors + 15) // 16 * MUX_MA
+    if load <= RAIL_3V3_MA * (1 - wiring.power.margin):
+        return round(load, 1), ""
+    sensors_ma = sensors * wiring.power.sensor_ma
+    for rating, part in REGULATORS:
+        if sensors_ma <= rating:
+            return round(load, 1), part
+    return round(load, 1), "several regulators, each for a part of the sensors"
+
+
 def describe_power(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, Any]:
     power = wiring.power
+    rail, regulator = rail_3v3(wiring, sensors)
     return {
         "supply_ma": power.supply_ma,
         "pico_ma": power.pico_ma,
@@ -309,4 +333,33 @@ def describe_power(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, Any
         "leds_idle_ma": round(leds * power.led_idle_ma, 1),
         "margin_ma": round(power.supply_ma * power.margin),
         "led_budget_ma": power.budget(sensors, leds),
+        "rail_3v3_ma": rail,
+        "rail_3v3_limit_ma": RAIL_3V3_MA,
+        "sensor_regulator": regulator,
     }
+
+
+# The signal line's settling after the multiplexers switch (docs/build-a-board.md, Settling).
+# Its capacitance: about 90 pF for each CD74HC4067 whose common pin is on it (TI SCHS209, CIO
+# "switch capacitance", common side) and 20 pF of wiring and the RP2040's pin. It charges
+# through the pad's pull-up on a switch board, 80 kohm at worst (RP2040 datasheet, GPIO
+# electrical characteristics: 50-80 kohm), and discharges through the SIG pull-down on a
+# linear board (10 kohm, the guide's value). The emulated board (boards/rp2040/chip.mjs) is
+# built from the same figures.
+MUX_COMMON_PF = 90
+LINE_PF = 20
+PULL_UP_WORST_OHMS = 80_000
+PULL_DOWN_OHMS = 10_000
+
+
+def settle_us(wiring: PicoWiring, sensors: int) -> int:
+    """Microseconds the firmware waits after switching the multiplexers before it reads: one
+    time constant of the signal line. With the read's own 20 us (measured on the emulated
+    chip), a switch line has risen past the pin's 2.0 V threshold (0.93 of a time constant to
+    3.3 V) and a broken linear input has fallen out of every band (4.2 time constants)."""
+    banks = (sensors + 15) // 16
+    lines = max(1, len(wiring.signal))
+    on_line = (banks + lines - 1) // lines + (1 if wiring.bank_select else 0)
+    farads = (LINE_PF + MUX_COMMON_PF * on_line) * 1e-12
+    ohms = PULL_DOWN_OHMS if wiring.part.kind == "linear" else PULL_UP_WORST_OHMS
+    return math.ceil(ohms * farads * 1e6)

@@ -41,8 +41,8 @@ const ADC_MAX = 4095;
 const MUX_ON_OHMS = 130;
 const MUX_COMMON_PF = 90;
 const LINE_PF = 20; // the board's wiring to the pin, and the pin's own
-// RP2040 pad pull-up / pull-down: 50-80 kohm (RP2040 datasheet, GPIO electrical specs).
-const PULL_OHMS = 60000;
+// RP2040 pad pull-up / pull-down: 50-80 kohm (RP2040 datasheet, GPIO electrical specs);
+const PULL_OHMS = 80000; // the worst case: a board that reads right here reads right on every chip
 const SWITCH_OHMS = 1; // a closed reed switch to ground
 const SENSOR_OHMS = 50; // a linear hall sensor's push-pull output (DRV5053)
 // Logic thresholds at IOVDD 3.3 V (RP2040 datasheet: VIH 2.0 V min, VIL 0.8 V max); with the
@@ -64,7 +64,7 @@ const args = Object.fromEntries(
 const board = JSON.parse(readFileSync(args.board, 'utf8'));
 const sensorsConf = board.sensors;
 const linear = sensorsConf.kind === 'linear';
-const pullDownOhms = Number(args.pulldown || (linear ? 100000 : 0)); // the SIG pull-down
+const pullDownOhms = Number(args.pulldown || (linear ? 10000 : 0)); // the SIG pull-down (the guide's)
 const extraPullUpOhms = Number(args.pullup || 0); // an external pull-up on SIG, if fitted
 
 function out(message) {
@@ -227,8 +227,28 @@ function retargetAll() {
   for (let i = 0; i < signals.length; i++) retarget(i);
 }
 
+// How soon after the multiplexers switch the firmware reads the signal (the settling time it
+// gives the line): the shortest gap seen, reported in the stats.
+let switchedAt = -1;
+let settleMin = Infinity;
+function reading() {
+  if (switchedAt >= 0) {
+    settleMin = Math.min(settleMin, clock.nanos - switchedAt);
+    switchedAt = -1;
+  }
+}
 for (const pin of [...selectPins, ...enablePins, ...bankPins]) {
-  pin.addListener(() => retargetAll());
+  pin.addListener(() => {
+    switchedAt = clock.nanos;
+    retargetAll();
+  });
+}
+if (!linear) {
+  const sioRead = mcu.sio.readUint32.bind(mcu.sio);
+  mcu.sio.readUint32 = (offset) => {
+    if (offset === 4) reading(); // GPIO_IN: the pins read
+    return sioRead(offset);
+  };
 }
 for (const n of signals) {
   mcu.gpio[n].addListener(() => retargetAll()); // its pulls switched on or off
@@ -236,6 +256,7 @@ for (const n of signals) {
 
 if (linear) {
   mcu.adc.onADCRead = (channel) => {
+    reading();
     const index = signals.indexOf(26 + channel);
     let value = 0;
     if (index >= 0) {
@@ -392,7 +413,10 @@ function run() {
   setTimeout(run, ahead > 1_000_000 ? Math.floor(ahead / 1e6) : 0);
 }
 
-setInterval(() => out({ stats: { chip_ns: clock.nanos, behind_ns: behindMax } }), 5000).unref();
+setInterval(() => {
+  const settle = Number.isFinite(settleMin) ? settleMin : null;
+  out({ stats: { chip_ns: clock.nanos, behind_ns: behindMax, settle_ns: settle } });
+}, 5000).unref();
 mcu.core.PC = FLASH_START;
 retargetAll();
 run();
