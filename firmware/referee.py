@@ -292,6 +292,8 @@ class Referee:
             dog.feed()
             now = time.ticks_ms()
             sensors.scan_bank(bank, now)
+            if sensors.nchanged:  # at once, not at the end of the scan: a scan less late
+                self.changes()
             self.receive(port)
             bank += 1
             if bank < banks:
@@ -300,8 +302,6 @@ class Referee:
             self.buttons.scan(now)
             if self.buttons.nevents:
                 self.button_events()
-            if sensors.nchanged:
-                self.changes()
             if sensors.pending:
                 self.sensor_faults()
             self.leds.render(now)

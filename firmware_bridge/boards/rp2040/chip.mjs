@@ -340,18 +340,36 @@ const pending = [];
 let marking = false; // say when the chip has taken the last of these bytes
 cdc.onDeviceConnected = () => out({ ready: clock.nanos });
 cdc.onSerialData = (buffer) => out({ usb: Buffer.from(buffer).toString('hex'), at: clock.nanos });
-// When the chip has taken the last byte the host sent (for the benchmark's LED latency).
+// The chip arms its OUT endpoint to receive; rp2040js's CDC completes the transfer at once,
+// with nothing when the host has nothing to send, and TinyUSB arms it again: an interrupt
+// storm a real host never causes (it sends OUT packets only with data), which took most of
+// the core's time. A transfer armed while there is nothing to send waits for the host's next
+// bytes, as on a real bus. Also: when the chip has taken the last byte the host sent (for
+// the benchmark's LED latency).
 const endpointRead = mcu.usbCtrl.onEndpointRead;
-mcu.usbCtrl.onEndpointRead = (endpoint, size) => {
+let armed = null;
+function read(endpoint, size) {
   const before = cdc.txFIFO.itemCount;
   endpointRead(endpoint, size);
   if (before && !cdc.txFIFO.itemCount && !pending.length && marking) {
-    out({ taken: clock.nanos });
+    out({ taken: clock.nanos, at: clock.nanos });
   }
+}
+mcu.usbCtrl.onEndpointRead = (endpoint, size) => {
+  if (endpoint === cdc.outEndpoint && !cdc.txFIFO.itemCount && !pending.length) {
+    armed = [endpoint, size];
+    return;
+  }
+  read(endpoint, size);
 };
 
 function feedUsb() {
   while (pending.length && !cdc.txFIFO.full) cdc.sendSerialByte(pending.shift());
+  if (armed && cdc.txFIFO.itemCount) {
+    const [endpoint, size] = armed;
+    armed = null;
+    read(endpoint, size);
+  }
 }
 
 // -- the host's words ------------------------------------------------------------------------------
@@ -367,6 +385,7 @@ createInterface({ input: process.stdin }).on('line', (text) => {
   if (message.usb) {
     for (const byte of Buffer.from(message.usb, 'hex')) pending.push(byte);
     marking = Boolean(message.mark);
+    feedUsb(); // at once, as a host's packet would arrive
   } else if (message.v) {
     const [sensor, value, jitter] = message.v;
     level[sensor] = value;
@@ -415,7 +434,7 @@ function run() {
 
 setInterval(() => {
   const settle = Number.isFinite(settleMin) ? settleMin : null;
-  out({ stats: { chip_ns: clock.nanos, behind_ns: behindMax, settle_ns: settle } });
+  out({ stats: { chip_ns: clock.nanos, behind_ns: behindMax, settle_ns: settle, clk_sys: mcu.clkSys } });
 }, 5000).unref();
 mcu.core.PC = FLASH_START;
 retargetAll();
