@@ -11,16 +11,18 @@ Two kinds of sensor:
   reading one way or the other, so the reading says whose piece it is (player 1's pieces north
   pole down); which way north moves it is the part's and the profile's ``bands.north``, written
   into board.json: the shipped DRV5053 PA/RA profiles read north high (their sensitivity is
-  negative and a north pole is a negative field). Each cell has its own two thresholds (calibration.json),
-  with hysteresis; a reading beyond ``fault_low``/``fault_high`` is in no band at all (a broken
-  wire pulled to ground by the SIG pull-down, a short) and is reported as a fault, not a piece.
+  negative and a north pole is a negative field). Each cell has its own two thresholds
+  (calibration.json), with hysteresis; a reading beyond ``fault_low``/``fault_high`` is in no
+  band at all (a broken wire pulled to ground by the SIG pull-down, a short) and is reported as
+  a fault, not a piece.
 
 A reading is reported only once it has been the same for ``debounce_ms``.
 """
 
+from time import sleep_us
+
 from codec import zeros
 from micropython import const
-from time import sleep_us
 
 OUT = const(0xFF)  # in no band: a fault, never reported as a reading
 GRAY = (0, 1, 3, 2, 6, 7, 5, 4, 12, 13, 15, 14, 10, 11, 9, 8)
