@@ -39,9 +39,9 @@ from firmware_bridge.link.protocol import (
     Scan,
     ScanRequest,
 )
-from tests.e2e import PYTHON, DaemonProcess, EmulatorProcess, wait_until
+from tests.e2e import PYTHON, DaemonProcess, EmulatorProcess
 from tests.test_end_to_end import TD_POSITION, Rig, self_play
-from tests.test_firmware_end_to_end import play_choosing
+from tests.test_firmware_end_to_end import play_a_whole_game, play_choosing
 
 ROOT = Path(__file__).resolve().parent.parent
 PINNED = ROOT / "firmware" / "micropython"
@@ -230,15 +230,7 @@ def test_a_whole_game_on_the_emulated_rp2040(
 ) -> None:
     game_id, board, seed, options = game
     rig = chip_rig(rigs, tmp_path, game_id, board, options=options)
-    moves = self_play(rig.game, seed)
-    play_choosing(rig, rig.game.new_state(), moves)
-    expected = rig.game.new_state()
-    for text in moves:
-        expected.apply(expected.parse(text))
-    outcome = expected.outcome()
-    assert outcome is not None
-    wait_until(lambda: rig.daemon.outcome() == outcome.to_json(), 30, rig.daemon.text)
-    rig.daemon.wait_log("game over")
+    play_a_whole_game(rig, seed)
     assert "board 'chip', firmware board-referee-pico" in rig.daemon.text()
 
 

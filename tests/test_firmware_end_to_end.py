@@ -94,6 +94,12 @@ def test_a_whole_game_on_the_firmware(
 ) -> None:
     game_id, board, seed, options = game
     rig = firmware_rig(rigs, tmp_path, game_id, board, options=options)
+    play_a_whole_game(rig, seed)
+    assert "board 'firmware-host', firmware board-referee-pico" in rig.daemon.text()
+
+
+def play_a_whole_game(rig: Rig, seed: int) -> None:
+    """The self-played game of ``seed``, played by hand to its end; the referee agrees."""
     moves = self_play(rig.game, seed)
     play_choosing(rig, rig.game.new_state(), moves)
     expected = rig.game.new_state()
@@ -101,9 +107,8 @@ def test_a_whole_game_on_the_firmware(
         expected.apply(expected.parse(text))
     outcome = expected.outcome()
     assert outcome is not None
-    wait_until(lambda: rig.daemon.outcome() == outcome.to_json(), 10, rig.daemon.text)
+    wait_until(lambda: rig.daemon.outcome() == outcome.to_json(), 30, rig.daemon.text)
     rig.daemon.wait_log("game over")
-    assert "board 'firmware-host', firmware board-referee-pico" in rig.daemon.text()
 
 
 def test_capture_removal_illegal_move_correction_and_take_back(
