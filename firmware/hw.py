@@ -102,6 +102,11 @@ def pace():
     """Called once a full scan: the Pico scans flat out."""
 
 
+def settle(us):
+    """Give the multiplexers' signal line ``us`` microseconds to settle after a switch."""
+    time.sleep_us(us)
+
+
 def sleep_ms(ms):
     time.sleep_ms(ms)
 

@@ -19,8 +19,6 @@ Two kinds of sensor:
 A reading is reported only once it has been the same for ``debounce_ms``.
 """
 
-from time import sleep_us
-
 from codec import zeros
 from micropython import const
 
@@ -42,6 +40,7 @@ class Sensors:
         # every multiplexer's capacitance recharge through the pull-up (or discharge through the
         # pull-down) before the read (docs/build-a-board.md, "Settling").
         self.settle_us = settings.get("settle_us", 0)
+        self.wait = hw.settle
         self.fault_ms = settings.get("fault_ms", 500)
         self.stable = bytearray(count)  # what the host has been told
         self.cand = bytearray(count)  # the reading being timed
@@ -135,7 +134,7 @@ class Sensors:
         self._bank(bank)
         self._channel(index & 15)
         if self.settle_us:
-            sleep_us(self.settle_us)
+            self.wait(self.settle_us)
         source = self.inputs[bank >> 4 if self.bank_select is not None else 0]
         return source.read_u16() if self.linear else source.value()
 
@@ -162,6 +161,7 @@ class Sensors:
             active = self.active
         select = self.select
         settle = self.settle_us
+        wait = self.wait
         for channel in GRAY:
             index = first + channel
             if index >= count:
@@ -175,7 +175,7 @@ class Sensors:
                     select[k].value((channel >> k) & 1)
                     self.channel = channel
             if settle and (diff or switched):
-                sleep_us(settle)
+                wait(settle)
                 switched = False
             if linear:
                 value = source.read_u16()

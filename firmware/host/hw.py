@@ -281,6 +281,11 @@ def pace():
     _sync()
 
 
+def settle(us):
+    """The simulated board's signal line has no capacitance: nothing to wait for (an OS sleep
+    of a few microseconds would cost far more, and slow the scan under load)."""
+
+
 def sleep_ms(ms):
     time.sleep_ms(ms)
     _sync()
