@@ -100,7 +100,9 @@ DEFAULT_GAME = "three-dragons"
 DEFAULT_KIOSK = "127.0.0.1:8080"
 PROBE_EVERY = 2.0  # seconds between probes of the serial ports, with --port auto and no board
 DEFAULT_EMULATOR_WEB = "127.0.0.1:8081"
-EMULATED_BOARDS = ("python", "firmware", "chip")  # run --emulate: the simulated boards
+# run --emulate: the simulated boards, and the command that starts each
+EMULATED_BOARDS = {"python": ("emulate",), "firmware": ("firmware", "host"),
+                   "chip": ("firmware", "chip")}  # fmt: skip
 DEFAULT_CLUB = "127.0.0.1:8090"
 MQTT_ACTIONS = frozenset({"takeback", "new-game"})  # what the club view may ask of a board
 USER_ERRORS = (ConfigError, IllegalMoveError, InvalidMoveError, PositionError)
@@ -162,7 +164,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--no-kiosk", action="store_true", help="do not serve the kiosk page")
     add_allow_host_argument(run)
     run.add_argument(
-        "--emulate", choices=EMULATED_BOARDS, default="python",
+        "--emulate", choices=list(EMULATED_BOARDS), default="python",
         help="without --port: the simulated board to play on: python (the firmware played in "
         "Python, the fastest), firmware (the Pico firmware in MicroPython's Unix port) or "
         "chip (the board's UF2 on an emulated RP2040, at a fraction of a Pico's speed)",
@@ -994,10 +996,9 @@ def _start_emulator(
     """No hardware: start the board emulator as its own process on a pty, with its web page,
     following the kiosk's game (so a new game of another game swaps the emulated board).
     Returns the process and its page's URL."""
-    what = {"python": ["emulate"], "firmware": ["firmware", "host"], "chip": ["firmware", "chip"]}
     command = [
         sys.executable, "-m", "firmware_bridge.cli", "--config-dir", str(directory),
-        *what[args.emulate],
+        *EMULATED_BOARDS[args.emulate],
         "--game", game.id, "--board", profile.id, "--link", str(link), "--no-draw",
         "--web", args.emulator_web, "--token-file", str(token_file), "--with-parent",
     ]  # fmt: skip

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ from firmware_bridge.link.protocol import (
 )
 from tests.e2e import PYTHON, DaemonProcess, EmulatorProcess
 from tests.test_end_to_end import TD_POSITION, Rig, self_play
-from tests.test_firmware_end_to_end import play_a_whole_game, play_choosing
+from tests.test_firmware_end_to_end import firmware_rig, play_a_whole_game, play_choosing
 
 ROOT = Path(__file__).resolve().parent.parent
 PINNED = ROOT / "firmware" / "micropython"
@@ -61,18 +61,8 @@ GAMES = [
 ]
 
 
-@pytest.fixture
-def rigs() -> Iterator[list[Rig]]:
-    made: list[Rig] = []
-    yield made
-    for rig in made:
-        rig.close()
-
-
 def chip_rig(rigs: list[Rig], tmp: Path, game_id: str, board: str, **kwargs: Any) -> Rig:
-    rig = Rig(tmp, game_id, board, kind="chip", **kwargs)
-    rigs.append(rig)
-    return rig
+    return firmware_rig(rigs, tmp, game_id, board, kind="chip", **kwargs)
 
 
 # -- the pinned MicroPython and the UF2 ------------------------------------------------------------
@@ -176,6 +166,17 @@ def test_another_micropython_for_another_chip_or_too_old_is_refused(tmp_path: Pa
     old = bytes(data).replace(b"MicroPython v1.23.0", b"MicroPython v1.19.0")
     with pytest.raises(uf2_module.Uf2Error, match=r"v1\.19: the firmware's compiled modules"):
         uf2_module.micropython_blocks(old, "old.uf2")
+
+
+def test_firmware_chip_without_node_says_what_to_install(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [*PYTHON, "firmware", "chip", "--board", "vanguard", "--json",
+         "--link", str(tmp_path / "board")],
+        capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL,
+        env={**os.environ, "BOARD_REFEREE_NODE": str(tmp_path / "no-node")},
+    )  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "Node.js is not installed" in proc.stderr and "BOARD_REFEREE_NODE" in proc.stderr
 
 
 # -- the chip alone: bytes at any moment of its boot -----------------------------------------------

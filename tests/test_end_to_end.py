@@ -12,10 +12,8 @@ import random
 import re
 import signal
 import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
+from typing import Any
 
 from engine import Game, State
 from firmware_bridge.cli import choose_move
@@ -75,16 +73,9 @@ class Rig:
         assert not self.emu.errors, self.emu.errors  # e.g. the firmware stopped, or overspent
 
 
-@pytest.fixture
-def rigs(tmp_path: Path) -> Iterator[list[Rig]]:
-    made: list[Rig] = []
-    yield made
-    for rig in made:
-        rig.close()
-
-
-def make(rigs: list[Rig], tmp: Path, game_id: str, board: str, **kwargs: object) -> Rig:
-    rig = Rig(tmp, game_id, board, **kwargs)  # type: ignore[arg-type]
+def make(rigs: list[Rig], tmp: Path, game_id: str, board: str, **kwargs: Any) -> Rig:
+    """A rig kept in ``rigs`` (the fixture in conftest.py closes it)."""
+    rig = Rig(tmp, game_id, board, **kwargs)
     rigs.append(rig)
     return rig
 

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from engine import State
 from tests.e2e import DaemonProcess, EmulatorProcess, hand_text, wait_until
-from tests.test_end_to_end import TD_POSITION, Rig, self_play
+from tests.test_end_to_end import TD_POSITION, Rig, make, self_play
 
 CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (\S+)")
 # "White to move", "Player 1 to move: place a piece on your first row"
@@ -34,18 +34,12 @@ GAMES = [
 ]
 
 
-@pytest.fixture
-def rigs() -> Iterator[list[Rig]]:
-    made: list[Rig] = []
-    yield made
-    for rig in made:
-        rig.close()
-
-
-def firmware_rig(rigs: list[Rig], tmp: Path, game_id: str, board: str, **kwargs: object) -> Rig:
-    rig = Rig(tmp, game_id, board, kind="firmware", **kwargs)  # type: ignore[arg-type]
-    rigs.append(rig)
-    return rig
+def firmware_rig(
+    rigs: list[Rig], tmp: Path, game_id: str, board: str, kind: str = "firmware", **kwargs: Any
+) -> Rig:
+    """The daemon refereeing the firmware: in MicroPython's Unix port, or (``kind="chip"``) its
+    UF2 on the emulated RP2040."""
+    return make(rigs, tmp, game_id, board, kind=kind, **kwargs)
 
 
 def play_choosing(rig: Rig, state: State, moves: list[str]) -> None:

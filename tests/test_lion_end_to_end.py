@@ -11,9 +11,7 @@ from pathlib import Path
 
 from engine import Game, Player, State
 from tests.e2e import wait_until
-from tests.test_end_to_end import Rig, make, rigs, self_play
-
-__all__ = ["rigs"]  # the fixture, imported for pytest
+from tests.test_end_to_end import Rig, make, self_play
 
 CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (\S+)")
 

@@ -14,9 +14,7 @@ from typing import Any
 
 from tests.e2e import DaemonProcess, EmulatorProcess
 from tests.mosquitto import free_port
-from tests.test_end_to_end import TD_POSITION, Rig, make, rigs
-
-__all__ = ["rigs"]
+from tests.test_end_to_end import TD_POSITION, Rig, make
 
 
 def test_a_board_of_another_shape_mid_game_pauses_refereeing_and_keeps_the_game(

@@ -22,7 +22,6 @@ Run: ``python tools/bench_chip.py [--board PROFILE --option KEY=VALUE ...] [--sa
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import statistics
 import sys
@@ -36,12 +35,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from bench_firmware import BOARDS  # noqa: E402
+from bench_firmware import add_board_arguments, bench_config, chosen_boards  # noqa: E402
 
 from firmware_bridge.boards.chip import ChipProcess  # noqa: E402
-from firmware_bridge.boards.firmware_files import board_config  # noqa: E402
 from firmware_bridge.boards.uf2 import build_uf2  # noqa: E402
-from firmware_bridge.link import catalog  # noqa: E402
 from firmware_bridge.link.protocol import (  # noqa: E402
     Change,
     HostHello,
@@ -55,15 +52,6 @@ from firmware_bridge.link.protocol import (  # noqa: E402
 
 SWING = 12000  # a magnet's swing on a linear sensor, as the simulated boards give it
 ROUNDS = 20  # bench.py's repetitions of each timed action (the chip runs slowly here)
-
-
-def board_files(profile_id: str, options: dict[str, str], supply: int | None) -> Any:
-    game = catalog.load_game(catalog.profile_game(profile_id), options)
-    profile = catalog.load_profile(profile_id, game)
-    if supply is not None and profile.pico is not None:
-        power = dataclasses.replace(profile.pico.power, supply_ma=supply)
-        profile = dataclasses.replace(profile, pico=dataclasses.replace(profile.pico, power=power))
-    return game, profile, board_config(profile, game, "bench")
 
 
 def resting(config: dict[str, Any]) -> tuple[list[int], int]:
@@ -128,7 +116,6 @@ def latencies(config: dict[str, Any], folder: Path, samples: int) -> dict[str, l
                 sent, _ = chip.wait_for(_change_of(sensor), 600, after=applied)
                 found["change"].append((sent - applied) / 1000)
         leds = config["leds"]["count"]
-        shown = tuple(LedPattern(0, 0, 0, 0) for _ in range(leds))
         for k in range(samples if leds else 0):
             frame = tuple(
                 LedPattern(200, k + 1, 0, 0xFF) if i % 5 == k % 5 else LedPattern(0, 0, 0, 0)
@@ -144,8 +131,6 @@ def latencies(config: dict[str, Any], folder: Path, samples: int) -> dict[str, l
                     break
             delta = LedDelta(leds, leds_crc(tuple(after)), tuple(changes))
             found["delta"].append(_led_latency(chip, delta))
-            shown = tuple(after)
-        del shown
     finally:
         chip.close()
     return found
@@ -179,21 +164,16 @@ def _spread(values: list[float]) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--board", help="one profile only (default: the five games' and the "
-                        "largest board)")  # fmt: skip
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    add_board_arguments(parser)
     parser.add_argument("--samples", type=int, default=6, help="CHANGEs and LED frames timed")
     parser.add_argument("--loops", type=int, default=100, help="bench.py's refereeing loops")
     args = parser.parse_args()
-    boards = BOARDS
-    if args.board:
-        options = dict(pair.split("=", 1) for pair in args.option)
-        boards = [(args.board, options, 4000)]
+    boards = chosen_boards(args)
     print(f"{'board':<32} {'cells':>5} {'scan ms':>8} {'SCAN ms':>8} "
           f"{'DELTA10':>8} {'LED step':>8} {'CHANGE ms':>10} {'LEDS ms':>9} {'DELTA ms':>9} "
           f"{'free KB':>8} {'low KB':>7}")  # fmt: skip
     for profile_id, options, supply in boards:
-        _game, _profile, config = board_files(profile_id, options, supply)
+        config = bench_config(profile_id, options, supply)
         with tempfile.TemporaryDirectory(prefix="board-referee-chip-") as tmp:
             folder = Path(tmp)
             started = time.monotonic()

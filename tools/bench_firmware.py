@@ -21,6 +21,7 @@ import dataclasses
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -36,16 +37,35 @@ BOARDS = [("three-dragons", {}, None), ("vanguard", {}, None), ("the-lion-game",
           ("protect-the-goat-reed", {}, None), ("goats-wintering", {}, None), LARGEST]  # fmt: skip
 
 
-def flash_for(profile_id: str, options: dict[str, str], supply: int | None, folder: Path) -> int:
+def bench_config(profile_id: str, options: dict[str, str], supply: int | None) -> dict[str, Any]:
+    """board.json of a board to measure, with ``supply`` mA where it needs a supply of its own."""
     game = catalog.load_game(catalog.profile_game(profile_id), options)
     profile = catalog.load_profile(profile_id, game)
     if supply is not None and profile.pico is not None:
         power = dataclasses.replace(profile.pico.power, supply_ma=supply)
         profile = dataclasses.replace(profile, pico=dataclasses.replace(profile.pico, power=power))
-    config = board_config(profile, game, "bench")
+    return board_config(profile, game, "bench")
+
+
+def add_board_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--board", help="one profile only (default: the five games' and the "
+                        "largest board)")  # fmt: skip
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+
+
+def chosen_boards(args: argparse.Namespace) -> list[tuple[str, dict[str, str], int | None]]:
+    """The boards to measure: --board with its --option, or all of BOARDS."""
+    if not args.board:
+        return BOARDS
+    options = dict(pair.split("=", 1) for pair in args.option)
+    return [(args.board, options, 4000)]
+
+
+def flash_for(profile_id: str, options: dict[str, str], supply: int | None, folder: Path) -> int:
+    config = bench_config(profile_id, options, supply)
     install(folder, config, compiled=True, host=True)
     (folder / "calibration.json").unlink(missing_ok=True)
-    return len(profile.sensor_cells)
+    return int(config["sensors"]["count"])
 
 
 def measure(folder: Path, count: int, heap: str | None, loops: int) -> dict[str, str]:
@@ -75,15 +95,10 @@ def smallest_heap(folder: Path, count: int, loops: int) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--board", help="one profile only (default: the five games' and the "
-                        "largest board)")  # fmt: skip
-    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    add_board_arguments(parser)
     parser.add_argument("--loops", type=int, default=1000, help="refereeing loops a run")
     args = parser.parse_args()
-    boards = BOARDS
-    if args.board:
-        options = dict(pair.split("=", 1) for pair in args.option)
-        boards = [(args.board, options, 4000)]
+    boards = chosen_boards(args)
     print(f"{'board':<32} {'cells':>5} {'modules':>8} {'board':>7} {'hw layer':>8} "
           f"{'peak':>7} {'min heap':>8} {'SCAN':>9} {'DELTA 10':>9} {'LED step':>9} "
           f"{'per cell':>12} {'garbage':>14}")  # fmt: skip

@@ -26,7 +26,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
+import queue
+import selectors
 import signal
 import subprocess
 import threading
@@ -37,11 +38,12 @@ from typing import Any, TypeVar
 
 from engine import Game
 from firmware_bridge.boards.board import BoardCommandError, BoardStartError
+from firmware_bridge.boards.firmware_files import find_tool
 from firmware_bridge.boards.micropython import MicroPythonBoard
 from firmware_bridge.boards.uf2 import Uf2Error, build_uf2
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import Ack, Button, LedDelta, LedPattern, Leds, leds_crc
-from firmware_bridge.link.serial_link import Received
+from firmware_bridge.link.serial_link import FrameProtocol, LinkEvent, Received, drain
 
 T = TypeVar("T")
 ASSETS = Path(__file__).resolve().parent / "rp2040"
@@ -54,11 +56,12 @@ REASON_BITS = {"power": 0, "watchdog": 1, "reset": 2, "brownout": 0}
 
 
 def find_node() -> str:
-    """Node.js, and rp2040js installed beside chip.mjs."""
-    node = os.environ.get(ENV_NODE) or shutil.which("node")
+    """Node.js ($BOARD_REFEREE_NODE, or on the PATH), and rp2040js installed beside chip.mjs."""
+    node = find_tool("node", ENV_NODE)
     if not node:
         raise BoardStartError(
-            "Node.js is not installed: the emulated RP2040 runs in it (apt-get install nodejs)"
+            "Node.js is not installed: the emulated RP2040 runs in it (apt-get install nodejs), "
+            f"or name a node binary in ${ENV_NODE}"
         )
     if not (ASSETS / "node_modules" / "rp2040js" / "package.json").is_file():
         raise BoardStartError(
@@ -94,9 +97,6 @@ class ChipBoard(MicroPythonBoard):
         self.accepted: tuple[LedPattern, ...] = ()
         self.previous: tuple[LedPattern, ...] = ()
         self.pixels = b""
-        self.chip_ns = 0.0
-        self.behind_ns = 0.0
-        self.led_timing: list[tuple[float, float]] = []  # (chip ns latched, ns the frame took)
 
     def _interpreter(self) -> str:
         return find_node()
@@ -142,16 +142,19 @@ class ChipBoard(MicroPythonBoard):
             f"--pullup={self.pullup}",
             f"--seed={self.rng.randrange(1 << 30)}",
         ]
-        self.proc = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
+        try:
+            self.proc = subprocess.Popen(
+                command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            raise BoardStartError(f"cannot start {self.interpreter}: {exc.strerror}") from None
         assert self.proc.stdin is not None and self.proc.stdout is not None
         os.set_blocking(self.proc.stdin.fileno(), False)
-        self.selector.register(self.proc.stdout, 1, "board")  # selectors.EVENT_READ
+        self.selector.register(self.proc.stdout, selectors.EVENT_READ, "board")
         self.stderr_reader = threading.Thread(target=self._relay_stderr, args=(self.proc,),
                                               daemon=True)  # fmt: skip
         self.stderr_reader.start()
@@ -192,27 +195,26 @@ class ChipBoard(MicroPythonBoard):
         )
 
     # -- the chip's words -------------------------------------------------------------------------
-    def _command(self, message: dict[str, Any]) -> None:
+    def _command(self, message: dict[str, Any]) -> bool:
+        """One line to the chip's model; False if it could not take it now."""
         proc = self.proc
         if proc is None or proc.stdin is None:
-            return
-        with contextlib.suppress(BlockingIOError, BrokenPipeError, OSError, ValueError):
+            return False
+        try:
             os.write(proc.stdin.fileno(), (json.dumps(message) + "\n").encode())
+        except (BlockingIOError, BrokenPipeError, OSError, ValueError):
+            return False
+        return True
 
-    def _tell(self, text: str) -> None:
-        """The Unix-port board's words for the hardware, said to the chip's model."""
-        for line in text.splitlines():
-            words = line.split()
-            if words[:1] == ["v"]:
-                sensor, value, noise = (int(w) for w in words[1:4])
-                if value < 0:
-                    self._command({"dead": sensor})
-                else:
-                    self._command({"v": [sensor, value, noise]})
-            elif words[:1] == ["b"]:
-                self._command({"button": words[1], "down": words[2] == "1"})
-            elif words[:1] == ["hang"]:
-                self._command({"hang": True})
+    def _levels(self, changed: list[tuple[int, int, int]]) -> None:
+        for sensor, value, noise in changed:
+            told = self._command({"dead": sensor} if value < 0 else {"v": [sensor, value, noise]})
+            if not told:
+                self.sent.clear()  # a stalled model does not read: say it all again later
+                return
+
+    def _button(self, name: str, down: bool) -> None:
+        self._command({"button": name, "down": down})
 
     def _value(self, sensor: int) -> tuple[int, int]:
         table = self.table
@@ -252,7 +254,7 @@ class ChipBoard(MicroPythonBoard):
         if "usb" in message:
             self._from_board(bytes.fromhex(message["usb"]))
         elif "leds" in message:
-            self._latched(bytes.fromhex(message["leds"]), message["at"], message["took"])
+            self._latched(bytes.fromhex(message["leds"]))
         elif "watchdog" in message:
             forced = message.get("forced", False)
             if not forced:
@@ -260,9 +262,6 @@ class ChipBoard(MicroPythonBoard):
                 where = {k: f"0x{message[k]:08x}" for k in ("pc", "lr") if k in message}
                 self._emit("fault", kind="watchdog", text=text, **where)
             self._cycle("reset" if forced else "watchdog")
-        elif "stats" in message:
-            self.chip_ns = float(message["stats"]["chip_ns"])
-            self.behind_ns = float(message["stats"]["behind_ns"])
         elif "error" in message:
             self._emit("error", message=f"the emulated board: {message['error']}")
 
@@ -312,10 +311,8 @@ class ChipBoard(MicroPythonBoard):
             if self.table is not None:
                 self.table.leds_shown(leds, via, size)
 
-    def _latched(self, pixels: bytes, at: float, took: float) -> None:
+    def _latched(self, pixels: bytes) -> None:
         """A frame the WS2812B chain latched, decoded from its data pin."""
-        self.led_timing.append((at, took))
-        del self.led_timing[:-200]
         if pixels == self.pixels:
             return
         self.pixels = pixels
@@ -355,10 +352,6 @@ class ChipBoard(MicroPythonBoard):
         want = self.accepted[index] if index < len(self.accepted) else None
         return f"LED {index} lit {rgb}, the frame asks for {want}"
 
-    def report(self) -> dict[str, float]:
-        """How far the chip's clock has run and fallen behind the wall clock (seconds)."""
-        return {"chip_seconds": self.chip_ns / 1e9, "behind_seconds": self.behind_ns / 1e9}
-
 
 def _shows(frame: tuple[LedPattern, ...], index: int, rgb: tuple[int, int, int], cap: int) -> bool:
     """Could LED ``index`` of ``frame`` light as ``rgb``: in one of its blink steps, its colour
@@ -388,7 +381,8 @@ class ChipProcess:
              f"--board={config}"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
         )  # fmt: skip
-        self.buffer = b""
+        self.decoded: queue.Queue[LinkEvent] = queue.Queue()
+        self.tap = FrameProtocol(self.decoded)
         self.raw = bytearray()  # every byte the chip sent on its USB port
         self.frames: list[tuple[float, Any]] = []  # (chip ns, message or None if bad)
         self.marks: list[dict[str, Any]] = []  # applied / taken / leds, with chip ns
@@ -413,8 +407,6 @@ class ChipProcess:
         self.send({"usb": encode_frame(message, self.seq).hex(), "mark": mark})
 
     def _read(self) -> None:
-        from firmware_bridge.link.protocol import decode_frame
-
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
             message = json.loads(line)
@@ -424,14 +416,9 @@ class ChipProcess:
                 if "usb" in message:
                     data = bytes.fromhex(message["usb"])
                     self.raw += data
-                    self.buffer += data
-                    while b"\0" in self.buffer:
-                        end = self.buffer.index(b"\0")
-                        packet, self.buffer = self.buffer[:end], self.buffer[end + 1 :]
-                        try:
-                            found: Any = decode_frame(packet)[1]
-                        except ValueError:
-                            found = None
+                    self.tap.data_received(data)
+                    for event in drain(self.decoded):  # stamped with the chip's time
+                        found = event.message if isinstance(event, Received) else None
                         self.frames.append((float(message["at"]), found))
                 elif any(key in message for key in ("applied", "taken", "leds", "watchdog")):
                     self.marks.append(message)

@@ -51,7 +51,7 @@ from firmware_bridge.link.protocol import (
     encode_frame,
     leds_crc,
 )
-from firmware_bridge.link.serial_link import FrameProtocol, LinkEvent, Received
+from firmware_bridge.link.serial_link import FrameProtocol, LinkEvent, Received, drain
 
 ENV_INTERPRETER = "BOARD_REFEREE_MICROPYTHON"
 HOLD = 0.08  # seconds a press holds a button down (the firmware debounces 20 ms)
@@ -238,13 +238,22 @@ class MicroPythonBoard(Board):
     def sense(self) -> None:
         if not self._listening() or self.table is None:
             return
-        lines = []
+        changed = []
         for sensor in range(len(self.profile.sensor_cells)):
             value = self._value(sensor)
             if self.sent.get(sensor) != value:
                 self.sent[sensor] = value
-                lines.append(f"v {sensor} {value[0]} {value[1]}\n")
-        self._tell("".join(lines))
+                changed.append((sensor, *value))
+        if changed:
+            self._levels(changed)
+
+    def _levels(self, changed: list[tuple[int, int, int]]) -> None:
+        """Tell the hardware layer the sensors' new (sensor, reading, noise)."""
+        self._tell("".join(f"v {sensor} {value} {noise}\n" for sensor, value, noise in changed))
+
+    def _button(self, name: str, down: bool) -> None:
+        """A button held down or let go."""
+        self._tell(f"b {name} {int(down)}\n")
 
     def _tell(self, text: str) -> None:
         if not text or self.control is None:
@@ -428,9 +437,9 @@ class MicroPythonBoard(Board):
         name = button.name.lower()
         if name not in (self.config.get("buttons") or {}).get("pins", {}):
             raise BoardCommandError(f"this board has no {name} button wired")
-        self._tell(f"b {name} 1\n")
+        self._button(name, True)
         time.sleep(self.hold)
-        self._tell(f"b {name} 0\n")
+        self._button(name, False)
 
     def flicker(self, sensor: int, millis: float) -> None:
         with self.lock:
@@ -454,11 +463,11 @@ class MicroPythonBoard(Board):
             if self.table is not None:
                 self.table.pieces.clear()
             self._power_on()
-            self._tell("b select 1\n")
+            self._button("select", True)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and not self._prompting():
             time.sleep(0.05)
-        self._tell("b select 0\n")
+        self._button("select", False)
         time.sleep(0.1)
         self.press(Button.CONFIRM)
         while time.monotonic() < deadline and not (self.flash / "calibration.json").exists():
@@ -575,7 +584,7 @@ class MicroPythonBoard(Board):
     def _from_host(self, data: bytes) -> None:
         self._to_board(data)
         self.host_tap.data_received(data)
-        for event in _drain(self.host_frames):
+        for event in drain(self.host_frames):
             if isinstance(event, Received):
                 self._host_message(event)
                 self.host_seq = event.seq
@@ -594,7 +603,7 @@ class MicroPythonBoard(Board):
             del self.from_board[:end]
             self.board_tap.data_received(bytes(frame))
             name = "frame"
-            for event in _drain(self.board_frames):
+            for event in drain(self.board_frames):
                 if isinstance(event, Received):
                     if isinstance(event.message, Scan):
                         self.scanned = True
@@ -662,12 +671,3 @@ class MicroPythonBoard(Board):
         tail = bytes(self.from_board[-300:]).decode("ascii", "replace")  # an unframed traceback
         words = " | ".join(self.errors[-3:]) or tail or "nothing on stderr"
         self._emit("error", message=f"the firmware stopped (exit {code}): {words}")
-
-
-def _drain(events: queue.Queue[LinkEvent]) -> list[LinkEvent]:
-    found = []
-    while True:
-        try:
-            found.append(events.get_nowait())
-        except queue.Empty:
-            return found

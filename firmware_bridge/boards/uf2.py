@@ -132,8 +132,7 @@ def micropython_version(blocks: list[Block]) -> tuple[int, int] | None:
 
 
 def filesystem_image(files: dict[str, bytes]) -> bytes:
-    """A littlefs image of MicroPython's filesystem holding ``files``, trailing erased blocks
-    left out (a UF2 writes only what it names)."""
+    """A littlefs image of MicroPython's filesystem holding ``files``."""
     try:
         from littlefs import LittleFS
     except ImportError:
@@ -148,15 +147,12 @@ def filesystem_image(files: dict[str, bytes]) -> bytes:
     for name, content in files.items():
         with fs.open(name, "wb") as handle:
             handle.write(content)
-    image = bytes(fs.context.buffer)
-    erased = b"\xff" * FS_BLOCK_SIZE
-    used = len(image)
-    while used > FS_BLOCK_SIZE and image[used - FS_BLOCK_SIZE : used] == erased:
-        used -= FS_BLOCK_SIZE
-    return image[:used]
+    return bytes(fs.context.buffer)
 
 
 def image_blocks(image: bytes, offset: int) -> list[Block]:
+    """``image`` at flash ``offset`` as blocks, erased pages left out (a UF2 writes only what
+    it names, and the rest of the filesystem is erased flash to littlefs)."""
     return [
         Block(FLASH_START + offset + at, image[at : at + PAYLOAD], FAMILY_RP2040)
         for at in range(0, len(image), PAYLOAD)
@@ -174,9 +170,7 @@ def pinned_micropython() -> Path:
         raise Uf2Error(f"the pinned MicroPython is not installed ({folder}: {exc})") from None
 
 
-def firmware_files(
-    config: dict[str, Any], extra: dict[str, bytes] | None = None
-) -> dict[str, bytes]:
+def flash_files(config: dict[str, Any], extra: dict[str, bytes] | None = None) -> dict[str, bytes]:
     """The compiled firmware and board.json, as ``firmware flash`` puts them on a Pico."""
     with tempfile.TemporaryDirectory(prefix="board-referee-uf2-") as folder:
         path = Path(folder)
@@ -199,5 +193,5 @@ def build_uf2(
     except OSError as exc:
         raise Uf2Error(f"cannot read {source}: {exc.strerror}") from None
     blocks = micropython_blocks(data, str(source))
-    image = filesystem_image(firmware_files(config, extra))
+    image = filesystem_image(flash_files(config, extra))
     return write_blocks([*blocks, *image_blocks(image, FS_OFFSET)])

@@ -124,7 +124,11 @@ def run(
         print(f"board-referee: error: --link {link}: the folder {link.parent} does not exist",
               file=sys.stderr)  # fmt: skip
         return 2
-    board = (make_board or python_board(args))(game, profile, link)
+    try:  # a board whose interpreter or image is missing says so, as one that cannot start
+        board = (make_board or python_board(args))(game, profile, link)
+    except BoardStartError as exc:
+        print(f"board-referee: error: {exc}", file=sys.stderr)
+        return 2
     emulator = Table(game, profile, pieces, board, link_path=link, out=sys.stdout,
                      json_mode=args.json, pace=args.pace, draw=not args.no_draw)  # fmt: skip
     web = None

@@ -327,7 +327,7 @@ def _bench(args: argparse.Namespace, options: dict[str, str]) -> int:
 
 
 def _host(args: argparse.Namespace, options: dict[str, str]) -> int:
-    from firmware_bridge.boards.board import Board, BoardStartError
+    from firmware_bridge.boards.board import Board
     from firmware_bridge.boards.micropython import MicroPythonBoard
     from firmware_bridge.commands.emulate import run as run_table
 
@@ -347,14 +347,11 @@ def _host(args: argparse.Namespace, options: dict[str, str]) -> int:
             board_id=board_id,
         )
 
-    try:
-        return run_table(args, options, make)
-    except BoardStartError as exc:
-        raise ConfigError(str(exc)) from exc
+    return run_table(args, options, make)
 
 
 def _chip(args: argparse.Namespace, options: dict[str, str]) -> int:
-    from firmware_bridge.boards.board import Board, BoardStartError
+    from firmware_bridge.boards.board import Board
     from firmware_bridge.boards.chip import ChipBoard
     from firmware_bridge.commands.emulate import run as run_table
 
@@ -377,7 +374,4 @@ def _chip(args: argparse.Namespace, options: dict[str, str]) -> int:
             pullup=args.pullup,
         )
 
-    try:
-        return run_table(args, options, make)
-    except BoardStartError as exc:
-        raise ConfigError(str(exc)) from exc
+    return run_table(args, options, make)

@@ -294,3 +294,13 @@ class VirtualLink(Link):
         if self._open:
             self._open = False
             self.events.put(Disconnected("closed"))
+
+
+def drain(events: queue.Queue[LinkEvent]) -> list[LinkEvent]:
+    """Every event waiting in ``events``, without waiting for more."""
+    found = []
+    while True:
+        try:
+            found.append(events.get_nowait())
+        except queue.Empty:
+            return found

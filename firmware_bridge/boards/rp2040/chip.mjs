@@ -21,8 +21,8 @@
 // timers and watchdog go on); {"quit": true}.
 // With "mark": true, a level change is answered {"applied": sensor, "at": ns} and the USB
 // bytes {"taken": ns} once the chip has read the last of them (the benchmark's clock).
-// Out: {"usb": hex, "at": ns}; {"leds": hex, "at": ns, "took": ns} the pixels the chain latched (in
-// wire order, three bytes each), when and how long the frame took; {"ready": ns} the USB port
+// Out: {"usb": hex, "at": ns}; {"leds": hex, "at": ns} the pixels the chain latched (in wire
+// order, three bytes each) and when its last bit ended; {"ready": ns} the USB port
 // is up; {"watchdog": ns} the chip reset by its watchdog; {"error": text}; {"stats": ...}.
 //
 // Time is the chip's: 125 MHz cycles. The emulation is throttled so the chip never runs ahead
@@ -281,28 +281,20 @@ const ledBytes = [];
 let ledBits = 0;
 let ledByte = 0;
 let riseAt = -1;
-let frameStart = -1;
 let ledErrors = 0;
 const latch = clock.createAlarm(() => {
-  if (frameStart >= 0 && ledBytes.length) {
-    out({
-      leds: Buffer.from(ledBytes).toString('hex'),
-      at: clock.nanos - LATCH_NS,
-      took: clock.nanos - LATCH_NS - frameStart,
-      stray: ledBits,
-    });
+  if (ledBytes.length) {
+    out({ leds: Buffer.from(ledBytes).toString('hex'), at: clock.nanos - LATCH_NS });
   }
   ledBytes.length = 0;
   ledBits = 0;
   ledByte = 0;
-  frameStart = -1;
 });
 if (ledPin) {
   ledPin.addListener((state) => {
     const now = clock.nanos;
     if (state === 1) {
       riseAt = now;
-      if (frameStart < 0) frameStart = now;
       latch.cancel();
     } else if (state === 0 && riseAt >= 0) {
       const high = now - riseAt;
@@ -434,7 +426,7 @@ function run() {
 
 setInterval(() => {
   const settle = Number.isFinite(settleMin) ? settleMin : null;
-  out({ stats: { chip_ns: clock.nanos, behind_ns: behindMax, settle_ns: settle, clk_sys: mcu.clkSys } });
+  out({ stats: { chip_ns: clock.nanos, behind_ns: behindMax, settle_ns: settle } });
 }, 5000).unref();
 mcu.core.PC = FLASH_START;
 retargetAll();
