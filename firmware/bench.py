@@ -19,7 +19,7 @@ HARDWARE = gc.mem_alloc() - START
 import time  # noqa: E402
 
 import settings as store  # noqa: E402
-from codec import cobs_encode, crc16  # noqa: E402
+from codec import cobs_encode, crc16, zeros  # noqa: E402
 from referee import HOST_HELLO, LED_DELTA, LEDS, PING, SCAN_REQUEST, Referee  # noqa: E402
 
 gc.collect()
@@ -98,7 +98,11 @@ def run(rounds=200, loops=2000):
     gc.collect()
     before = gc.mem_alloc()
     config = store.load()
-    board = Referee(config, store.calibration(config["sensors"]["count"]), "power")
+    board = Referee(config, None, "power")
+    base = zeros("H", board.count)  # read as start.py reads it: in pieces
+    if board.sensors.linear and store.read_calibration(base):
+        board.sensors.calibrate(base)
+    del base
     line = _Line()
     board.out.port = line
     board.sensors.leds = None  # as start.py does once the board is set up

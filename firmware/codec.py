@@ -11,6 +11,8 @@ from array import array
 from micropython import const
 
 _POLY = const(0x1021)
+MAX_BODY = const(4096)  # type, seq and payload: a longer frame is noise (docs/protocol.md)
+TOO_LONG = const(-2)
 
 
 def zeros(typecode, count):
@@ -120,27 +122,38 @@ class Framer:
 class Deframer:
     """Incoming bytes to frames. ``push`` takes one byte and returns the decoded length of a
     frame that ends with it (type at 0, seq at 1, payload from 2, the CRC checked and cut off),
-    0 while a frame is still coming, or -1 for a damaged one. A frame too long for the buffer
-    is damaged: its bytes are dropped up to the next 0x00."""
+    0 while a frame is still coming, -1 for a damaged one, or TOO_LONG for an intact frame too
+    long for the buffer: then ``buf[0:4]`` holds its type, seq and first two payload bytes and
+    ``length`` its decoded length (so the board can answer it by its sequence number, as it
+    answers an LEDS frame for another number of LEDs however long)."""
 
     def __init__(self, size):
         self.buf = bytearray(size + size // 254 + 4)
         self.count = 0
         self.overflow = False
+        self.length = 0
+        # The overflow path decodes as the bytes come: what is left of the COBS block, its
+        # code, and the CRC over every byte but the last two (``tail``, still to come).
+        self.left = 0
+        self.code = 0
+        self.crc = 0
+        self.tail = 0
 
     def push(self, byte):
         if byte:
             if self.count < len(self.buf):
                 self.buf[self.count] = byte
                 self.count += 1
+            elif self.overflow:
+                self._decode(byte)
             else:
-                self.overflow = True
+                self._spill(byte)
             return 0
         count = self.count
         self.count = 0
         if self.overflow:
             self.overflow = False
-            return -1
+            return self._finish()
         if count == 0:
             return 0  # an empty frame: a sender flushing noise
         length = cobs_decode(self.buf, count)
@@ -149,3 +162,42 @@ class Deframer:
         if crc16(self.buf, 0, length - 2) != (self.buf[length - 2] << 8 | self.buf[length - 1]):
             return -1
         return length - 2
+
+    # -- a frame longer than the buffer: decoded byte by byte, only its head kept --------------
+    def _spill(self, byte):
+        self.overflow = True
+        self.left = 0
+        self.code = 0
+        self.crc = 0xFFFF
+        self.length = 0
+        for i in range(len(self.buf)):  # the head is written over bytes already read
+            self._decode(self.buf[i])
+        self._decode(byte)
+
+    def _decode(self, byte):
+        if self.length < 0:
+            return  # already damaged: wait for the 0x00
+        if self.left:
+            self.left -= 1
+            self._out(byte)
+            return
+        if self.code and self.code < 0xFF:
+            self._out(0)  # the zero a short block stands for, now that another follows
+        self.code = byte
+        self.left = byte - 1
+
+    def _out(self, byte):
+        n = self.length
+        if n < 4:
+            self.buf[n] = byte
+        if n >= 2:  # the byte two back is not part of the CRC: feed it now
+            old = self.tail >> 8
+            self.crc = ((self.crc << 8) & 0xFF00) ^ _TABLE[((self.crc >> 8) ^ old) & 0xFF]
+        self.tail = ((self.tail << 8) | byte) & 0xFFFF
+        self.length = n + 1 if n < MAX_BODY + 2 else -1
+
+    def _finish(self):
+        if self.length < 4 or self.left or self.crc != self.tail:
+            return -1
+        self.length -= 2
+        return TOO_LONG

@@ -16,6 +16,22 @@ try:
 except KeyboardInterrupt:
     pass
 
-import start  # noqa: E402
+try:
+    import start
 
-start.main()
+    start.main()
+except Exception as exc:  # before the loop's own handling: out of memory at import, mostly
+    # Room for halt.py: what the failed start made is garbage once nothing names it.
+    import sys
+
+    text = type(exc).__name__ + ": " + str(exc)
+    del exc
+    globals().pop("start", None)
+    for name in ("start", "referee", "leds", "sensors", "settings", "calibrate"):
+        sys.modules.pop(name, None)
+    import gc
+
+    gc.collect()
+    import halt
+
+    halt.run(text)

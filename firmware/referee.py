@@ -10,7 +10,7 @@ import time
 
 import hw
 import settings as store
-from codec import Deframer, Framer
+from codec import TOO_LONG, Deframer, Framer
 from leds import Leds
 from sensors import Buttons, Sensors
 
@@ -43,6 +43,7 @@ FAULT_SENSOR = 1
 FAULT_SENSOR_OK = 2
 FAULT_RESTART = 3
 FAULT_CALIBRATION = 4
+FAULT_NOISE = 5
 
 SENSING = {"occupancy": 0, "owner": 1}
 LED_KINDS = {"none": 0, "mono": 1, "rgb": 2}
@@ -52,6 +53,10 @@ RESTARTS = {
     "or a weak USB port or cable)",
 }
 HEALTHY_MS = 60000  # running this long clears the count of error restarts
+# Damaged frames are answered at most once per NAK_GAP_MS (noise would otherwise be answered
+# with more bytes than it has), and those left unanswered are told at most once a second.
+NAK_GAP_MS = 100
+NOISE_REPORT_MS = 1000
 
 
 class Referee:
@@ -82,6 +87,9 @@ class Referee:
             self.notice = "restarted after a firmware error: " + error
         self.started = time.ticks_ms()
         self.healthy = not error
+        self.nak_at = time.ticks_add(self.started, -NAK_GAP_MS)
+        self.unanswered = 0  # damaged frames not answered since the last report
+        self.noise_at = self.started
 
     # -- sending ----------------------------------------------------------------------------
     def _put16(self, at, value):
@@ -219,8 +227,39 @@ class Referee:
             length = self.inp.push(self.chunk[k])
             if length > 0:
                 self.handle(length)
+            elif length == TOO_LONG:
+                self.too_long()
             elif length < 0:
-                self.reply(NAK, 255, BAD_FRAME)
+                self.damaged()
+
+    def damaged(self):
+        now = time.ticks_ms()
+        if time.ticks_diff(now, self.nak_at) >= NAK_GAP_MS:
+            self.nak_at = now
+            self.reply(NAK, 255, BAD_FRAME)
+        else:
+            self.unanswered += 1
+
+    def report_noise(self, now):
+        """How many damaged frames went unanswered (a bad cable, a wrong baud rate)."""
+        if self.unanswered and time.ticks_diff(now, self.noise_at) >= NOISE_REPORT_MS:
+            self.fault(FAULT_NOISE, "noise on the line: " + str(self.unanswered)
+                       + " damaged frames not answered")  # fmt: skip
+            self.unanswered = 0
+            self.noise_at = now
+
+    def too_long(self):
+        """An intact frame longer than any this board takes: answered by its sequence number,
+        an LEDS or LED_DELTA for another number of LEDs as WRONG_SIZE at any length."""
+        buf = self.inp.buf
+        kind = buf[0]
+        if kind == LEDS or (kind == LED_DELTA and self.protocol >= 2):
+            reason = WRONG_SIZE if (buf[2] << 8 | buf[3]) != self.leds.count else BAD_PAYLOAD
+        elif kind in (HOST_HELLO, SCAN_REQUEST, PING):
+            reason = BAD_PAYLOAD
+        else:
+            reason = UNKNOWN_TYPE
+        self.reply(NAK, buf[1], reason)
 
     def handle(self, length):
         buf = self.inp.buf
@@ -304,6 +343,8 @@ class Referee:
                 self.button_events()
             if sensors.pending:
                 self.sensor_faults()
+            if self.unanswered:
+                self.report_noise(now)
             self.leds.render(now)
             if not self.healthy and time.ticks_diff(now, self.started) > HEALTHY_MS:
                 self.healthy = True

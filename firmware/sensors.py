@@ -94,11 +94,11 @@ class Sensors:
             self.active = 0 if settings.get("active_low", True) else 1
             self.calibrated = True
 
-    def calibrate(self, calibration):
-        """Thresholds ``delta`` either side of each sensor's own resting reading."""
+    def calibrate(self, base):
+        """Thresholds ``delta`` either side of each sensor's own resting reading (``base``,
+        one per sensor: settings.read_calibration fills it)."""
         delta = self.delta
-        base = calibration.get("base")
-        if not base or len(base) != self.count:
+        if len(base) != self.count:
             return
         for i in range(self.count):
             self.low[i] = base[i] - delta

@@ -16,6 +16,8 @@ import time
 
 import hw
 import settings as store
+from codec import zeros
+from sensors import Buttons
 
 
 def _stay(reason, fast=True):
@@ -35,21 +37,24 @@ def main():
     if errors >= 3:
         _stay("three firmware errors in a row (error.log): " + last_error)
         return
+    buttons = config["buttons"]
+    # Maintenance before anything big is made: a board whose firmware cannot start (out of
+    # memory, see halt.py) still gives its prompt to ``firmware flash``.
+    held = Buttons(hw, buttons.get("pins", {}), 0)
+    if held.down(buttons.get("maintenance", "confirm")):
+        _stay("maintenance (CONFIRM held at power-on)", fast=False)
+        return
+    del held
     from referee import Referee
 
     reason = hw.reset_reason()
     sensors = config["sensors"]
     board = Referee(config, None, reason, last_error if errors else "")
     if sensors["kind"] == "linear":  # read once the board's buffers are made: a smaller peak
-        gc.collect()
-        calibration = store.calibration(sensors["count"])
-        if calibration:
-            board.sensors.calibrate(calibration)
-        del calibration
-    buttons = config["buttons"]
-    if board.buttons.down(buttons.get("maintenance", "confirm")):
-        _stay("maintenance (CONFIRM held at power-on)", fast=False)
-        return
+        base = zeros("H", sensors["count"])
+        if store.read_calibration(base):
+            board.sensors.calibrate(base)
+        del base
     if sensors["kind"] == "linear" and board.buttons.down(buttons.get("calibrate", "select")):
         import calibrate
 

@@ -13,6 +13,7 @@ games (the shortest self-played ones) and give the hands time for its debounce.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -20,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +32,13 @@ from firmware_bridge.boards.chip import ASSETS, ChipProcess
 from firmware_bridge.boards.firmware_files import board_config
 from firmware_bridge.link import catalog
 from firmware_bridge.link.protocol import (
+    Fault,
     Hello,
     HostHello,
     LedPattern,
     Leds,
+    Nak,
+    NakReason,
     Ping,
     Pong,
     Scan,
@@ -220,6 +225,41 @@ def test_bytes_from_the_moment_of_power_on_never_leave_the_board_at_the_prompt(
             said = bytes(chip.raw)
         for text in (b"Traceback", b">>>", b"MicroPython v", b"raw REPL", b"paste mode"):
             assert text not in said, said[-600:]
+    finally:
+        chip.close()
+
+
+def is_message(wanted: object) -> Callable[[Any], bool]:
+    """A test for ChipProcess.wait_for: this very message (a mark is never equal to it)."""
+    return lambda said: type(said) is type(wanted) and said == wanted
+
+
+def test_the_chip_answers_a_wrong_led_count_by_number_and_noise_sparingly(
+    vanguard_uf2: tuple[Path, Path, int, int],
+) -> None:
+    """Issue 30, items 10 and 11, on the real port: an LEDS frame too long for the board's
+    buffer is NAK(seq, WRONG_SIZE) like one that fits, and 4 KB of noise draws a NAK per 100 ms
+    of the chip's time and a FAULT counting the rest, not a NAK per damaged frame."""
+    uf2, config, sensors, rest = vanguard_uf2
+    chip = ChipProcess(uf2, config, [rest] * sensors)
+    try:
+        chip.host(HostHello(2, "host"))
+        chip.wait_for(lambda m: isinstance(m, Hello) and m.protocol == 2)
+        for count in (sensors - 1, sensors + 1, 300):
+            seq = chip.host(Leds((LedPattern(1, 2, 3, 0xFF),) * count))
+            chip.wait_for(is_message(Nak(seq, NakReason.WRONG_SIZE)))
+        start = chip.now
+        chip.host_bytes(b"\x01\x00" * 2048)
+        _, fault = chip.wait_for(lambda m: isinstance(m, Fault) and m.code == 5, after=start)
+        with chip.lock:
+            damaged = Nak(255, NakReason.BAD_FRAME)
+            naks = [at for at, m in chip.frames if at > start and m == damaged]
+        assert fault.text == f"noise on the line: {2048 - len(naks)} damaged frames not answered"
+        gaps = [later - earlier for earlier, later in itertools.pairwise(naks)]
+        # chip ns: one per 100 ms, give or take the ms tick and the USB packet that carries it
+        assert naks and all(gap >= 95e6 for gap in gaps), gaps
+        chip.host(Ping(99))
+        chip.wait_for(lambda m: m == Pong(99))
     finally:
         chip.close()
 

@@ -81,3 +81,69 @@ def test_the_box_offers_only_the_pieces_the_variant_plays_with(tmp_path: Path) -
                             json_mode=True)  # fmt: skip
         kinds[variant] = sorted({p["kind"] for p in emulator.view()["supply"]})
     assert kinds == {"base": ["stone"], "strength": ["die"], "dragons": ["die", "dragon"]}
+
+
+def test_the_emulator_answers_wrong_led_counts_and_noise_as_the_firmware_does(
+    tmp_path: Path,
+) -> None:
+    """The Python board keeps to the firmware's answers (issue 30, items 10 and 11): an LED
+    frame or delta for another number of LEDs is NAK(seq, WRONG_SIZE) at any size, and noise
+    gets at most one NAK per 100 ms and a FAULT that counts the damaged frames left unanswered."""
+    import queue
+
+    import serial
+
+    from firmware_bridge.link.protocol import (
+        Fault,
+        Hello,
+        HostHello,
+        LedDelta,
+        LedPattern,
+        Leds,
+        Nak,
+        NakReason,
+        Ping,
+        Pong,
+        encode_frame,
+    )
+    from firmware_bridge.link.serial_link import FrameProtocol, LinkEvent, Received, drain
+
+    game = catalog.load_game("three-dragons")
+    profile = catalog.load_profile("three-dragons", game)
+    emulator = Emulator(game, profile, {}, link_path=tmp_path / "board", out=SlowPipe(),  # type: ignore[arg-type]
+                        json_mode=True)  # fmt: skip
+    emulator.board.start()
+    port = serial.serial_for_url(str(tmp_path / "board"), timeout=0.05)
+    events: queue.Queue[LinkEvent] = queue.Queue()
+    decoder = FrameProtocol(events)
+    heard: list[object] = []
+
+    def until(test: object, seconds: float = 3.0) -> list[object]:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            decoder.data_received(port.read(4096))
+            heard.extend(e.message for e in drain(events) if isinstance(e, Received))
+            if any(test(m) for m in heard):  # type: ignore[operator]
+                return heard
+        raise AssertionError(f"not heard in {seconds} s: {heard}")
+
+    try:
+        port.write(encode_frame(HostHello(2, "referee"), 20))  # LED_DELTA is protocol 2's
+        until(lambda m: isinstance(m, Hello) and m.protocol == 2)
+        for seq, count in enumerate((76, 78, 79, 300)):
+            port.write(encode_frame(Leds((LedPattern(1, 2, 3, 0xFF),) * count), seq))
+            until(lambda m, seq=seq: m == Nak(seq, NakReason.WRONG_SIZE))
+        port.write(encode_frame(LedDelta(300, 0, ((0, LedPattern(1, 1, 1, 0xFF)),)), 9))
+        until(lambda m: m == Nak(9, NakReason.WRONG_SIZE))
+        heard.clear()
+        port.write(b"\x01\x00" * 2048)
+        until(lambda m: isinstance(m, Fault) and m.code == 5)
+        naks = [m for m in heard if m == Nak(255, NakReason.BAD_FRAME)]
+        fault = next(m for m in heard if isinstance(m, Fault))
+        assert 1 <= len(naks) <= 5
+        assert fault.text == f"noise on the line: {2048 - len(naks)} damaged frames not answered"
+        port.write(encode_frame(Ping(5), 10))
+        until(lambda m: m == Pong(5))
+    finally:
+        port.close()
+        emulator.board.close()

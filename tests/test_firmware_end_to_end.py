@@ -256,3 +256,34 @@ def test_a_loose_sensor_during_play_is_named_not_an_endless_disturbed_board(
     emu.do("wire ok d5")
     emu.do("play c9-c7")  # play goes on
     daemon.wait_moves(["c1-c3", "c9-c7"])
+
+
+def test_a_board_whose_firmware_cannot_start_says_why_on_the_kiosk(tmp_path: Path) -> None:
+    """Out of memory while the firmware imports (issue 30, item 13): it used to send a text
+    traceback and sit at the prompt, and the referee said only "waiting for the board". Now
+    the board answers each HOST_HELLO with FAULT 6 and the referee's status names the error."""
+    from tests.mosquitto import free_port
+    from tests.test_trust import kiosk_state
+
+    emu = EmulatorProcess(tmp_path, "three-dragons", "three-dragons", "--heap", "32K",
+                          kind="firmware")  # fmt: skip
+    kiosk = free_port()
+    daemon = DaemonProcess(tmp_path, "three-dragons", "three-dragons", emu.link, "--kiosk",
+                           f"127.0.0.1:{kiosk}")  # fmt: skip
+    try:
+        try:
+            line = daemon.wait_log("board fault 6")
+        except AssertionError:
+            raise AssertionError("\n".join(emu.stderr[-20:])) from None
+        assert "the firmware could not start: MemoryError" in line, line
+        state = kiosk_state(kiosk)
+        assert state["status"].startswith("the board cannot referee: the firmware could not")
+        assert "needs more memory" in state["status"]
+        time.sleep(3)  # HOST_HELLO every second, answered each time: one fault, not a list
+        state = kiosk_state(kiosk)
+        assert [f["code"] for f in state["connection"]["faults"]] == [6]
+        assert "board disconnected" not in daemon.text()  # the link stays up
+    finally:
+        daemon.stop()
+        emu.close()
+    assert "Traceback" not in daemon.text()

@@ -78,7 +78,7 @@ def test_flash_installs_compiled_firmware_and_board_json_with_mpremote(
         check=True,
     ).stdout
     assert config == json.loads(expected)
-    assert "installed 11 files" in result.stdout
+    assert "installed 12 files" in result.stdout  # RUNTIME and board.json
     # What was copied is the firmware as mpy-cross compiled it, byte for byte.
     compiled = tmp_path / "referee.mpy"
     source = Path(__file__).parent.parent / "firmware" / "referee.py"

@@ -54,6 +54,7 @@ class Pico:
         *,
         reason: str = "power",
         calibrated: bool = True,
+        heap: str = "64K",
         **changes: object,
     ):
         game = catalog.load_game(catalog.profile_game(profile_id))
@@ -75,7 +76,7 @@ class Pico:
             "BOARD_REFEREE_RESET": reason,
         }
         self.proc = subprocess.Popen(
-            [find_micropython(), "-X", "heapsize=64K", "main.py"],
+            [find_micropython(), "-X", f"heapsize={heap}", "main.py"],
             cwd=folder,
             env=env,
             stdin=subprocess.PIPE,
@@ -207,6 +208,52 @@ def test_every_nak_reason(pico: Pico) -> None:
     assert Ack(seq) in pico.frames(0.5, until=Ack)
 
 
+def test_an_led_frame_for_another_board_is_wrong_size_at_any_length(pico: Pico) -> None:
+    """76 or 78 LEDs fit the board's buffer, 79, 100 or 300 do not: each is answered
+    NAK(seq, WRONG_SIZE), by its sequence number (issue 30, item 10). An intact frame too long
+    for the board is answered by its number too; a damaged one is a bad frame."""
+    pico.frames(0.5, until=Hello)
+    pico.send(HostHello(2, "referee"))
+    pico.frames(0.5, until=Hello)
+    for count in (76, 78, 79, 100, 300):
+        seq = pico.send(Leds((LedPattern(1, 2, 3, 0xFF),) * count))
+        assert Nak(seq, NakReason.WRONG_SIZE) in pico.frames(0.5, until=Nak), count
+    changes = tuple((i, LedPattern(4, 5, 6, 0xFF)) for i in range(255))
+    seq = pico.send(LedDelta(300, 0, changes))  # 1,537 bytes for a 300-LED board
+    assert Nak(seq, NakReason.WRONG_SIZE) in pico.frames(0.5, until=Nak)
+    from firmware_bridge.link import cobs
+    from firmware_bridge.link.crc import crc16
+
+    body = bytes((0x84, 41)) + bytes(range(1, 251)) * 4  # a PING 1,000 bytes too long
+    pico.raw(cobs.encode(body + crc16(body).to_bytes(2, "big")) + b"\x00")
+    assert Nak(41, NakReason.BAD_PAYLOAD) in pico.frames(0.5, until=Nak)
+    frame = bytearray(encode_frame(Leds((OFF,) * 300), 42))
+    frame[700] ^= 0x10  # the same length, damaged: its number cannot be trusted
+    pico.raw(bytes(frame))
+    assert Nak(255, NakReason.BAD_FRAME) in pico.frames(0.5, until=Nak)
+    seq = pico.send(Leds((OFF,) * 77))  # and the board takes its own frames as before
+    assert Ack(seq) in pico.frames(0.5, until=Ack)
+
+
+def test_noise_is_answered_sparingly_and_what_went_unanswered_is_told(pico: Pico) -> None:
+    """4 KB of noise (2,048 damaged frames) drew 2,048 NAKs, four times its bytes back (item
+    11). Now at most one NAK per 100 ms, and a FAULT says how many were not answered."""
+    pico.frames(0.5, until=Hello)
+    pico.send(HostHello(2, "referee"))
+    pico.frames(0.5, until=Hello)
+    pico.raw(b"\x01\x00" * 2048)
+    told = pico.frames(2.5, until=Fault)
+    told += pico.frames(0.3)
+    naks = [m for m in told if m == Nak(255, NakReason.BAD_FRAME)]
+    faults = [m for m in told if isinstance(m, Fault) and m.code == 5]
+    assert faults, told
+    unanswered = sum(int(f.text.split(": ")[1].split()[0]) for f in faults)
+    assert 1 <= len(naks) <= 5 and len(naks) + unanswered == 2048, (len(naks), faults)
+    assert faults[0].text.endswith("damaged frames not answered")
+    pico.send(Ping(77))
+    assert Pong(77) in pico.frames(0.5, until=Pong)
+
+
 def test_scan_changes_buttons_and_pong_carry_the_event_counter(pico: Pico) -> None:
     pico.frames(0.5, until=Hello)
     pico.send(HostHello(2, "referee"))
@@ -280,3 +327,65 @@ def test_the_leds_blink_their_patterns_within_the_power_budget(tmp_path: Path) -
         assert bytes(3) in seen and any(p[0] > 0 and p[1] == 0 for p in seen)  # GRB: green lit
     finally:
         board.close()
+
+
+def test_a_board_out_of_memory_at_start_says_so_in_frames_not_text(tmp_path: Path) -> None:
+    """Issue 30, item 13: the firmware's imports need more heap than the board has. It used to
+    write a traceback as text on the serial line (frames() fails on text) and sit at the
+    prompt. Now every HOST_HELLO gets FAULT 6 naming the error, and a PING its PONG."""
+    board = Pico(tmp_path, heap="40K")
+    try:
+        first = of(Fault, board.frames(3.0, until=Fault))
+        assert [f.code for f in first] == [6]  # type: ignore[attr-defined]
+        text = first[0].text  # type: ignore[attr-defined]
+        assert text.startswith("the firmware could not start: MemoryError"), text
+        assert "a board this size needs more memory" in text
+        board.send(HostHello(2, "referee"))
+        assert of(Fault, board.frames(1.0, until=Fault)) == first
+        board.send(Ping(321))
+        assert Pong(321) in board.frames(1.0, until=Pong)
+    finally:
+        board.close()
+
+
+CALIBRATION_CASES = [
+    ('{"base": [1, 22, 333, 4444, 65535], "bad": []}', [1, 22, 333, 4444, 65535]),
+    ('{"bad": [2, 3], "base": [5, 4, 3, 2, 1]}', [5, 4, 3, 2, 1]),  # any order of keys
+    ('{\n  "base": [\n    10,\n    20,\n    30,\n    40,\n    50\n  ]\n}', [10, 20, 30, 40, 50]),
+    ('{"base": [1, 2, 3, 4]}', None),  # another board's: 4 sensors
+    ('{"base": [1, 2, 3, 4, 5, 6]}', None),
+    ('{"base": [1, 2, -3, 4, 5]}', None),
+    ('{"base": [1, 2, 70000, 4, 5]}', None),
+    ('{"base": [1, 2, 3', None),  # cut short
+    ("", None),
+    ('{"bases": [1, 2, 3, 4, 5]}', None),
+]
+
+
+def test_the_calibration_is_read_in_small_pieces(tmp_path: Path) -> None:
+    """settings.read_calibration parses calibration.json 128 bytes at a time into the array
+    it is given (one 4 KB allocation for a 300-cell board's file failed in a heap that had
+    room for everything else): spacing, key order, a key split across pieces, and every way a
+    file can be wrong (None: the board keeps its default thresholds)."""
+    from firmware_bridge.boards.firmware_files import firmware_dir
+
+    source = firmware_dir()
+    for name in ("settings.py", "codec.py"):
+        (tmp_path / name).write_text((source / name).read_text())
+    cases = [*CALIBRATION_CASES, (" " * 125 + '{"base": [7, 8, 9, 10, 11]}', [7, 8, 9, 10, 11])]
+    big = list(range(300, 600))  # 300 sensors: a file of many pieces
+    cases.append((json.dumps({"base": big, "bad": [1, 2]}), big))
+    script = ["import settings", "from codec import zeros", "import json"]
+    for number, (text, _) in enumerate(cases):
+        (tmp_path / f"c{number}.json").write_text(text)
+    script.append(f"counts = {[len(want) if want else 5 for _, want in cases]!r}")
+    script.append("for n in range(len(counts)):")
+    script.append("    settings.CALIBRATION = 'c%d.json' % n")
+    script.append("    base = zeros('H', counts[n])")
+    script.append("    print(json.dumps(list(base) if settings.read_calibration(base) else None))")
+    (tmp_path / "probe.py").write_text("\n".join(script) + "\n")
+    result = subprocess.run([find_micropython(), "-X", "heapsize=64K", "probe.py"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    got = [json.loads(line) for line in result.stdout.splitlines()]
+    assert got == [want for _, want in cases]

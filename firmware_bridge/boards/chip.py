@@ -72,7 +72,6 @@ def find_node() -> str:
 
 class ChipBoard(MicroPythonBoard):
     name = "chip"
-    hold = 0.6  # the chip runs slower than a Pico here: a press long enough for its debounce
 
     def __init__(
         self,
@@ -97,6 +96,8 @@ class ChipBoard(MicroPythonBoard):
         self.accepted: tuple[LedPattern, ...] = ()
         self.previous: tuple[LedPattern, ...] = ()
         self.pixels = b""
+        self.alarms: dict[int, threading.Event] = {}  # chip-time waits, by id
+        self.alarm_id = 0
 
     def _interpreter(self) -> str:
         return find_node()
@@ -170,6 +171,8 @@ class ChipBoard(MicroPythonBoard):
     def _power_off(self) -> None:
         proc = self.proc
         self.proc = None
+        for passed in self.alarms.values():  # no more chip time: a hand waiting on it lets go
+            passed.set()
         if proc is None:
             return
         with contextlib.suppress(KeyError, ValueError):
@@ -186,8 +189,32 @@ class ChipBoard(MicroPythonBoard):
         self._command({"hang": True})
 
     def press(self, button: Button) -> None:
-        super().press(button)
-        time.sleep(self.hold)  # and let go long enough for the debounce to see it released
+        """Held down, then let go, each for the button's debounce and two full scans of the
+        chip's own time: the chip runs several times slower than a Pico here, and slower
+        still on a busy machine, so a hand timed by the wall clock would be too quick for it."""
+        name = button.name.lower()
+        if name not in (self.config.get("buttons") or {}).get("pins", {}):
+            raise BoardCommandError(f"this board has no {name} button wired")
+        buttons = self.config["buttons"]
+        cells = int(self.config["sensors"]["count"])
+        hold_ns = int((buttons.get("debounce_ms", 20) + 0.22 * cells + 3) * 1e6)
+        self._button(name, True)
+        self._chip_time(hold_ns)
+        self._button(name, False)
+        self._chip_time(hold_ns)
+
+    def _chip_time(self, nanos: int, timeout: float = 30.0) -> None:
+        """Wait until ``nanos`` of the chip's time have passed (or the chip is gone)."""
+        with self.lock:
+            self.alarm_id += 1
+            number = self.alarm_id
+            passed = self.alarms[number] = threading.Event()
+            if not self._command({"after": nanos, "id": number}):
+                del self.alarms[number]
+                return
+        passed.wait(timeout)
+        with self.lock:
+            self.alarms.pop(number, None)
 
     def _calibrate(self) -> None:
         raise BoardCommandError(
@@ -262,6 +289,10 @@ class ChipBoard(MicroPythonBoard):
                 where = {k: f"0x{message[k]:08x}" for k in ("pc", "lr") if k in message}
                 self._emit("fault", kind="watchdog", text=text, **where)
             self._cycle("reset" if forced else "watchdog")
+        elif "alarm" in message:
+            passed = self.alarms.get(message["alarm"])
+            if passed is not None:
+                passed.set()
         elif "error" in message:
             self._emit("error", message=f"the emulated board: {message['error']}")
 
@@ -399,12 +430,17 @@ class ChipProcess:
             self.proc.stdin.write(json.dumps(message) + "\n")
             self.proc.stdin.flush()
 
-    def host(self, message: Any, mark: bool = False) -> None:
-        """A host frame onto the chip's USB port."""
+    def host(self, message: Any, mark: bool = False) -> int:
+        """A host frame onto the chip's USB port; its sequence number."""
         from firmware_bridge.link.protocol import encode_frame
 
         self.seq = (self.seq + 1) & 0xFF
         self.send({"usb": encode_frame(message, self.seq).hex(), "mark": mark})
+        return self.seq
+
+    def host_bytes(self, data: bytes) -> None:
+        """Bytes onto the chip's USB port as they are (noise, a damaged frame)."""
+        self.send({"usb": data.hex()})
 
     def _read(self) -> None:
         assert self.proc.stdout is not None

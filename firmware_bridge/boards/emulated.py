@@ -48,6 +48,11 @@ from firmware_bridge.link.protocol import (
 from firmware_bridge.link.serial_link import BadFrame, FrameProtocol, LinkEvent, Received
 
 FIRMWARE = "emulator-1.0"
+# As the firmware: damaged frames answered at most once per NAK_GAP seconds, the rest counted
+# and told in a FAULT at most once per NOISE_REPORT (docs/protocol.md, "Noise").
+NAK_GAP = 0.1
+NOISE_REPORT = 1.0
+FAULT_NOISE = 5
 
 
 class EmulatedBoard(Board):
@@ -81,6 +86,8 @@ class EmulatedBoard(Board):
         self.scanned = False
         self.last_change_sent: tuple[float, int] | None = None  # (time, wire bytes)
         self.plugs = 0  # how many times the cable was plugged in
+        self.nak_at = -NAK_GAP
+        self.unanswered = 0  # damaged frames not answered, to be told
 
     def attach(self, table: TableSide) -> None:
         super().attach(table)
@@ -168,7 +175,7 @@ class EmulatedBoard(Board):
 
     def _on_frame(self, event: LinkEvent) -> None:
         if isinstance(event, BadFrame):
-            self._send(Nak(255, NakReason.BAD_FRAME))
+            self._damaged(time.monotonic())
             return
         if not isinstance(event, Received):
             return
@@ -186,10 +193,11 @@ class EmulatedBoard(Board):
         elif isinstance(message, LedDelta) and self.protocol < PROTOCOL_DELTA:
             self._send(Nak(event.seq, NakReason.UNKNOWN_TYPE))  # as a v1 board would
         elif isinstance(message, Leds | LedDelta):
+            count = len(message.leds) if isinstance(message, Leds) else message.count
+            if count != len(self.profile.led_cells):  # at any size, as the firmware answers
+                self._send(Nak(event.seq, NakReason.WRONG_SIZE))
+                return
             if isinstance(message, Leds):
-                if len(message.leds) != len(self.profile.led_cells):
-                    self._send(Nak(event.seq, NakReason.WRONG_SIZE))
-                    return
                 result: tuple[LedPattern, ...] | None = message.leds
             else:
                 result = message.apply(self.leds)
@@ -209,6 +217,21 @@ class EmulatedBoard(Board):
             self.table.leds_shown(self.leds, message.NAME, event.size)
         elif isinstance(message, Ping):
             self._send(Pong(message.token))
+
+    def _damaged(self, now: float) -> None:
+        if now - self.nak_at >= NAK_GAP:
+            self.nak_at = now
+            self._send(Nak(255, NakReason.BAD_FRAME))
+            return
+        if not self.unanswered:
+            self._at(now + NOISE_REPORT, self._report_noise)
+        self.unanswered += 1
+
+    def _report_noise(self) -> None:
+        if self.unanswered:
+            text = f"noise on the line: {self.unanswered} damaged frames not answered"
+            self.unanswered = 0
+            self._send(Fault(FAULT_NOISE, text))
 
     def serve(self) -> None:
         """The I/O loop: host frames in, debounced changes out, timers. Runs in a thread."""

@@ -34,6 +34,7 @@ RUNTIME = (
     "calibrate.py",
     "referee.py",
     "start.py",
+    "halt.py",
     "bench.py",
     "hw.py",
     "main.py",

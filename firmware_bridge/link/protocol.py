@@ -279,6 +279,17 @@ class Nak(Message):
             raise FrameError(f"unknown NAK reason {data[1]}") from exc
 
 
+class FaultCode(IntEnum):
+    """What a FAULT is about (docs/protocol.md, Faults); other codes are the board's own."""
+
+    SENSOR = 1  # "sensor N: reads V of 65535, outside every band"
+    SENSOR_OK = 2
+    RESTART = 3
+    CALIBRATION = 4
+    NOISE = 5  # damaged frames left unanswered
+    START = 6  # the firmware could not start: the board answers nothing else
+
+
 @dataclass(frozen=True, slots=True)
 class Fault(Message):
     """The board reports a problem of its own (a dead sensor row, a brown-out)."""

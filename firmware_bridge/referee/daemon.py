@@ -34,6 +34,7 @@ from firmware_bridge.link.protocol import (
     ButtonEvent,
     Change,
     Fault,
+    FaultCode,
     Hello,
     HostHello,
     Leds,
@@ -307,6 +308,7 @@ class Daemon:
 
     def _reset_link_state(self) -> None:
         self.board: Hello | None = None
+        self.halted = ""  # the board's firmware could not start: what it says (FAULT 6)
         self.have_scan = False
         # Presses that came while the board was being (re)scanned: acted on once the scan is in
         # (a player pressing as the referee comes back must not be ignored without a word).
@@ -493,7 +495,9 @@ class Daemon:
         elif self.board is None:
             if isinstance(message, ButtonEvent):
                 self._hold_press(message)
-            if not isinstance(message, (Ack, Nak, Pong)):
+            if isinstance(message, Fault):  # a board whose firmware cannot start says why
+                self._fault(message, now)  # instead of HELLO: asked again at HELLO_RETRY
+            elif not isinstance(message, (Ack, Nak, Pong)):
                 self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
                 self.hello_sent = now
         elif isinstance(message, Scan):
@@ -548,16 +552,26 @@ class Daemon:
                 self.acked = None  # what the board shows is unknown: a whole frame next
                 self._send_leds(now)
         elif isinstance(message, Fault):
+            self._fault(message, now)
+
+    def _fault(self, message: Fault, now: float) -> None:
+        said = (message.code, message.text)
+        if self.faults and self.faults[-1][1:] == said:  # said again (FAULT 6 every HELLO)
+            self.faults = [*self.faults[:-1], (time.time(), *said)]
+        else:
             self.log.warning("board fault %d: %s", message.code, message.text)
-            faulty = _fault_sensor(message)
-            if self.check is not None and faulty is not None and message.code == 1:
-                self.check.fault(faulty, now)
-                self._check_update(now)
-            self.faults = [*self.faults, (time.time(), message.code, message.text)][-MAX_FAULTS:]
-            self.dirty = True
+            self.faults = [*self.faults, (time.time(), *said)][-MAX_FAULTS:]
+        faulty = _fault_sensor(message)
+        if self.check is not None and faulty is not None and message.code == FaultCode.SENSOR:
+            self.check.fault(faulty, now)
+            self._check_update(now)
+        if message.code == FaultCode.START:
+            self.halted = message.text
+        self.dirty = True
 
     def _hello(self, hello: Hello, now: float) -> None:
         self.dirty = True
+        self.halted = ""
         problems = self._misfit(hello)
         if problems:
             message = (
@@ -898,6 +912,8 @@ class Daemon:
             return f"connect the board for {self.game.title}: {self.mismatch}"
         if self.link is None:
             return f"plug in the board and switch it on ({self.game.title})"
+        if self.board is None and self.halted:
+            return f"the board cannot referee: {self.halted}"
         if self.board is None or not self.have_scan:
             return f"waiting for the board ({self.game.title})"
         if self.check is not None:

@@ -18,7 +18,9 @@
 // (a linear sensor's reading as read_u16 would give it; a switch's pin level: 0 closed, else
 // open); {"dead": sensor} an
 // input wire broken; {"button": name, "down": bool}; {"hang": true} the core stops (its
-// timers and watchdog go on); {"quit": true}.
+// timers and watchdog go on); {"after": ns, "id": k} answered {"alarm": k, "at": ns} once that
+// much of the chip's time has passed (a hand that holds a button for the chip's debounce,
+// however slowly the chip runs here); {"quit": true}.
 // With "mark": true, a level change is answered {"applied": sensor, "at": ns} and the USB
 // bytes {"taken": ns} once the chip has read the last of them (the benchmark's clock).
 // Out: {"usb": hex, "at": ns}; {"leds": hex, "at": ns} the pixels the chain latched (in wire
@@ -391,6 +393,9 @@ createInterface({ input: process.stdin }).on('line', (text) => {
   } else if (message.button) {
     const n = buttonPins[message.button];
     if (n !== undefined) mcu.gpio[n].setInputValue(!message.down);
+  } else if (message.after !== undefined) {
+    const alarm = clock.createAlarm(() => out({ alarm: message.id, at: clock.nanos }));
+    alarm.schedule(Math.max(1, Number(message.after)));
   } else if (message.hang) {
     hung = true;
   } else if (message.quit) {
