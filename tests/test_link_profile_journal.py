@@ -18,6 +18,7 @@ from firmware_bridge.link.profile import BoardProfile, build_profile
 from firmware_bridge.link.protocol import (
     Ack,
     Button,
+    Change,
     Hello,
     HostHello,
     LedKind,
@@ -276,6 +277,81 @@ def test_daemon_resends_unacknowledged_led_frames(tmp_path: Path) -> None:
     assert len(board.led_frames) >= 4
     gaps = [b - a for a, b in zip(board.led_frames, board.led_frames[1:], strict=False)]
     assert all(gap >= 0.2 for gap in gaps[1:])
+
+
+def test_a_busy_loop_judges_a_settled_move_as_the_board_stood_then(tmp_path: Path) -> None:
+    """The referee's loop is late (a Pi rendering its kiosk; the demos under pytest -n 4): it
+    reads the next player's placement after the last one had settled, but before it judged
+    it. Timers that fell due before a frame arrived run first, as of then: two moves, not one
+    disturbed board. (A listener that blocks stands for the busy loop.)"""
+    game = load("goats-wintering")
+    profile = catalog.load_profile("goats-wintering", game)
+    host, board_end = VirtualLink.pair()
+    board_end.open()
+    sensors = len(profile.sensor_cells)
+
+    def answer(stop: threading.Event) -> None:
+        while not stop.is_set():
+            try:
+                event = board_end.events.get(timeout=0.02)
+            except queue.Empty:
+                continue
+            if isinstance(event, Received) and isinstance(event.message, HostHello):
+                board_end.send(Hello(1, sensors, len(profile.led_cells), Sensing.OWNER,
+                                     LedKind.RGB, frozenset(Button), "test", "late"))  # fmt: skip
+            elif isinstance(event, Received) and isinstance(event.message, ScanRequest):
+                board_end.send(Scan(0, tuple(Reading(0, 0) for _ in range(sensors))))
+
+    def factory(events: queue.Queue[Any]) -> VirtualLink:
+        host.events = events
+        host._protocol.events = events
+        return host
+
+    journal = Journal(tmp_path / "j.sqlite3")
+    daemon = Daemon(game, profile, journal, "virtual", log=logging.getLogger("test"),
+                    link_factory=factory)  # fmt: skip
+    moves: list[tuple[str, ...]] = []
+    seen = threading.Condition()
+    busy = threading.Event()
+
+    def listener(snapshot: Any) -> None:
+        with seen:
+            moves.append(tuple(m.text for m in snapshot.moves))
+            seen.notify_all()
+        if busy.is_set():
+            busy.clear()
+            time.sleep(profile.settle * 2.5)  # the loop is away well past the settle deadline
+
+    daemon.add_listener(listener)
+    stop = threading.Event()
+    threads = [threading.Thread(target=daemon.run, args=(stop,)),
+               threading.Thread(target=answer, args=(stop,))]  # fmt: skip
+    for thread in threads:
+        thread.start()
+    try:
+        assert wait_for(lambda: daemon.have_scan, 10)
+        d1, d3 = (profile.sensor_cells.index(game.board.index[name]) for name in ("D1", "D3"))
+        busy.set()
+        board_end.send(Change(1, ((d1, Reading(2, 0)),)))  # White places a goat on D1
+        time.sleep(profile.settle * 1.5)  # it settles; the referee is busy
+        board_end.send(Change(2, ((d3, Reading(3, 0)),)))  # Black places one on D3
+        with seen:
+            assert seen.wait_for(lambda: moves and len(moves[-1]) == 2, timeout=10), moves[-1:]
+        assert moves[-1] == ("G@D1", "g@D3")
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(5)
+        journal.close()
+
+
+def wait_for(test: Any, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while not test():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def test_resume_rules_for_an_unfinished_game(tmp_path: Path) -> None:

@@ -51,6 +51,13 @@ from firmware_bridge.link.protocol import LED_OFF, Button, LedPattern, Leds, Rea
 from firmware_bridge.link.render import render_board
 
 WIRE_FAULTS = ("dead", "stuck", "flip", "noisy", "swap", "led", "ok")
+# The referee takes a move once the board has been still for the profile's settle time after
+# the board reported it (its debounce later). A script playing alone waits that long and this
+# much more before the next move, as a player waits for the referee: without the margin, on a
+# busy machine the next placement reached the referee just before its settle timer ran, and two
+# moves read as one disturbed board (the Goats Wintering demo under pytest -n 4). A driver
+# that waits on the referee itself (the tests) leaves Table.move_gap at 0.
+REFEREE_MARGIN = 0.3
 
 
 class CommandError(Exception):
@@ -108,6 +115,7 @@ class Table:
         self.out_lock = threading.Lock()
         self.json_mode = json_mode
         self.pace = pace
+        self.move_gap = 0.0  # see REFEREE_MARGIN
         self.draw = draw
         self.lock = threading.RLock()
         self.leds_changed = threading.Condition(self.lock)
@@ -551,7 +559,9 @@ class Table:
         elif word == "play":
             _need(args, 1, "play MOVE")
             self.play(args[0])
-            time.sleep(self.profile.settle)  # a finished move: the next player acts after it
+            # A finished move: the next player acts once the referee has taken it.
+            gap = self.profile.debounce + self.move_gap if self.move_gap else 0.0
+            time.sleep(self.profile.settle + gap)
         elif word == "press":
             _need(args, 1, "press BUTTON")
             self.press(args[0])

@@ -15,7 +15,7 @@ from pathlib import Path
 from engine import Game
 from firmware_bridge.boards.board import Board, BoardStartError
 from firmware_bridge.boards.emulated import EmulatedBoard
-from firmware_bridge.boards.table import Table
+from firmware_bridge.boards.table import REFEREE_MARGIN, Table
 from firmware_bridge.faces.hosts import add_allow_host_argument
 from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile
@@ -194,6 +194,7 @@ def run(
                 print(f"board-referee: error: no host connected to {link} in "
                       f"{args.wait_host:.0f} s", file=sys.stderr)  # fmt: skip
                 return 1
+            emulator.move_gap = REFEREE_MARGIN  # a script plays alone: it waits for the referee
             ok = emulator.run_commands(lines, stop_on_error=True)
             if args.linger:
                 print(f"script finished: {'ok' if ok else 'failed'}", flush=True)

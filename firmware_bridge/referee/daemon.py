@@ -353,6 +353,11 @@ class Daemon:
                 except queue.Empty:
                     event = None
                 now = self.clock()
+                if isinstance(event, Received) and self.clock is time.monotonic:
+                    # What fell due before the board said this happens first, as of then: a
+                    # busy loop (a Pi rendering its kiosk) that reads a CHANGE late must not
+                    # judge the settled move before it together with the next hand's piece.
+                    self._timers(min(event.at, now))
                 if isinstance(event, Command):
                     self._command(event, now)
                 elif event is not None:
