@@ -42,7 +42,15 @@ from firmware_bridge.boards.firmware_files import find_tool
 from firmware_bridge.boards.micropython import MicroPythonBoard
 from firmware_bridge.boards.uf2 import Uf2Error, build_uf2
 from firmware_bridge.link.profile import BoardProfile
-from firmware_bridge.link.protocol import Ack, Button, LedDelta, LedPattern, Leds, leds_crc
+from firmware_bridge.link.protocol import (
+    Ack,
+    Button,
+    ButtonEvent,
+    LedDelta,
+    LedPattern,
+    Leds,
+    leds_crc,
+)
 from firmware_bridge.link.serial_link import FrameProtocol, LinkEvent, Received, drain
 
 T = TypeVar("T")
@@ -96,8 +104,10 @@ class ChipBoard(MicroPythonBoard):
         self.accepted: tuple[LedPattern, ...] = ()
         self.previous: tuple[LedPattern, ...] = ()
         self.pixels = b""
-        self.alarms: dict[int, threading.Event] = {}  # chip-time waits, by id
+        self.alarms: dict[int, threading.Event] = {}  # chip-time caps on a press, by id
         self.alarm_id = 0
+        # A button held until the firmware reports it: (button, down, set when told).
+        self.awaited: tuple[Button, bool, threading.Event] | None = None
 
     def _interpreter(self) -> str:
         return find_node()
@@ -189,32 +199,31 @@ class ChipBoard(MicroPythonBoard):
         self._command({"hang": True})
 
     def press(self, button: Button) -> None:
-        """Held down, then let go, each for the button's debounce and two full scans of the
-        chip's own time: the chip runs several times slower than a Pico here, and slower
-        still on a busy machine, so a hand timed by the wall clock would be too quick for it."""
+        """Held down until the firmware says it was pressed (its BUTTON frame on the way to
+        the host), then let go until it says released, as a hand holds a button until the
+        click registers. Timed by the wall clock, a press was too short for the chip's
+        debounce whenever the chip ran slower than usual (a busy machine, a long LED frame
+        in the same scan); at most a second of the chip's own time each way."""
         name = button.name.lower()
         if name not in (self.config.get("buttons") or {}).get("pins", {}):
             raise BoardCommandError(f"this board has no {name} button wired")
-        buttons = self.config["buttons"]
-        cells = int(self.config["sensors"]["count"])
-        hold_ns = int((buttons.get("debounce_ms", 20) + 0.22 * cells + 3) * 1e6)
-        self._button(name, True)
-        self._chip_time(hold_ns)
-        self._button(name, False)
-        self._chip_time(hold_ns)
+        for down in (True, False):
+            self._button_until_told(button, down)
 
-    def _chip_time(self, nanos: int, timeout: float = 30.0) -> None:
-        """Wait until ``nanos`` of the chip's time have passed (or the chip is gone)."""
+    def _button_until_told(self, button: Button, down: bool, cap_ns: int = 1_000_000_000,
+                           timeout: float = 30.0) -> None:  # fmt: skip
         with self.lock:
             self.alarm_id += 1
             number = self.alarm_id
-            passed = self.alarms[number] = threading.Event()
-            if not self._command({"after": nanos, "id": number}):
-                del self.alarms[number]
-                return
-        passed.wait(timeout)
+            told = self.alarms[number] = threading.Event()
+            self.awaited = (button, down, told)
+            self._button(button.name.lower(), down)
+            if not self._command({"after": cap_ns, "id": number}):
+                told.set()
+        told.wait(timeout)
         with self.lock:
             self.alarms.pop(number, None)
+            self.awaited = None
 
     def _calibrate(self) -> None:
         raise BoardCommandError(
@@ -336,6 +345,10 @@ class ChipBoard(MicroPythonBoard):
 
     def _board_message(self, event: Received) -> None:
         message = event.message
+        awaited = self.awaited
+        if (isinstance(message, ButtonEvent) and awaited is not None
+                and (message.button, message.pressed) == awaited[:2]):  # fmt: skip
+            awaited[2].set()
         if isinstance(message, Ack) and message.seq in self.frames:
             leds, via, size = self.frames.pop(message.seq)
             self.previous, self.accepted = self.accepted, leds

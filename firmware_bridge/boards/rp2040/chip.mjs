@@ -19,8 +19,8 @@
 // open); {"dead": sensor} an
 // input wire broken; {"button": name, "down": bool}; {"hang": true} the core stops (its
 // timers and watchdog go on); {"after": ns, "id": k} answered {"alarm": k, "at": ns} once that
-// much of the chip's time has passed (a hand that holds a button for the chip's debounce,
-// however slowly the chip runs here); {"quit": true}.
+// much of the chip's time has passed (the longest a hand holds a button waiting for the
+// firmware to report it, however slowly the chip runs here); {"quit": true}.
 // With "mark": true, a level change is answered {"applied": sensor, "at": ns} and the USB
 // bytes {"taken": ns} once the chip has read the last of them (the benchmark's clock).
 // Out: {"usb": hex, "at": ns}; {"leds": hex, "at": ns} the pixels the chain latched (in wire
