@@ -20,7 +20,7 @@ ALLOWED: dict[str, set[str]] = {
     "boards": {"engine", "link"},
     # The emulated board's page is the face of a simulated table: it reads the table.
     "faces": {"engine", "link", "referee", "boards"},
-    "commands": {"engine", "link", "referee", "boards", "faces", "cli"},
+    "commands": {"engine", "link", "referee", "boards", "faces"},  # the dispatcher imports them
     "cli": {"engine", "link", "referee", "boards", "faces", "commands"},
 }
 

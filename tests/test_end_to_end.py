@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import Game, State
-from firmware_bridge.cli import choose_move
+from firmware_bridge.commands.play import choose_move
 from firmware_bridge.link import catalog
 from tests.e2e import DaemonProcess, EmulatorProcess, play_out, wait_until
 from tests.mosquitto import free_port

@@ -60,7 +60,7 @@ def one_start(game_id: str, faces: list[str], steady: float) -> tuple[float, flo
                  "--port", str(link), "--journal", f"{tmp}/journal.sqlite3",
                  *faces],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp,
-                env={**os.environ, "XDG_STATE_HOME": tmp},
+                env={**os.environ, "XDG_STATE_HOME": tmp, "PYTHONPATH": str(ROOT)},
             )  # fmt: skip
             try:
                 if not board.host_seen.wait(30):

@@ -17,7 +17,7 @@ import random
 import statistics
 
 from engine import Cell, Piece, State
-from firmware_bridge.cli import choose_move
+from firmware_bridge.commands.play import choose_move
 from firmware_bridge.link import catalog
 from firmware_bridge.link.leds import led_frame
 from firmware_bridge.link.profile import BoardProfile

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from engine import Cell, Game, Move, MoveKind  # noqa: E402
 from firmware_bridge.boards.table import piece_from_token, piece_token  # noqa: E402
-from firmware_bridge.cli import choose_move  # noqa: E402
+from firmware_bridge.commands.play import choose_move  # noqa: E402
 from firmware_bridge.link import catalog  # noqa: E402
 from firmware_bridge.link.profile import Token  # noqa: E402
 from tests.e2e import BOARD_KINDS, DaemonProcess, EmulatorProcess  # noqa: E402

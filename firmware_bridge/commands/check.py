@@ -20,6 +20,7 @@ from typing import TextIO
 
 from engine import ConfigError
 from firmware_bridge.commands import logs
+from firmware_bridge.commands.common import Subparsers, journal_path, parse_options
 from firmware_bridge.link import catalog
 from firmware_bridge.link.serial_link import LinkError, PortError, SerialLink, check_port
 from firmware_bridge.referee.daemon import Command, Daemon
@@ -37,6 +38,30 @@ ANSWERS = {
     "stop": "stop",
     "quit": "stop",
 }
+
+
+def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
+    check = sub.add_parser(
+        "check", parents=[common],
+        help="check a newly built or suspect board, cell by cell (docs/build-a-board.md)",
+        description="The board check: it lights each cell and asks for a piece on it (one of "
+        "each player's on an owner board), then for it to be lifted, and reports dead, stuck, "
+        "swapped, miswired, reversed, weak and noisy sensors and LEDs that did not light, by "
+        "cell, with what to fix. The report is kept in the board's journal.",
+    )  # fmt: skip
+    check.add_argument("--port", required=True, help="the board's serial port")
+    check.add_argument("--board", required=True, help="the board's hardware profile")
+    check.add_argument("--game", help="the profile's game (default: the one it names)")
+    check.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    check.add_argument("--cells", help="only these cells, comma separated (e.g. c4,d4)")
+    check.add_argument("--journal", help="where to keep the report (default: the board's journal)")
+    check.add_argument("--json", action="store_true", help="the steps as JSON lines")
+    check.add_argument("--verbose", action="store_true", help="log the referee's lines too")
+    check.set_defaults(handler=_cmd_check)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    return run(args, parse_options(args.option), journal_path)
 
 
 def run(

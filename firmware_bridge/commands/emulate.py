@@ -16,11 +16,23 @@ from engine import Game
 from firmware_bridge.boards.board import Board, BoardStartError
 from firmware_bridge.boards.emulated import EmulatedBoard
 from firmware_bridge.boards.table import REFEREE_MARGIN, Table
+from firmware_bridge.commands.common import Subparsers, parse_options
 from firmware_bridge.faces.hosts import add_allow_host_argument
 from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile
 
 BoardFactory = Callable[[Game, BoardProfile, Path], Board]
+
+
+def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
+    emulate = sub.add_parser(
+        "emulate", parents=[common], help="the board emulator (a pty playing the firmware side)",
+        description="Board emulator. Commands: lift, place, move, play, press, follow, expect, "
+        "wait, flicker, slide, knock, garbage, corrupt, drop, unplug, replug, fault, show, "
+        "say, quit (details: docs/emulator.md).",
+    )  # fmt: skip
+    add_arguments(emulate)
+    emulate.set_defaults(handler=lambda args: run(args, parse_options(args.option)))
 
 
 def add_arguments(parser: argparse.ArgumentParser, *, firmware: bool = False) -> None:

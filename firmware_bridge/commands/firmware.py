@@ -21,10 +21,15 @@ from typing import Any
 
 from engine import ConfigError, Game
 from firmware_bridge.boards.firmware_files import board_config, config_text
+from firmware_bridge.commands.common import Subparsers, parse_options
 from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile
 
 BOARD_ID = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+
+
+def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
+    add_arguments(sub, common, lambda args: args.run(args, parse_options(args.option)))
 
 
 def add_arguments(

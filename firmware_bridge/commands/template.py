@@ -10,12 +10,15 @@ sheet is cut into pages (``--page a4``) that overlap by 10 mm, each with alignme
 
 from __future__ import annotations
 
+import argparse
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
 from engine import ConfigError, Game
+from firmware_bridge.commands.common import Subparsers, game_arguments, load_game
+from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import Sensing
 from firmware_bridge.referee.snapshot import CellPicture, board_picture
@@ -30,6 +33,42 @@ LEGEND = 34.0  # mm under the board for the legend and the scale bar
 class Sheet:
     name: str  # "" for a single sheet, else its row and column, e.g. "r1c2"
     svg: str
+
+
+def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
+    board_template = sub.add_parser(
+        "board-template", parents=[common],
+        help="a printable 1:1 SVG of a game's board: cells, sensor and LED indexes",
+    )  # fmt: skip
+    game_arguments(board_template)
+    board_template.add_argument("--board", help="hardware profile (default: the game's own)")
+    board_template.add_argument("--cell-mm", type=float, default=40.0,
+                                help="a cell's size in millimetres (default 40)")  # fmt: skip
+    board_template.add_argument(
+        "--page",
+        choices=("a4", "a3", "letter"),
+        help="cut it into pages of this size, overlapping 10 mm",
+    )
+    board_template.add_argument(
+        "--output",
+        "-o",
+        default=None,
+        help="the SVG file (default GAME-PROFILE.svg; pages: -r1c1 ...)",
+    )
+    board_template.set_defaults(handler=_cmd_board_template)
+
+
+def _cmd_board_template(args: argparse.Namespace) -> int:
+    game = load_game(args)
+    profile = catalog.load_profile(args.board, game, catalog.config_dir(args.config_dir))
+    sheets = template(game, profile, cell_mm=args.cell_mm, page=args.page)
+    written = write(sheets, args.output or f"{game.id}-{profile.id}.svg")
+    names = ", ".join(str(p) for p in written)
+    print(
+        f"wrote {names} ({len(profile.sensor_cells)} sensors, {len(profile.led_cells)} LEDs, "
+        f"cells {args.cell_mm:g} mm; print at 100 %)"
+    )
+    return 0
 
 
 def _outline(cell: CellPicture, x: float, y: float, size: float) -> str:

@@ -116,6 +116,13 @@ class Command:
 Listener = Callable[[Snapshot], None]
 
 
+@dataclass(frozen=True)
+class Attach:
+    """A listener to add, from a thread other than the loop's (Daemon.attach)."""
+
+    listener: Listener
+
+
 class DaemonError(Exception):
     """A problem that stops the daemon (bad journal, wrong board); the message says why."""
 
@@ -154,9 +161,12 @@ class Daemon:
         self.port = port
         self.log = log
         self.clock = clock
+        # Set once the board has been sent its first LED frame: the faces start after it (the
+        # players wait on the board, not on the web server's imports; commands/run.py).
+        self.lit = threading.Event()
         # ``opened``: the board's link, opened by the caller before anything was logged (so a
         # port that can never work is one line); its events queue becomes the daemon's.
-        self.events: queue.Queue[LinkEvent | Command] = (
+        self.events: queue.Queue[LinkEvent | Command | Attach] = (
             opened.events if opened is not None else queue.Queue()  # type: ignore[assignment]
         )
         self.opened = opened
@@ -349,7 +359,7 @@ class Daemon:
                     self._connect(now)
                 wait = max(0.0, min(self._next_wake(now) - now, 0.25))
                 try:
-                    event: LinkEvent | Command | None = self.events.get(timeout=wait)
+                    event: LinkEvent | Command | Attach | None = self.events.get(timeout=wait)
                 except queue.Empty:
                     event = None
                 now = self.clock()
@@ -360,6 +370,8 @@ class Daemon:
                     self._timers(min(event.at, now))
                 if isinstance(event, Command):
                     self._command(event, now)
+                elif isinstance(event, Attach):
+                    self.add_listener(event.listener)
                 elif event is not None:
                     self._handle(event, now)
                 self._timers(now)
@@ -660,9 +672,15 @@ class Daemon:
     # -- faces: listeners and commands ------------------------------------------------------
     def add_listener(self, listener: Listener) -> None:
         """Call ``listener`` with a fresh snapshot after each change (from the main loop: a
-        listener must only hand the snapshot on, never block)."""
+        listener must only hand the snapshot on, never block). Before the loop runs; once it
+        runs, ``attach``."""
         self.listeners.append(listener)
         self.dirty = True
+
+    def attach(self, listener: Listener) -> None:
+        """``add_listener`` from any thread while the loop runs (a face started beside it):
+        through the loop's queue, as the faces' commands come."""
+        self.events.put(Attach(listener))
 
     def submit(self, command: Command) -> concurrent.futures.Future[CommandResult]:
         """Queue a control from a face (any thread); the future says how it went."""
@@ -1066,6 +1084,7 @@ class Daemon:
         if seq is None:
             self.pending = None
             return
+        self.lit.set()
         last = self.pending
         retries = last.retries + 1 if last is not None and last.frame == self.want else 0
         self.pending = _Pending(seq, self.want, now, retries)

@@ -1,0 +1,77 @@
+"""``board-referee records``: the games kept in the journals, as a list, one game's record
+(text that ``play --moves-file`` replays, or JSON), or CSV for a tournament's spreadsheet."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from firmware_bridge.commands.common import Subparsers, UserError
+from firmware_bridge.faces.hosts import state_dir
+from firmware_bridge.referee.journal import read_records
+from firmware_bridge.referee.records import record_row, record_text, result_words, results_csv
+
+
+def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
+    records = sub.add_parser(
+        "records", parents=[common], help="the games in the journals: list, or one game's record"
+    )
+    records.add_argument(
+        "--journal", action="append",
+        help="a journal file (repeatable; default: every journal in "
+        "$XDG_STATE_HOME/board-referee/)",
+    )  # fmt: skip
+    records.add_argument("--game-id", type=int, help="one game's record (its number in the list)")
+    records.add_argument("--json", action="store_true", help="JSON instead of text")
+    records.add_argument(
+        "--csv", action="store_true",
+        help="every game as CSV (board, game, players, result, moves, start and end), for a "
+        "tournament's spreadsheet",
+    )  # fmt: skip
+    records.set_defaults(handler=_cmd_records)
+
+
+def _cmd_records(args: argparse.Namespace) -> int:
+    """Finished and unfinished games, from the journals: a list, or one game's record as text
+    that ``play --moves-file`` replays, or as JSON."""
+    if args.journal:
+        paths = [Path(p) for p in args.journal]
+        for path in paths:
+            if not path.is_file():
+                raise UserError(f"{path}: no such journal")
+    else:
+        folder = state_dir()
+        paths = sorted(folder.glob("journal*.sqlite3")) if folder.is_dir() else []
+        if not paths:
+            raise UserError(f"no journals in {folder} (name one with --journal)")
+    records = [record for path in paths for record in read_records(path)]
+    if args.csv:
+        rows = [record_row(r, args.config_dir, Path(r.journal).stem.removeprefix("journal-"))
+                for r in records]  # fmt: skip
+        sys.stdout.write(results_csv(rows))
+        return 0
+    if args.game_id is not None:
+        chosen = [r for r in records if r.id == args.game_id]
+        if not chosen:
+            raise UserError(f"no game {args.game_id} in {', '.join(map(str, paths))}")
+        if len(chosen) > 1:
+            raise UserError(f"game {args.game_id} is in several journals: name one with --journal")
+        record = chosen[0]
+        if args.json:
+            json.dump(record.to_json(), sys.stdout, indent=2)
+            sys.stdout.write("\n")
+        else:
+            sys.stdout.write(record_text(record, args.config_dir))
+        return 0
+    if args.json:
+        json.dump([r.to_json() for r in records], sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    for record in records:
+        result = result_words(record, args.config_dir)
+        print(f"{Path(record.journal).name} game {record.id}: {record.game} on {record.profile}, "
+              f"{record.started[:16].replace('T', ' ')}, {record.status}, {len(record.moves)} "
+              f"moves{': ' + result if result else ''}")  # fmt: skip
+    return 0
