@@ -45,7 +45,7 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/pytest -q --durations=10
+	$(BIN)/pytest -q -n 3 --dist worksteal --durations=10
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

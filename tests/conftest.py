@@ -5,8 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import settings
 
 from tests.test_end_to_end import Rig
+
+# No per-example deadline: the tests run in parallel (make test: pytest -n), and an example
+# that took 600 ms on a busy core once failed a run as "flaky". Speed is the benchmarks' to
+# measure (tools/bench_*.py), not a unit test's.
+settings.register_profile("board-referee", deadline=None)
+settings.load_profile("board-referee")
 
 
 @pytest.fixture
@@ -16,3 +23,26 @@ def rigs() -> Iterator[list[Rig]]:
     yield made
     for rig in made:
         rig.close()
+
+
+# The suites that take longest, started first: with pytest -n (make test) the long whole games
+# then run beside the many short tests instead of alone at the end, the cores idle.
+LONGEST_FIRST = (
+    "test_chip.py",
+    "test_compiled_engine.py",
+    "test_table_sim.py",
+    "test_firmware_end_to_end.py",
+    "test_end_to_end.py",
+    "test_cli.py",
+    "test_conformance.py",
+    "test_lion_end_to_end.py",
+    "test_board_check.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        name = item.path.name
+        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: each file keeps its own order

@@ -389,3 +389,43 @@ def test_the_calibration_is_read_in_small_pieces(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     got = [json.loads(line) for line in result.stdout.splitlines()]
     assert got == [want for _, want in cases]
+
+
+def test_a_host_that_never_pauses_does_not_stop_the_board(pico: Pico) -> None:
+    """Issue 30, item 9: receive() read until the port was empty, so a host streaming PINGs
+    without a pause stopped the scan (a piece placed during the stream was reported when it
+    ended) and the watchdog's feeding. Now one 64-byte chunk a bank: the board scans,
+    reports and feeds its watchdog under any input."""
+    import threading
+
+    pico.frames(0.5, until=Hello)
+    pico.send(HostHello(2, "referee"))
+    pico.frames(0.5, until=Hello)
+    pico.send(ScanRequest())
+    pico.frames(1.0, until=Scan)
+    stream = b"".join(encode_frame(Ping(i), (100 + i) & 0xFF) for i in range(512))
+    stop = threading.Event()
+
+    def flood() -> None:
+        while not stop.is_set():
+            pico.raw(stream)  # blocks while the pipe is full: never a pause
+
+    writer = threading.Thread(target=flood, daemon=True)
+    writer.start()
+    try:
+        heard = pico.frames(1.0)
+        assert sum(isinstance(m, Pong) for m in heard) > 100, "the stream is not flowing"
+        fed = pico.event_bytes.count(b"Tfeed")
+        pico.tell(f"v 10 {pico.rest + 12000} 100\n")  # a piece placed mid-stream
+        placed = time.monotonic()
+        found: list[Message] = []
+        while time.monotonic() - placed < 2.5 and not of(Change, found):
+            found += pico.frames(0.1)
+        assert of(Change, found), "no CHANGE while the host streamed"
+        assert time.monotonic() - placed < 1.0  # the debounce and a scan, not the stream's end
+        pico.frames(1.5)  # the watchdog's feeds go on (host hw.py says one a second)
+        assert pico.event_bytes.count(b"Tfeed") > fed
+        assert writer.is_alive()  # all of it while the stream ran
+    finally:
+        stop.set()
+        writer.join(10)
