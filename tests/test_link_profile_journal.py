@@ -355,7 +355,7 @@ def wait_for(test: Any, timeout: float) -> bool:
 
 
 def test_resume_rules_for_an_unfinished_game(tmp_path: Path) -> None:
-    from firmware_bridge.referee.daemon import DaemonError
+    from firmware_bridge.referee.errors import DaemonError
 
     log = logging.getLogger("test")
     profile = catalog.load_profile("three-dragons", TD)

@@ -6,13 +6,18 @@ board for a full SCAN), sensor readings become the reconciler's sensed layout, c
 are written to the journal, and only then is the new LED frame sent (and re-sent until the
 board acknowledges it). When the board goes away the game state stays in memory and in the
 journal; when it comes back (the same port path), a scan shows what happened meanwhile.
+
+Over 700 lines, for now: the loop is the one owner of the game's state, and the board session
+(connect, HELLO and its fit, faults, scans), the check mode and the snapshot for the faces
+still read that state directly. What stands alone has moved out: the start from the journal
+(opening.py), the LED frames in flight (led_channel.py), the move list (history.py). The
+board session is the next seam (issue 31).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import json
 import logging
 import queue
 import socket
@@ -20,9 +25,8 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
-from engine import NO_CELL, Cell, Effect, EventKind, Game, Piece, Player, State
+from engine import NO_CELL, Cell, Effect, Game, Player, State
 from firmware_bridge.link.leds import Signal, led_frame
 from firmware_bridge.link.profile import BoardProfile, Token
 from firmware_bridge.link.protocol import (
@@ -37,7 +41,6 @@ from firmware_bridge.link.protocol import (
     FaultCode,
     Hello,
     HostHello,
-    Leds,
     Message,
     Nak,
     Ping,
@@ -45,7 +48,6 @@ from firmware_bridge.link.protocol import (
     Reading,
     Scan,
     ScanRequest,
-    led_delta,
 )
 from firmware_bridge.link.serial_link import (
     BadFrame,
@@ -59,22 +61,22 @@ from firmware_bridge.link.serial_link import (
     SerialLink,
 )
 from firmware_bridge.referee.check import BoardCheck
+from firmware_bridge.referee.errors import DaemonError
 from firmware_bridge.referee.health import SensorHealth
-from firmware_bridge.referee.journal import DamagedGameError, Journal, last_turn_layouts, replay
+from firmware_bridge.referee.history import MoveList, history_from_journal, iso_now, move_entry
+from firmware_bridge.referee.journal import Journal, last_turn_layouts
+from firmware_bridge.referee.led_channel import LedChannel
 from firmware_bridge.referee.notify import Notifier
+from firmware_bridge.referee.opening import open_game
 from firmware_bridge.referee.reconcile import Committed, NewGame, Reconciler, Record, TookBack
 from firmware_bridge.referee.snapshot import (
     Connection,
-    MoveView,
     PieceView,
     Snapshot,
     board_picture,
 )
 
 RECONNECT_INTERVAL = 0.5
-LED_RETRY = 0.25  # an LED frame not acknowledged is sent again after this, then twice as
-LED_RETRY_MAX = 2.0  # long each time up to this: a board slow to answer is not flooded
-SENT_KEPT = 64  # LED frames remembered by sequence number, for an acknowledgement that is late
 HELLO_RETRY = 1.0
 PING_AFTER = 2.0
 DEAD_AFTER = 6.5
@@ -123,23 +125,6 @@ class Attach:
     listener: Listener
 
 
-class DaemonError(Exception):
-    """A problem that stops the daemon (bad journal, wrong board); the message says why."""
-
-
-@dataclass
-class _Pending:
-    seq: int
-    frame: Leds
-    sent: float
-    retries: int = 0
-
-    @property
-    def due(self) -> float:
-        """When to send it again, unless acknowledged."""
-        return self.sent + min(LED_RETRY * (1 << min(self.retries, 8)), LED_RETRY_MAX)
-
-
 class Daemon:
     def __init__(
         self,
@@ -175,26 +160,29 @@ class Daemon:
         )
         self.link: Link | None = None
         self.start_json = start.to_json() if start is not None else None
-        self.resumed = False  # an unfinished game of the journal goes on
-        state = self._resume_or_start(start, new_game)
+        opened_game = open_game(journal, game, profile_id=profile.id, start=start,
+                                start_json=self.start_json, new_game=new_game, log=log)  # fmt: skip
+        state = opened_game.state
+        self.game_id = opened_game.game_id
+        self.game_start = opened_game.start
+        self.people = opened_game.people  # who plays each side, when they said
+        self.created = opened_game.created  # the game row was made by this run (may be forgotten)
+        self.resumed = opened_game.resumed  # an unfinished game of the journal goes on
         self.rec = Reconciler(state, profile)
         self.rec.resumed = self.resumed
         if state.plies:
             self.rec.restart_turn_from(last_turn_layouts(state))
         self.readings: list[Reading] = [EMPTY] * len(profile.sensor_cells)
-        self.sent_frames: dict[int, Leds] = {}  # seq -> the frame it carried (ACK -> shown)
+        self.leds = LedChannel(profile)
         self._reset_link_state()
         self.next_connect = 0.0
         self.evaluate_at: float | None = None
-        self.want: Leds = led_frame({}, profile)
-        self.pending: _Pending | None = None
-        self.acked: Leds | None = None
         self.last_status = ""
         self.connect_failures = 0
         self.waiting_since = 0.0
         self.next_reminder = 0.0
         self.listeners: list[Listener] = []
-        self.moves: list[tuple[MoveView, tuple[Piece, ...]]] = self._history_from_journal()
+        self.moves: MoveList = history_from_journal(journal, game, self.game_id, self.game_start)
         self.faults: list[tuple[float, int, str]] = []
         self.mismatch = ""  # why the connected board does not fit the profile
         # A new game on another board profile: until a fitting board says HELLO, a misfit or
@@ -221,97 +209,6 @@ class Daemon:
         self.check_started = ""
         self.check_recorded = False
 
-    # -- start-up ---------------------------------------------------------------------------
-    def _resume_or_start(self, start: State | None, new_game: bool) -> State:
-        game = self.game
-        options = json.loads(json.dumps(dict(game.options), sort_keys=True))
-        self.created = False  # the game row was made by this run (and may be forgotten)
-        self.people: tuple[str, str] = ("", "")  # who plays each side, when they said
-        try:
-            row = self.journal.unfinished()
-        except DamagedGameError as exc:
-            if not new_game:
-                raise
-            self.journal.abandon(exc.game_id)
-            self.log.warning("abandoned damaged game %d (kept in the journal)", exc.game_id)
-            row = None
-        if (
-            row is not None
-            and not row.entries
-            and (row.game != game.id or row.options != options or row.profile != self.profile.id)
-        ):
-            # A game nothing was played in (a board that did not fit, say) loses nothing.
-            self.journal.abandon(row.id)
-            self.log.info("set aside game %d of %s: nothing was played in it", row.id, row.game)
-            row = None
-        if row is not None:
-            same = (
-                row.game == game.id and row.options == options and row.profile == (self.profile.id)
-            )
-            if same and (start is None or row.start == self.start_json):
-                try:
-                    state = game.state_from_json(row.start) if row.start else game.new_state()
-                    replay(state, row.entries)
-                except ValueError as exc:
-                    raise DaemonError(
-                        f"cannot replay game {row.id} from the journal {self.journal.path}: "
-                        f"{exc}; start a new game with --new"
-                    ) from exc
-                self.game_id = row.id
-                self.game_start = row.start
-                self.people = row.players
-                self.resumed = True
-                self.log.info(
-                    "resuming game %d (%s) after %d moves; checking the board matches it",
-                    row.id, game.title, state.plies,
-                )  # fmt: skip
-                return state
-            if not new_game:
-                shown = " ".join(f"--option {k}={v}" for k, v in row.options.items())
-                raise DaemonError(
-                    f"the journal {self.journal.path} has an unfinished game {row.id}: "
-                    f"{row.game} {shown} --board {row.profile}; run with those settings to "
-                    "resume it, or add --new to abandon it"
-                )
-            self.journal.abandon(row.id)
-            self.log.info("abandoned unfinished game %d", row.id)
-        if row is None and not new_game:
-            over = self._finished_game(options)
-            if over is not None:
-                return over
-        state = start.copy(stack=False) if start is not None else game.new_state()
-        self.game_id = self.journal.start_game(game, self.profile.id, self.start_json)
-        self.created = True
-        self.game_start = self.start_json
-        self.log.info("new game %d: %s", self.game_id, game.title)
-        return state
-
-    def _finished_game(self, options: dict[str, object]) -> State | None:
-        """The journal's newest game, if it is over and has these settings: a restart shows
-        its result, and the next game begins (in the journal too) when the board is set up
-        for it, as after any game's end."""
-        try:
-            row = self.journal.last_finished()
-        except DamagedGameError:
-            return None
-        if row is None or (row.game, row.options, row.profile, row.start) != (
-            self.game.id, options, self.profile.id, self.start_json):  # fmt: skip
-            return None
-        try:
-            state = self.game.state_from_json(row.start) if row.start else self.game.new_state()
-            replay(state, row.entries)
-        except ValueError:
-            return None
-        outcome = state.outcome()
-        if outcome is None:
-            return None
-        self.game_id = row.id
-        self.game_start = row.start
-        self.people = row.players
-        self.log.info("game %d is over (%s): set the board up for a new game", row.id,
-                      outcome.describe(self.game.player_names))  # fmt: skip
-        return state
-
     @property
     def state(self) -> State:
         return self.rec.state
@@ -331,9 +228,7 @@ class Daemon:
         self.scan_why = ""
         self.last_rx = self.clock()
         self.last_ping = 0.0
-        self.acked = None
-        self.pending = None
-        self.sent_frames.clear()
+        self.leds.forget()
 
     # -- main loop --------------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
@@ -394,8 +289,9 @@ class Daemon:
         wakes = [now + 0.25]
         if self.evaluate_at is not None:
             wakes.append(self.evaluate_at)
-        if self.pending is not None:
-            wakes.append(self.pending.due)
+        due = self.leds.due()
+        if due is not None:
+            wakes.append(due)
         if self.scan_due is not None:
             wakes.append(self.scan_due)
         if self.refused_until is not None:
@@ -554,19 +450,11 @@ class Daemon:
             else:
                 self._hold_press(message)
         elif isinstance(message, Ack):
-            # The board shows the frame it acknowledges, however late the ACK: a board slower
-            # to answer than LED_RETRY acknowledges an earlier copy of the frame in flight.
-            shown = self.sent_frames.pop(message.seq, None)
-            if shown is not None:
-                self.acked = shown
-                if self.pending is not None and shown == self.pending.frame:
-                    self.pending = None
-                if self.pending is None and self.acked != self.want:
-                    self._send_leds(now)
+            if self.leds.acknowledged(message.seq):
+                self._send_leds(now)
         elif isinstance(message, Nak):
             self.log.warning("board rejected frame %d: %s", message.seq, message.reason.name)
-            if self.pending is not None:
-                self.acked = None  # what the board shows is unknown: a whole frame next
+            if self.leds.refused():
                 self._send_leds(now)
         elif isinstance(message, Fault):
             self._fault(message, now)
@@ -648,7 +536,7 @@ class Daemon:
         self.have_scan = False
         self.scan_sent = -SCAN_SPACING
         self._request_scan(now, "board connected")
-        self.acked = None
+        self.leds.unknown()
         self._send_leds(now)
 
     def _observe(self, now: float) -> None:
@@ -736,7 +624,7 @@ class Daemon:
                                          f"{self.profile.id}")  # fmt: skip
                 chosen = [index[n] for n in command.cells]
             self.check = BoardCheck(self.game, self.profile, chosen)
-            self.check_started = _iso_now()
+            self.check_started = iso_now()
             self.check_recorded = False
             self.log.info("board check started from the %s (%d cells): the game waits",
                           command.source, len(self.check.cells))  # fmt: skip
@@ -779,9 +667,7 @@ class Daemon:
                                       skipped=check.skipped)  # fmt: skip
             for line in check.report():
                 self.log.info("board check: %s", line)
-        frame = led_frame(check.signals(), self.profile)
-        if frame != self.want:
-            self.want = frame
+        if self.leds.wanted(led_frame(check.signals(), self.profile)):
             self._send_leds(now)
 
     def _switch(self, game: Game, profile: BoardProfile) -> None:
@@ -805,9 +691,7 @@ class Daemon:
         self.evaluate_at = None
         # The LEDs wanted are the new board's (a frame of the old board's size would be
         # refused by the new one), and what a board shows is unknown until it answers.
-        self.want = led_frame({}, profile)
-        self.acked = self.pending = None
-        self.sent_frames.clear()
+        self.leds.forget(profile)
         self.switched_for = profile.id if profile != old_profile else None
         if self.link is None:
             return
@@ -827,22 +711,7 @@ class Daemon:
 
     def _remember(self, text: str, effect: Effect) -> None:
         """Keep the move list with times and captures beside the journal, for the faces."""
-        self.moves.append(_move_entry(self.game, len(self.moves) + 1, text, _iso_now(), effect))
-
-    def _history_from_journal(self) -> list[tuple[MoveView, tuple[Piece, ...]]]:
-        """The move list of a resumed game, rebuilt from the journal with its times."""
-        start = self.game_start
-        state = self.game.state_from_json(start) if start else self.game.new_state()
-        moves: list[tuple[MoveView, tuple[Piece, ...]]] = []
-        for action, text, at in self.journal.timed_entries(self.game_id):
-            if action == "takeback":
-                for _ in range(int(text)):
-                    state.undo()
-                del moves[len(moves) - int(text) :]
-                continue
-            effect = state.apply(state.parse(text), check=False)
-            moves.append(_move_entry(self.game, len(moves) + 1, text, at, effect))
-        return moves
+        self.moves.append(move_entry(self.game, len(self.moves) + 1, text, iso_now(), effect))
 
     def snapshot(self) -> Snapshot:
         """What the faces show, as of now (main loop only)."""
@@ -1007,9 +876,7 @@ class Daemon:
         wake = self.rec.wake_at()
         if wake is not None and (self.evaluate_at is None or wake < self.evaluate_at):
             self.evaluate_at = max(wake, now + 0.01)  # offer look-alike moves on time
-        frame = led_frame(signals, self.profile)  # ... then the LEDs
-        if frame != self.want:
-            self.want = frame
+        if self.leds.wanted(led_frame(signals, self.profile)):  # ... then the LEDs
             self._send_leds(now)
 
     def _hold_press(self, event: ButtonEvent) -> None:
@@ -1067,31 +934,13 @@ class Daemon:
             self.log.info("new game %d: %s", self.game_id, self.game.title)
 
     def _send_leds(self, now: float) -> None:
-        """Send the wanted LEDs: as an LED_DELTA of the LEDs that change when the board speaks
-        protocol 2 and what it shows is known (the frame it acknowledged, or the one in
-        flight), else as a whole LEDS frame."""
+        """Send the wanted LEDs (a delta to a board that speaks protocol 2, LedChannel)."""
         if self.board is None:
             return
-        message: Message = self.want
-        if self.board.protocol >= PROTOCOL_DELTA and self.acked is not None:
-            shown = [self.acked.leds]
-            if self.pending is not None:
-                shown.append(self.pending.frame.leds)
-            delta = led_delta(self.want.leds, shown)
-            if delta is not None:
-                message = delta
-        seq = self._send(message)
-        if seq is None:
-            self.pending = None
-            return
-        self.lit.set()
-        last = self.pending
-        retries = last.retries + 1 if last is not None and last.frame == self.want else 0
-        self.pending = _Pending(seq, self.want, now, retries)
-        self.sent_frames.pop(seq, None)
-        self.sent_frames[seq] = self.want
-        while len(self.sent_frames) > SENT_KEPT:
-            del self.sent_frames[next(iter(self.sent_frames))]
+        seq = self._send(self.leds.message(self.board.protocol >= PROTOCOL_DELTA))
+        if seq is not None:
+            self.lit.set()
+        self.leds.sent_as(seq, now)
 
     def _timers(self, now: float) -> None:
         if self.notice != self.notice_since[0]:
@@ -1120,7 +969,8 @@ class Daemon:
             self._request_scan(now, self.scan_why)
         elif self.board is not None and not self.have_scan and now - self.scan_sent >= SCAN_RETRY:
             self._request_scan(now, "no scan arrived")
-        if self.pending is not None and now >= self.pending.due:
+        due = self.leds.due()
+        if due is not None and now >= due:
             self._send_leds(now)
         if now - self.last_rx >= PING_AFTER and now - self.last_ping >= PING_AFTER:
             self.last_ping = now
@@ -1135,30 +985,6 @@ def _fault_sensor(fault: Fault) -> int | None:
     if len(words) == 2 and words[0] == "sensor" and words[1].isdigit():
         return int(words[1])
     return None
-
-
-def _iso_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def _move_entry(
-    game: Game, number: int, text: str, at: str, effect: Effect
-) -> tuple[MoveView, tuple[Piece, ...]]:
-    who = game.player_names[effect.player.index]
-    events = tuple(e.text for e in effect.events[1:])
-    return MoveView(number, who, text, at, events), _captured(effect)
-
-
-def _captured(effect: Effect) -> tuple[Piece, ...]:
-    """The pieces a move captured (from its capture events and the cells they emptied)."""
-    cells = {c for e in effect.events if e.kind is EventKind.CAPTURE for c in e.cells[:1]}
-    if not cells:
-        return ()
-    lost: dict[int, Piece] = {}
-    for change in (*effect.hand, *effect.consequences):
-        if change.cell in cells and change.after is None and change.before is not None:
-            lost[change.cell] = change.before
-    return tuple(lost.values())
 
 
 def _options(game: Game) -> str:

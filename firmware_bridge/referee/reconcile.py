@@ -21,6 +21,10 @@ How a turn goes:
    one option physically. The next turn starts only when the board matches.
 5. A stable layout consistent with no path is an illegal move or a disturbed board: the LEDs
    guide the players back to the last legal layout, then play continues.
+
+Over 700 lines, for now: the footprint search (steps 2-3) and the prompts and their words
+(step 4-5) share the turn's state; they are the seam along which this module splits next
+(issue 31).
 """
 
 from __future__ import annotations

@@ -1,0 +1,54 @@
+"""The game's move list as the faces show it (who moved, when, what it captured), kept beside
+the journal and rebuilt from it when a game resumes. (Split from daemon.py.)"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from engine import Effect, EventKind, Game, Piece
+from firmware_bridge.referee.journal import Journal
+from firmware_bridge.referee.snapshot import MoveView
+
+MoveList = list[tuple[MoveView, tuple[Piece, ...]]]  # each move, and the pieces it captured
+
+
+def iso_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def move_entry(
+    game: Game, number: int, text: str, at: str, effect: Effect
+) -> tuple[MoveView, tuple[Piece, ...]]:
+    who = game.player_names[effect.player.index]
+    events = tuple(e.text for e in effect.events[1:])
+    return MoveView(number, who, text, at, events), captured(effect)
+
+
+def captured(effect: Effect) -> tuple[Piece, ...]:
+    """The pieces a move captured (from its capture events and the cells they emptied)."""
+    cells = {c for e in effect.events if e.kind is EventKind.CAPTURE for c in e.cells[:1]}
+    if not cells:
+        return ()
+    lost: dict[int, Piece] = {}
+    for change in (*effect.hand, *effect.consequences):
+        if change.cell in cells and change.after is None and change.before is not None:
+            lost[change.cell] = change.before
+    return tuple(lost.values())
+
+
+def history_from_journal(
+    journal: Journal, game: Game, game_id: int, start: dict[str, Any] | None
+) -> MoveList:
+    """The move list of a resumed game, rebuilt from the journal with its times."""
+    state = game.state_from_json(start) if start else game.new_state()
+    moves: MoveList = []
+    for action, text, at in journal.timed_entries(game_id):
+        if action == "takeback":
+            for _ in range(int(text)):
+                state.undo()
+            del moves[len(moves) - int(text) :]
+            continue
+        effect = state.apply(state.parse(text), check=False)
+        moves.append(move_entry(game, len(moves) + 1, text, at, effect))
+    return moves
