@@ -116,3 +116,16 @@ def test_the_map_sees_the_folders() -> None:
     roles = {role(name) for name in project_modules()}
     assert {"engine", "link", "referee", "boards", "faces", "commands", "cli"} <= roles
     assert any(role(t) == "link" for t in imports_of(ROOT / "firmware_bridge/referee/daemon.py"))
+
+
+def test_a_module_over_700_lines_says_why_at_its_top() -> None:
+    """Small modules whose names say what they hold: past about 700 lines a module says at
+    its top why it is still one (and where it splits next)."""
+    long = []
+    for name, path in project_modules().items():
+        text = path.read_text()
+        if text.count("\n") > 700:
+            doc = ast.get_docstring(ast.parse(text)) or ""
+            if "Over 700 lines" not in doc:
+                long.append(f"{name}: {text.count(chr(10))} lines")
+    assert not long, "\n".join(long)

@@ -3,6 +3,9 @@ state the board's sensors cannot see (stuck elephants, immobilised pieces, a rhi
 charge, a butterfly that must leave the burrow). Capturing the enemy lion wins.
 
 Every reading of the rules text, with its reason: docs/rules/the-lion-game.md.
+
+Over 700 lines: one game is one module (the engine's rule), and this game has eight kinds of
+piece, each with its own moves and its own hidden state.
 """
 
 from __future__ import annotations
