@@ -277,8 +277,12 @@ def test_a_board_whose_firmware_cannot_start_says_why_on_the_kiosk(tmp_path: Pat
             raise AssertionError("\n".join(emu.stderr[-20:])) from None
         assert "the firmware could not start: MemoryError" in line, line
         state = kiosk_state(kiosk)
-        assert state["status"].startswith("the board cannot referee: the firmware could not")
-        assert "needs more memory" in state["status"]
+        assert state["status"] == (
+            "the board's firmware could not start (out of memory): its fault is under Board "
+            "connection"
+        )
+        fault = state["connection"]["faults"][-1]["text"]
+        assert "MemoryError" in fault and "a board this size needs more memory" in fault
         time.sleep(3)  # HOST_HELLO every second, answered each time: one fault, not a list
         state = kiosk_state(kiosk)
         assert [f["code"] for f in state["connection"]["faults"]] == [6]

@@ -805,7 +805,7 @@ class Daemon:
         if self.link is None:
             return f"plug in the board and switch it on ({self.game.title})"
         if self.board is None and self.halted:
-            return f"the board cannot referee: {self.halted}"
+            return _halted_sentence(self.halted)
         if self.board is None or not self.have_scan:
             return f"waiting for the board ({self.game.title})"
         if self.check is not None:
@@ -985,6 +985,14 @@ def _fault_sensor(fault: Fault) -> int | None:
     if len(words) == 2 and words[0] == "sensor" and words[1].isdigit():
         return int(words[1])
     return None
+
+
+def _halted_sentence(text: str) -> str:
+    """FAULT 6 in one line a kiosk shows whole; the fault itself, in the connection's faults,
+    has the details (the error's words, the heap left)."""
+    error = text.split("could not start: ", 1)[-1].split(":", 1)[0].split(" ", 1)[0]
+    what = "out of memory" if error == "MemoryError" else error or "an error"
+    return f"the board's firmware could not start ({what}): its fault is under Board connection"
 
 
 def _options(game: Game) -> str:
