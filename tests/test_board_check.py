@@ -190,3 +190,26 @@ def test_a_check_of_a_good_board_says_so(tmp_path: Path) -> None:
         builder.close()
         emu.close()
     assert report["findings"] == [] and report["summary"] == "all 8 cells checked are good"
+
+
+def test_a_broken_wire_under_a_piece_is_its_fault_not_a_stuck_sensor() -> None:
+    """A linear sensor's wire broke while a piece stood on it: the board keeps its last good
+    reading (a piece) and reports FAULT 1. Clearing the board then leaves that cell reading a
+    piece; the check used to call it stuck. It is the fault the board reported (and, when the
+    piece put on it is not seen, dead)."""
+    from firmware_bridge.link.protocol import EMPTY, Reading
+    from firmware_bridge.referee.check import BoardCheck, Kind
+
+    game = catalog.load_game("three-dragons")
+    profile = catalog.load_profile("three-dragons", game)
+    d2, b2 = (game.board.cell(name) for name in ("d2", "b2"))
+    check = BoardCheck(game, profile, [d2])
+    readings = [EMPTY] * len(profile.sensor_cells)
+    readings[profile.sensor_of[d2]] = Reading(2, 0)  # the stale reading of the broken wire
+    readings[profile.sensor_of[b2]] = Reading(2, 0)  # a sensor that really reads a piece
+    check.observe(readings, 0.0)
+    check.fault(profile.sensor_of[d2], 0.1)
+    check.confirm(0.2)  # "the board is clear"
+    kinds = {(f.cell, f.kind) for f in check.findings}
+    assert ("d2", Kind.FAULT) in kinds and ("b2", Kind.STUCK) in kinds
+    assert ("d2", Kind.STUCK) not in kinds

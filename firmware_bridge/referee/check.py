@@ -260,7 +260,9 @@ class BoardCheck:
     def confirm(self, now: float) -> None:
         """CONFIRM: the board is clear; or the piece is down (lifted) and nothing happened."""
         if self.phase is Phase.CLEAR:
-            for cell in sorted(self._occupied()):
+            # A sensor the board reports out of every band (FAULT 1) keeps its last good
+            # reading: a broken wire under a piece is not a stuck sensor, it is that fault.
+            for cell in sorted(self._occupied() - self._faulted()):
                 self.stuck.add(cell)
                 self._find(
                     cell,
@@ -448,6 +450,11 @@ class BoardCheck:
         self.findings.sort(key=lambda f: order.get(index[f.cell], -1))
 
     # -- helpers ------------------------------------------------------------------------------
+    def _faulted(self) -> set[Cell]:
+        """Cells whose sensor the board reported out of every band."""
+        named = {f.cell for f in self.findings if f.kind is Kind.FAULT}
+        return {cell for cell, name in enumerate(self.names) if name in named}
+
     def _occupied(self) -> set[Cell]:
         cells = self.profile.sensor_cells
         found: set[Cell] = set()
