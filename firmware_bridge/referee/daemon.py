@@ -216,6 +216,9 @@ class Daemon:
     def _reset_link_state(self) -> None:
         self.board: Hello | None = None
         self.halted = ""  # the board's firmware could not start: what it says (FAULT 6)
+        # Sensors the board says read outside every band (FAULT 1, until FAULT 2): a board
+        # check started later is told them (the board says them once, and after each HELLO).
+        self.out_of_band: set[int] = set()
         self.have_scan = False
         # Presses that came while the board was being (re)scanned: acted on once the scan is in
         # (a player pressing as the referee comes back must not be ignored without a word).
@@ -467,9 +470,13 @@ class Daemon:
             self.log.warning("board fault %d: %s", message.code, message.text)
             self.faults = [*self.faults, (time.time(), *said)][-MAX_FAULTS:]
         faulty = _fault_sensor(message)
-        if self.check is not None and faulty is not None and message.code == FaultCode.SENSOR:
-            self.check.fault(faulty, now)
-            self._check_update(now)
+        if faulty is not None and message.code == FaultCode.SENSOR_OK:
+            self.out_of_band.discard(faulty)
+        if faulty is not None and message.code == FaultCode.SENSOR:
+            self.out_of_band.add(faulty)
+            if self.check is not None:
+                self.check.fault(faulty, now)
+                self._check_update(now)
         if message.code == FaultCode.START:
             self.halted = message.text
         self.dirty = True
@@ -624,6 +631,8 @@ class Daemon:
                                          f"{self.profile.id}")  # fmt: skip
                 chosen = [index[n] for n in command.cells]
             self.check = BoardCheck(self.game, self.profile, chosen)
+            for sensor in sorted(self.out_of_band):
+                self.check.fault(sensor, now)
             self.check_started = iso_now()
             self.check_recorded = False
             self.log.info("board check started from the %s (%d cells): the game waits",
