@@ -204,9 +204,7 @@ class ChipBoard(MicroPythonBoard):
         click registers. Timed by the wall clock, a press was too short for the chip's
         debounce whenever the chip ran slower than usual (a busy machine, a long LED frame
         in the same scan); at most a second of the chip's own time each way."""
-        name = button.name.lower()
-        if name not in (self.config.get("buttons") or {}).get("pins", {}):
-            raise BoardCommandError(f"this board has no {name} button wired")
+        self._wired(button)
         for down in (True, False):
             self._button_until_told(button, down)
 

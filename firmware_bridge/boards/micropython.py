@@ -433,10 +433,15 @@ class MicroPythonBoard(Board):
             self._power_on()
 
     # -- what the hands do ----------------------------------------------------------------------
-    def press(self, button: Button) -> None:
+    def _wired(self, button: Button) -> str:
+        """The button's name in board.json; BoardCommandError if this board has none."""
         name = button.name.lower()
         if name not in (self.config.get("buttons") or {}).get("pins", {}):
             raise BoardCommandError(f"this board has no {name} button wired")
+        return name
+
+    def press(self, button: Button) -> None:
+        name = self._wired(button)
         self._button(name, True)
         time.sleep(self.hold)
         self._button(name, False)
