@@ -126,6 +126,11 @@ class Board(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    def leds_on_the_way(self) -> bool:
+        """Is an LED frame from the host still on its way to the LEDs? (This board answers
+        as it reads, so never: a firmware in a separate process says otherwise.)"""
+        return False
+
     # -- what both boards share ------------------------------------------------------------
     @property
     def lock(self) -> threading.RLock:

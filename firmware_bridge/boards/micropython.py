@@ -47,6 +47,7 @@ from firmware_bridge.link.protocol import (
     LedDelta,
     LedPattern,
     Leds,
+    Nak,
     Scan,
     encode_frame,
     leds_crc,
@@ -57,6 +58,9 @@ ENV_INTERPRETER = "BOARD_REFEREE_MICROPYTHON"
 HOLD = 0.08  # seconds a press holds a button down (the firmware debounces 20 ms)
 RESTING_SPREAD = 1500  # linear sensors rest this far either side of the part's centre
 SWING = (11000, 14000)  # and a piece's magnet moves them this far (a 6 x 3 mm disc at 5 mm)
+# A hand reading the LEDs waits this long at most for the firmware to answer the host's LED
+# frame (the emulated RP2040 on a busy machine answers seconds late).
+LEDS_ANSWER_WAIT = 10.0
 REASONS = ("power", "watchdog", "brownout", "reset")
 
 
@@ -173,6 +177,8 @@ class MicroPythonBoard(Board):
         self.shown = (b"", b"")  # the LED frame and pixels the strip last reported
         self.host_seq = 0
         self.last_change: tuple[float, int] | None = None
+        # The host's newest LED frame the firmware has not answered yet: (seq, when it came).
+        self.unanswered: tuple[int, float] | None = None
         self.errors: list[str] = []
         self.reason = "power"
         self._model(profile)
@@ -595,6 +601,7 @@ class MicroPythonBoard(Board):
                 self.host_seq = event.seq
                 if isinstance(event.message, Leds | LedDelta):
                     self.last_led_frame = (event.message.NAME, event.size)
+                    self.unanswered = (event.seq, time.monotonic())
                     if self.last_change is not None:
                         sent, size = self.last_change
                         self.latencies.append((event.at - sent, size, event.size))
@@ -617,11 +624,20 @@ class MicroPythonBoard(Board):
                         self.host_seen.set()
                     elif isinstance(event.message, Change):
                         self.last_change = (time.monotonic(), len(frame))
+                    if isinstance(event.message, Ack | Nak) and self.unanswered is not None:
+                        if event.message.seq == self.unanswered[0]:
+                            self.unanswered = None
                     self._board_message(event)
                     name = event.message.NAME
             sent = self._damage(frame, name) if len(frame) > 1 else bytes(frame)
             if sent is not None:
                 self._to_host(sent)
+
+    def leds_on_the_way(self) -> bool:
+        """Has the host sent an LED frame the firmware has not answered yet (for at most
+        ``LEDS_ANSWER_WAIT`` seconds: a frame lost on the way is sent again by the host)?"""
+        unanswered = self.unanswered
+        return unanswered is not None and time.monotonic() - unanswered[1] < LEDS_ANSWER_WAIT
 
     def _host_message(self, event: Received) -> None:
         """A whole frame from the host, on its way to the firmware."""

@@ -377,7 +377,8 @@ class Table:
 
     def follow(self, timeout: float) -> None:
         """Carry out what the LEDs ask for, like a player reading them, until nothing is asked
-        that a player could do without knowing the rules (placing a new piece is not)."""
+        that a player could do without knowing the rules (placing a new piece is not). The
+        LEDs are not still while the host's newest LED frame is on its way to them."""
         deadline = time.monotonic() + timeout
         self.taken_off.clear()
         quiet_since = time.monotonic()
@@ -391,7 +392,9 @@ class Table:
                 self._pause()
                 continue
             now = time.monotonic()
-            if now - quiet_since >= quiet_needed:
+            if self.board.leds_on_the_way():  # the host has asked for more than they show
+                quiet_since = now
+            elif now - quiet_since >= quiet_needed:
                 return
             with self.lock:
                 if self.led_frames != before:
