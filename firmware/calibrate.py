@@ -68,12 +68,9 @@ def run(sensors, leds, buttons, bands):
         if (value - delta < fault_low or value + delta > fault_high
                 or abs(value - median) > delta // 2):  # fmt: skip
             bad.append(i)
-            value = centre
             base[i] = centre
-        sensors.low[i] = value - delta
-        sensors.high[i] = value + delta
+    sensors.calibrate(base)  # delta either side of each base, as the board.json's bands say
     store.save_calibration({"base": base, "bad": bad})
-    sensors.calibrated = True
     frame = leds.frame
     _fill(leds, GOOD)
     places = sensors.leds  # the LED of each sensor's cell (-1: none)

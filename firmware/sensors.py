@@ -19,16 +19,32 @@ Two kinds of sensor:
 A reading is reported only once it has been the same for ``debounce_ms``.
 """
 
+import micropython
 from codec import zeros
 from micropython import const
 
 OUT = const(0xFF)  # in no band: a fault, never reported as a reading
-GRAY = (0, 1, 3, 2, 6, 7, 5, 4, 12, 13, 15, 14, 10, 11, 9, 8)
+GRAY = b"\x00\x01\x03\x02\x06\x07\x05\x04\x0c\x0d\x0f\x0e\x0a\x0b\x09\x08"  # 0 1 3 2 6 7 5 4 12 ...
 BIT = (0, 0, 1, 0, 2, 0, 0, 0, 3)  # the select line of a one-line change
 FAULTED = const(1)
 REPORT_OUT = const(2)
 REPORT_BACK = const(4)
 MAX_REPORTS = const(3)
+
+
+@micropython.viper
+def _loud(values: ptr16, quiet: ptr16, first: int, n: int) -> int:  # noqa: F821
+    """Bit c set: the reading of channel c (below ``n``) of the bank whose first sensor is
+    ``first`` is outside that sensor's quiet band, so it must be judged."""
+    loud = 0
+    c = 0
+    while c < n:
+        at = (first + c) << 1
+        value = int(values[c])
+        if value < int(quiet[at]) or value > int(quiet[at + 1]):
+            loud |= 1 << c
+        c += 1
+    return loud
 
 
 class Sensors:
@@ -49,6 +65,11 @@ class Sensors:
         self.reports = bytearray(count)
         self.raw = zeros("H", count)  # the reading that made a fault, for its message
         self.changed = zeros("H", count)
+        # Per sensor, the lowest and highest raw readings that change nothing (scan_bank's
+        # fast path), side by side: low > high (none) until a reading has been judged.
+        self.quiet = zeros("H", 2 * count)
+        for i in range(count):
+            self.quiet[2 * i] = 1
         self.nchanged = 0
         self.pending = 0  # fault reports waiting to be sent
         self.banks = (count + 15) // 16
@@ -62,6 +83,8 @@ class Sensors:
         if settings.get("bank_select"):
             self.bank_select = [hw.Pin(p, hw.Pin.OUT, value=0) for p in settings["bank_select"]]
         self.bank = -1
+        # The readings of the bank being scanned, by channel.
+        self.values = zeros("H", 16)
         signal = settings["signal"]
         if self.linear:
             self.inputs = [hw.ADC(hw.Pin(p)) for p in signal]
@@ -93,6 +116,7 @@ class Sensors:
             self.inputs = [hw.Pin(p, hw.Pin.IN, pull) for p in signal]
             self.active = 0 if settings.get("active_low", True) else 1
             self.calibrated = True
+        self.cells = hw.cells(settings["select"], signal, self.linear)
 
     def calibrate(self, base):
         """Thresholds ``delta`` either side of each sensor's own resting reading (``base``,
@@ -104,6 +128,8 @@ class Sensors:
             self.low[i] = base[i] - delta
             self.high[i] = base[i] + delta
         self.calibrated = True
+        for i in range(self.count):
+            self._quiet(i)
 
     def _bank(self, bank):
         if bank == self.bank:
@@ -139,84 +165,127 @@ class Sensors:
         return source.read_u16() if self.linear else source.value()
 
     def scan_bank(self, bank, now):
-        """Read the 16 sensors of ``bank`` and time their readings; a reading stable for the
-        debounce is added to ``changed``."""
+        """Read the sensors of ``bank`` and time their readings; a reading stable for the
+        debounce is added to ``changed``. A reading inside its sensor's quiet band (the same
+        as it was, reported, no fault) costs two comparisons: the scan is that fast path but
+        for the cells that change, so a change is seen sooner."""
         switched = bank != self.bank
         self._bank(bank)
-        source = self.inputs[bank >> 4 if self.bank_select is not None else 0]
+        line = bank >> 4 if self.bank_select is not None else 0
         first = bank << 4
-        count = self.count
-        cand = self.cand
-        stable = self.stable
-        flags = self.flags
-        linear = self.linear
-        if linear:
-            low = self.low
-            high = self.high
-            lowcode = self.lowcode
-            hyst = self.hysteresis
-            fault_low = self.fault_low
-            fault_high = self.fault_high
+        n = min(16, self.count - first)
+        values = self.values
+        if self.cells is not None:  # the hardware layer reads the whole bank at once
+            self.channel = self.cells.read(GRAY, n, line, self.settle_us, values)
         else:
-            active = self.active
+            self._read_pins(n, line, switched, values)
+        loud = _loud(values, self.quiet, first, n)
+        channel = 0
+        while loud:
+            if loud & 1:
+                self._judge(first + channel, values[channel], now)
+            loud >>= 1
+            channel += 1
+
+    def _read_pins(self, n, line, switched, values):
+        """The bank's channels below ``n`` through Pin and ADC, one select line changed a
+        step, into ``values`` by channel."""
+        source = self.inputs[line]
+        linear = self.linear
         select = self.select
         settle = self.settle_us
         wait = self.wait
+        current = self.channel
         for channel in GRAY:
-            index = first + channel
-            if index >= count:
+            if channel >= n:
                 continue
-            diff = channel ^ self.channel
+            diff = channel ^ current
             if diff:
                 if diff & (diff - 1):  # more than one line to change (after a direct read)
+                    self.channel = current
                     self._channel(channel)
                 else:
-                    k = BIT[diff]
-                    select[k].value((channel >> k) & 1)
-                    self.channel = channel
-            if settle and (diff or switched):
+                    b = BIT[diff]
+                    select[b].value((channel >> b) & 1)
+                current = channel
+                if settle:
+                    wait(settle)
+            elif switched and settle:
                 wait(settle)
-                switched = False
-            if linear:
-                value = source.read_u16()
-                if value < fault_low or value > fault_high:
-                    code = OUT
-                else:
-                    code = lowcode[index]
-                    was = cand[index]
-                    lo = low[index]
-                    hi = high[index]
-                    if was == code:
-                        lo += hyst
-                    elif was == 5 - code:
-                        hi -= hyst
-                    if value <= lo:
-                        pass
-                    elif value >= hi:
-                        code = 5 - code
-                    else:
-                        code = 0
+            switched = False
+            values[channel] = source.read_u16() if linear else source.value()
+        self.channel = current
+
+    def _judge(self, index, value, now):
+        """A reading outside its sensor's quiet band: what it says, timed for the debounce."""
+        cand = self.cand
+        stable = self.stable
+        flags = self.flags
+        if self.linear:
+            if value < self.fault_low or value > self.fault_high:
+                code = OUT
             else:
-                code = 1 if source.value() == active else 0
-            if code != cand[index]:
-                cand[index] = code
-                self.since[index] = now
-                if code == OUT:
-                    self.raw[index] = value
-            elif code == OUT:
-                if not flags[index] & FAULTED and self._held(index, now, self.fault_ms):
-                    flags[index] |= FAULTED | REPORT_OUT
-                    self.pending += 1
-            elif (code != stable[index] or flags[index] & FAULTED) and self._held(
-                index, now, self.debounce
-            ):
-                if flags[index] & FAULTED:
-                    flags[index] = (flags[index] & ~FAULTED) | REPORT_BACK
-                    self.pending += 1
-                if code != stable[index]:
-                    stable[index] = code
-                    self.changed[self.nchanged] = index
-                    self.nchanged += 1
+                code = self.lowcode[index]
+                was = cand[index]
+                lo = self.low[index]
+                hi = self.high[index]
+                if was == code:
+                    lo += self.hysteresis
+                elif was == 5 - code:
+                    hi -= self.hysteresis
+                if value <= lo:
+                    pass
+                elif value >= hi:
+                    code = 5 - code
+                else:
+                    code = 0
+        else:
+            code = 1 if value == self.active else 0
+        if code != cand[index]:
+            cand[index] = code
+            self.since[index] = now
+            if code == OUT:
+                self.raw[index] = value
+        elif code == OUT:
+            if not flags[index] & FAULTED and self._held(index, now, self.fault_ms):
+                flags[index] |= FAULTED | REPORT_OUT
+                self.pending += 1
+        elif (code != stable[index] or flags[index] & FAULTED) and self._held(
+            index, now, self.debounce
+        ):
+            if flags[index] & FAULTED:
+                flags[index] = (flags[index] & ~FAULTED) | REPORT_BACK
+                self.pending += 1
+            if code != stable[index]:
+                stable[index] = code
+                self.changed[self.nchanged] = index
+                self.nchanged += 1
+        self._quiet(index)
+
+    def _quiet(self, index):
+        """The band of raw readings that would change nothing for sensor ``index``: none while
+        a reading is being timed or a fault is open (every read is then judged in full)."""
+        code = self.cand[index]
+        quiet = self.quiet
+        at = 2 * index
+        if code != self.stable[index] or code == OUT or self.flags[index] & FAULTED:
+            quiet[at] = 1
+            quiet[at + 1] = 0
+        elif not self.linear:
+            level = self.active if code else 1 - self.active
+            quiet[at] = level
+            quiet[at + 1] = level
+        else:
+            low = self.low[index]
+            high = self.high[index]
+            if code == self.lowcode[index]:  # below the low threshold (and its hysteresis)
+                lo, hi = self.fault_low, low + self.hysteresis
+            elif code:  # above the high threshold, less its hysteresis
+                lo, hi = max(low + 1, high - self.hysteresis), self.fault_high
+            else:  # between the two: empty
+                lo, hi = low + 1, high - 1
+            quiet[at] = max(lo, self.fault_low, 0)
+            quiet[at + 1] = max(0, min(hi, self.fault_high, 65535))
 
     def settle(self, now_ms, clock, pace):
         """At power-on: read until every sensor has been stable for the debounce, and take
@@ -231,6 +300,7 @@ class Sensors:
         for i in range(self.count):
             if self.cand[i] != OUT:
                 self.stable[i] = self.cand[i]
+            self._quiet(i)
         self.nchanged = 0
 
     def _held(self, index, now, ms):

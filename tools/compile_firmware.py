@@ -2,8 +2,9 @@
 cannot run never lands: ``make test`` runs this first.
 
 -march=armv6m is the RP2040 (Pico, Pico W), armv7emsp the RP2350's Cortex-M33 (Pico 2). The
-firmware is bytecode (no @native code), so the output would run on either; compiling for both
-still catches anything that MicroPython's compiler rejects.
+scan's inner loops are viper code (sensors.py, hw.py), so they are compiled for a processor;
+what the boards get is armv6m (an armv7 MicroPython loads it too), and compiling for both
+catches anything either code generator rejects.
 """
 
 from __future__ import annotations

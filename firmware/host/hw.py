@@ -145,7 +145,8 @@ class Pin:
             return None
         if self.mode == Pin.OUT:
             return _levels.get(self.number, 0)
-        if self.number in _button_pins:
+        if self.number in _button_pins:  # the host's latest news first: a button held
+            _sync()  # at power-on is read before any scan (maintenance, calibration)
             return 0 if _pressed.get(_button_pins[self.number]) else 1
         if self.number in _signal_pins:
             index = _connected(_signal_pins.index(self.number))
@@ -305,3 +306,9 @@ def log(text):
 
 _say("ready")
 _sync()  # the sensors' first readings, if the host process has written them already
+
+
+def cells(select, signals, linear):
+    """No register-level reader here: sensors.py reads the simulated multiplexers through
+    Pin and ADC, its portable path."""
+    return None

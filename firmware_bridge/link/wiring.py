@@ -352,14 +352,22 @@ PULL_UP_WORST_OHMS = 80_000
 PULL_DOWN_OHMS = 10_000
 
 
+# Time constants the firmware waits between switching the multiplexers and reading. A switch
+# line must rise past the pin's 2.0 V threshold (0.93 of a time constant to 3.3 V); a broken
+# linear input must fall from the last cell's voltage out of every band (4.2 time constants
+# from 3.3 V to the fault band's 0.05 V). The firmware reads a cell as soon as the wait is over
+# (hw.py reads the RP2040's registers directly), so the wait is the whole margin.
+SWITCH_TAUS = 1.5
+LINEAR_TAUS = 5.0
+
+
 def settle_us(wiring: PicoWiring, sensors: int) -> int:
-    """Microseconds the firmware waits after switching the multiplexers before it reads: one
-    time constant of the signal line. With the read's own 20 us (measured on the emulated
-    chip), a switch line has risen past the pin's 2.0 V threshold (0.93 of a time constant to
-    3.3 V) and a broken linear input has fallen out of every band (4.2 time constants)."""
+    """Microseconds the firmware waits after switching the multiplexers before it reads:
+    ``SWITCH_TAUS`` or ``LINEAR_TAUS`` time constants of the signal line."""
     banks = (sensors + 15) // 16
     lines = max(1, len(wiring.signal))
     on_line = (banks + lines - 1) // lines + (1 if wiring.bank_select else 0)
     farads = (LINE_PF + MUX_COMMON_PF * on_line) * 1e-12
-    ohms = PULL_DOWN_OHMS if wiring.part.kind == "linear" else PULL_UP_WORST_OHMS
-    return math.ceil(ohms * farads * 1e6)
+    if wiring.part.kind == "linear":
+        return math.ceil(LINEAR_TAUS * PULL_DOWN_OHMS * farads * 1e6)
+    return math.ceil(SWITCH_TAUS * PULL_UP_WORST_OHMS * farads * 1e6)
