@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from engine import Player
 from firmware_bridge.link import catalog
 from tests.e2e import PYTHON, EmulatorProcess
 
@@ -213,3 +214,29 @@ def test_a_broken_wire_under_a_piece_is_its_fault_not_a_stuck_sensor() -> None:
     kinds = {(f.cell, f.kind) for f in check.findings}
     assert ("d2", Kind.FAULT) in kinds and ("b2", Kind.STUCK) in kinds
     assert ("d2", Kind.STUCK) not in kinds
+    # Its stale piece is not the piece the check asks for: d2 waits, and CONFIRM says dead
+    # (it used to take the stale reading as the piece put down and ask for it to be lifted).
+    assert check.view().phase == "place" and check.current() == (d2, Player.ONE)
+    check.observe(readings, 0.3)
+    assert check.view().phase == "place"
+    check.confirm(0.4)
+    assert ("d2", Kind.DEAD) in {(f.cell, f.kind) for f in check.findings}
+
+
+def test_a_sensor_back_in_band_counts_again_in_the_check() -> None:
+    from firmware_bridge.link.protocol import EMPTY, Reading
+    from firmware_bridge.referee.check import BoardCheck
+
+    game = catalog.load_game("three-dragons")
+    profile = catalog.load_profile("three-dragons", game)
+    d2 = game.board.cell("d2")
+    sensor = profile.sensor_of[d2]
+    check = BoardCheck(game, profile, [d2])
+    readings = [EMPTY] * len(profile.sensor_cells)
+    check.observe(readings, 0.0)
+    check.fault(sensor, 0.1)
+    check.confirm(0.2)
+    check.back(sensor)  # FAULT 2: the wire is good again
+    readings[sensor] = Reading(2, 0)  # White's piece put on d2
+    check.observe(readings, 0.3)
+    assert check.view().phase == "lift"

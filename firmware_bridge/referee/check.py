@@ -106,6 +106,7 @@ class BoardCheck:
         self.candidate: tuple[int, float] | None = None  # another cell's sensor, since when
         self.flips = 0  # changes of the watched sensor in this step
         self.changes: dict[int, int] = {}  # changes of sensors no step involved
+        self.out: set[int] = set()  # sensors the board reports out of every band now
         self.stuck: set[Cell] = set()
         self.read_by: dict[Cell, Cell] = {}  # a piece on this cell was read by that cell's sensor
         self.reversed: dict[Cell, set[Player]] = {}  # whose pieces a cell read as the other's
@@ -228,7 +229,9 @@ class BoardCheck:
                     self._noise(sensor)
             else:
                 self._noise(sensor)
-        if self.phase is Phase.PLACE and readings[own].code != 0:
+        if self.phase is Phase.PLACE and readings[own].code != 0 and own not in self.out:
+            # (An out-of-band sensor keeps its last good reading: a wire that broke under a
+            # piece still reads it. Its cell waits for CONFIRM: nothing is seen there.)
             self._placed(cell, owner, own)
         elif self.phase is Phase.LIFT and self.watch is not None and readings[self.watch].code == 0:
             self._next(now)
@@ -324,6 +327,7 @@ class BoardCheck:
 
     def fault(self, sensor: int, now: float) -> None:
         """The board reported sensor ``sensor`` out of every band (FAULT 1)."""
+        self.out.add(sensor)
         cells = self.profile.sensor_cells
         cell = cells[sensor] if 0 <= sensor < len(cells) else None
         if cell is None or any(
@@ -336,6 +340,11 @@ class BoardCheck:
             "the board reports its sensor reads outside every band",
             f"a broken wire or a dead sensor at {self._input(cell)}: resolder it",
         )
+
+    def back(self, sensor: int) -> None:
+        """The board reported sensor ``sensor`` in a band again (FAULT 2): its readings count
+        again (the fault it had stays in the report)."""
+        self.out.discard(sensor)
 
     # -- steps ------------------------------------------------------------------------------
     def _placed(self, cell: Cell, owner: Player | None, sensor: int) -> None:

@@ -472,6 +472,8 @@ class Daemon:
         faulty = _fault_sensor(message)
         if faulty is not None and message.code == FaultCode.SENSOR_OK:
             self.out_of_band.discard(faulty)
+            if self.check is not None:
+                self.check.back(faulty)
         if faulty is not None and message.code == FaultCode.SENSOR:
             self.out_of_band.add(faulty)
             if self.check is not None:
