@@ -7,11 +7,11 @@ are written to the journal, and only then is the new LED frame sent (and re-sent
 board acknowledges it). When the board goes away the game state stays in memory and in the
 journal; when it comes back (the same port path), a scan shows what happened meanwhile.
 
-Over 700 lines, for now: the loop is the one owner of the game's state, and the board session
-(connect, HELLO and its fit, faults, scans), the check mode and the snapshot for the faces
-still read that state directly. What stands alone has moved out: the start from the journal
-(opening.py), the LED frames in flight (led_channel.py), the move list (history.py). The
-board session is the next seam (issue 31).
+The board half of that loop (connecting, HELLO and its fit, sequence numbers and counters,
+scans, faults, pings) is ``session.BoardSession``, which ``Daemon`` is; this module keeps the
+game's half: the reconciler, the journal, the buttons and controls, the board check, the LEDs
+and the snapshot for the faces. What stands alone has moved out: the start from the journal
+(opening.py), the LED frames in flight (led_channel.py), the move list (history.py).
 """
 
 from __future__ import annotations
@@ -32,36 +32,19 @@ from firmware_bridge.link.profile import BoardProfile, Token
 from firmware_bridge.link.protocol import (
     EMPTY,
     PROTOCOL_DELTA,
-    PROTOCOL_VERSION,
-    Ack,
     Button,
     ButtonEvent,
-    Change,
-    Fault,
-    FaultCode,
-    Hello,
     HostHello,
-    Message,
-    Nak,
-    Ping,
-    Pong,
     Reading,
-    Scan,
-    ScanRequest,
 )
 from firmware_bridge.link.serial_link import (
-    BadFrame,
-    Connected,
-    Disconnected,
     Link,
     LinkError,
     LinkEvent,
-    PortError,
     Received,
     SerialLink,
 )
 from firmware_bridge.referee.check import BoardCheck
-from firmware_bridge.referee.errors import DaemonError
 from firmware_bridge.referee.health import SensorHealth
 from firmware_bridge.referee.history import MoveList, history_from_journal, iso_now, move_entry
 from firmware_bridge.referee.journal import Journal, last_turn_layouts
@@ -69,6 +52,10 @@ from firmware_bridge.referee.led_channel import LedChannel
 from firmware_bridge.referee.notify import Notifier
 from firmware_bridge.referee.opening import open_game
 from firmware_bridge.referee.reconcile import Committed, NewGame, Reconciler, Record, TookBack
+from firmware_bridge.referee.session import (
+    SCAN_SPACING,
+    BoardSession,
+)
 from firmware_bridge.referee.snapshot import (
     Connection,
     PieceView,
@@ -76,18 +63,10 @@ from firmware_bridge.referee.snapshot import (
     board_picture,
 )
 
-RECONNECT_INTERVAL = 0.5
-HELLO_RETRY = 1.0
-PING_AFTER = 2.0
-DEAD_AFTER = 6.5
-SCAN_RETRY = 1.0  # a SCAN asked for and not answered is asked for again after this
-SCAN_SPACING = 0.1  # at most one SCAN request per this many seconds
 HEARTBEAT = 2.0  # seconds between snapshots that only refresh the last-frame time
-MAX_FAULTS = 5
 HELD_PRESSES = 4  # presses kept while the board is being scanned (a few; never a backlog)
 REFUSED_FLASH = 1.0  # seconds the board flashes after a button press the rules refuse
 NOTICE_SECONDS = 12.0  # an answer to a button or control is shown this long, then goes
-REMINDER = 60.0  # seconds between "still waiting for the board" lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +104,7 @@ class Attach:
     listener: Listener
 
 
-class Daemon:
+class Daemon(BoardSession):
     def __init__(
         self,
         game: Game,
@@ -213,26 +192,6 @@ class Daemon:
     def state(self) -> State:
         return self.rec.state
 
-    def _reset_link_state(self) -> None:
-        self.board: Hello | None = None
-        self.halted = ""  # the board's firmware could not start: what it says (FAULT 6)
-        # Sensors the board says read outside every band (FAULT 1, until FAULT 2): a board
-        # check started later is told them (the board says them once, and after each HELLO).
-        self.out_of_band: set[int] = set()
-        self.have_scan = False
-        # Presses that came while the board was being (re)scanned: acted on once the scan is in
-        # (a player pressing as the referee comes back must not be ignored without a word).
-        self.held_presses: list[Button] = []
-        self.counter = 0
-        self.board_seq: int | None = None
-        self.hello_sent = 0.0
-        self.scan_sent = -SCAN_SPACING
-        self.scan_due: float | None = None
-        self.scan_why = ""
-        self.last_rx = self.clock()
-        self.last_ping = 0.0
-        self.leds.forget()
-
     # -- main loop --------------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
         self.log.info(
@@ -302,251 +261,6 @@ class Daemon:
         if self.link is None:
             wakes.append(self.next_connect)
         return min(wakes)
-
-    def _connect(self, now: float) -> None:
-        link, self.opened = self.opened or self.link_factory(self.events), None  # type: ignore[arg-type]
-        try:
-            if not link.is_open:
-                link.open()
-        except PortError as exc:
-            if not self.fitted:  # at the start: a setting to fix, said in one line
-                if self.created and not self.state.plies:
-                    self.journal.discard(self.game_id)  # nothing was played: leave nothing
-                raise DaemonError(str(exc)) from exc
-            # The board was ours before: whoever holds its port now may let go; keep the game
-            # and wait, saying so (a reminder follows every minute).
-            self.next_connect = now + RECONNECT_INTERVAL
-            if now >= self.next_reminder:
-                self.next_reminder = now + REMINDER
-                self.log.error("%s; waiting for the port", exc)
-            return
-        except LinkError as exc:
-            self.next_connect = now + RECONNECT_INTERVAL
-            if self.connect_failures == 0:
-                self.waiting_since = now
-                self.next_reminder = now + REMINDER
-                self.log.warning("waiting for the board on %s (%s); trying every %.1f s",
-                                 self.port, exc, RECONNECT_INTERVAL)  # fmt: skip
-            elif now >= self.next_reminder:
-                self.next_reminder = now + REMINDER
-                minutes = (now - self.waiting_since) / 60
-                self.log.warning(
-                    "still waiting for the board on %s after %.0f min (%s): is it plugged in "
-                    "and switched on?", self.port, minutes, exc,
-                )  # fmt: skip
-            self.connect_failures += 1
-            return
-        if self.connect_failures:
-            self.log.info("the board's port %s is there after %.0f s", self.port,
-                          now - self.waiting_since)  # fmt: skip
-        self.connect_failures = 0
-        self.link = link
-        self._reset_link_state()
-        self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
-        self.hello_sent = now
-
-    def _drop_link(self, reason: str) -> None:
-        self.dirty = True
-        if self.link is not None:
-            self.link.close()
-            self.link = None
-        if self.switched_for is not None:  # a board being swapped for the new game's
-            self.log.info("board disconnected after the switch to %s; waiting for its board "
-                          "on %s", self.game.title, self.port)  # fmt: skip
-        else:
-            self.log.warning("board disconnected (%s); waiting for it on %s", reason, self.port)
-        self._reset_link_state()
-        self.next_connect = self.clock() + RECONNECT_INTERVAL
-
-    def _send(self, message: Message) -> int | None:
-        if self.link is None:
-            return None
-        try:
-            seq, size = self.link.send(message)
-        except LinkError as exc:
-            self._drop_link(str(exc))
-            return None
-        self.log.debug("-> %s seq=%d (%d bytes)", message.NAME, seq, size)
-        return seq
-
-    def _request_scan(self, now: float, why: str) -> None:
-        """Ask for a SCAN at once; one asked for within SCAN_SPACING of the last is sent when
-        the spacing is over, never dropped (a burst of damage sends one request per spacing,
-        and the first is never delayed)."""
-        self.have_scan = False  # the view is stale from now on, whenever the request goes out
-        if now - self.scan_sent < SCAN_SPACING:
-            if self.scan_due is None:
-                self.scan_due, self.scan_why = self.scan_sent + SCAN_SPACING, why
-            return
-        self.scan_due = None
-        self.log.info("asking the board for a full scan (%s)", why)
-        self.scan_sent = now
-        self._send(ScanRequest())
-
-    # -- events -----------------------------------------------------------------------------
-    def _handle(self, event: LinkEvent, now: float) -> None:
-        self.dirty = self.dirty or not isinstance(event, Received)
-        if isinstance(event, Received):
-            self.last_rx = now
-            self.last_frame = time.time()
-            self.log.debug("<- %s seq=%d (%d bytes)", event.message.NAME, event.seq, event.size)
-            expected = self.board_seq
-            self.board_seq = (event.seq + 1) & 0xFF
-            if expected is not None and event.seq != expected and self.have_scan:
-                self._request_scan(now, f"frame {expected} from the board was lost")
-            self._message(event.message, now)
-        elif isinstance(event, BadFrame):
-            self.log.warning("bad frame from the board: %s", event.reason)
-            if self.board is not None:
-                self._request_scan(now, "a frame was damaged")
-        elif isinstance(event, Disconnected):
-            if self.link is not None:
-                self._drop_link(event.reason)
-        elif isinstance(event, Connected):
-            self.log.info("port open: %s", event.description)
-
-    def _message(self, message: Message, now: float) -> None:
-        if isinstance(message, Hello):
-            self._hello(message, now)
-        elif self.board is None:
-            if isinstance(message, ButtonEvent):
-                self._hold_press(message)
-            if isinstance(message, Fault):  # a board whose firmware cannot start says why
-                self._fault(message, now)  # instead of HELLO: asked again at HELLO_RETRY
-            elif not isinstance(message, (Ack, Nak, Pong)):
-                self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
-                self.hello_sent = now
-        elif isinstance(message, Scan):
-            if len(message.readings) != len(self.readings):
-                self.log.error("SCAN with %d readings from a board with %d sensors: ignored",
-                               len(message.readings), len(self.readings))  # fmt: skip
-                return
-            self.readings = list(message.readings)
-            self.counter = message.counter
-            if not self.have_scan:
-                self.log.info(
-                    "board scanned: %d pieces seen", sum(r.code != 0 for r in self.readings)
-                )
-            self.have_scan = True
-            self._observe(now)
-            held, self.held_presses = self.held_presses, []
-            for button in held:
-                self.log.info("button %s (pressed during the scan) acted on", button.name)
-                self._press(button, now)
-        elif isinstance(message, Change):
-            if self.have_scan and message.counter != (self.counter + 1) & 0xFFFFFFFF:
-                self._request_scan(now, f"board events {self.counter + 1}.."
-                                        f"{message.counter - 1} were lost")  # fmt: skip
-            self.counter = message.counter
-            for sensor, reading in message.changes:
-                if 0 <= sensor < len(self.readings):
-                    self.readings[sensor] = reading
-            if self.have_scan:
-                self._observe(now)
-        elif isinstance(message, ButtonEvent):
-            if self.have_scan and message.counter != (self.counter + 1) & 0xFFFFFFFF:
-                self._request_scan(now, "board events were lost")
-            self.counter = message.counter
-            if message.pressed and self.have_scan:
-                self.log.info("button %s pressed", message.button.name)
-                self._press(message.button, now)
-            else:
-                self._hold_press(message)
-        elif isinstance(message, Ack):
-            if self.leds.acknowledged(message.seq):
-                self._send_leds(now)
-        elif isinstance(message, Nak):
-            self.log.warning("board rejected frame %d: %s", message.seq, message.reason.name)
-            if self.leds.refused():
-                self._send_leds(now)
-        elif isinstance(message, Fault):
-            self._fault(message, now)
-
-    def _fault(self, message: Fault, now: float) -> None:
-        said = (message.code, message.text)
-        if self.faults and self.faults[-1][1:] == said:  # said again (FAULT 6 every HELLO)
-            self.faults = [*self.faults[:-1], (time.time(), *said)]
-        else:
-            self.log.warning("board fault %d: %s", message.code, message.text)
-            self.faults = [*self.faults, (time.time(), *said)][-MAX_FAULTS:]
-        faulty = _fault_sensor(message)
-        if faulty is not None and message.code == FaultCode.SENSOR_OK:
-            self.out_of_band.discard(faulty)
-            if self.check is not None:
-                self.check.back(faulty)
-        if faulty is not None and message.code == FaultCode.SENSOR:
-            self.out_of_band.add(faulty)
-            if self.check is not None:
-                self.check.fault(faulty, now)
-                self._check_update(now)
-        if message.code == FaultCode.START:
-            self.halted = message.text
-        self.dirty = True
-
-    def _hello(self, hello: Hello, now: float) -> None:
-        self.dirty = True
-        self.halted = ""
-        problems = self._misfit(hello)
-        if problems:
-            message = (
-                f"board {hello.board_id!r} does not fit profile {self.profile.id!r}: "
-                + "; ".join(problems)
-            )  # fmt: skip
-            if not self.fitted and not self.listeners and not self.state.plies:
-                # A wrong board at the start of a game is a setting to fix: say so and stop,
-                # leaving no empty game behind to block the next, correct start.
-                if self.created:
-                    self.journal.discard(self.game_id)
-                raise DaemonError(message + " (choose the right --board)")
-            if self.switched_for is not None:  # expected: the new game needs another board
-                if message != self.mismatch:
-                    self.log.info(
-                        "the new game needs a %s board: waiting for it (the board connected %s)",
-                        self.profile.id, "; ".join(problems),
-                    )  # fmt: skip
-            elif message != self.mismatch:
-                self.log.error("%s: connect the board for %s, or start a game for this board",
-                               message, self.game.title)  # fmt: skip
-            self.mismatch = message
-            self.board = None
-            self.hello_sent = now
-            return
-        self.mismatch = ""
-        self.fitted = True
-        self.switched_for = None
-        self._fitting_hello(hello, now)
-
-    def _misfit(self, hello: Hello) -> list[str]:
-        profile = self.profile
-        problems = []
-        if hello.protocol not in (PROTOCOL_VERSION, PROTOCOL_DELTA):
-            problems.append(f"speaks protocol {hello.protocol}; this referee speaks "
-                            f"{PROTOCOL_VERSION} and {PROTOCOL_DELTA}")  # fmt: skip
-        if hello.sensors != len(profile.sensor_cells):
-            problems.append(f"has {hello.sensors} sensors, the profile wires "
-                            f"{len(profile.sensor_cells)}")  # fmt: skip
-        if hello.leds != len(profile.led_cells):
-            problems.append(f"has {hello.leds} LEDs, the profile wires {len(profile.led_cells)}")
-        if hello.sensing != profile.sensing:
-            problems.append(f"senses {hello.sensing.name.lower()}, the profile expects "
-                            f"{profile.sensing.name.lower()}")  # fmt: skip
-        return problems
-
-    def _fitting_hello(self, hello: Hello, now: float) -> None:
-        profile = self.profile
-        missing = sorted(b.name.lower() for b in profile.buttons - hello.buttons)
-        if missing:
-            self.log.warning("the board has no %s button(s)", ", ".join(missing))
-        first = self.board is None
-        self.board = hello
-        if first:
-            self.log.info("board %r, firmware %s: %d sensors, %d LEDs",
-                          hello.board_id, hello.firmware, hello.sensors, hello.leds)  # fmt: skip
-        self.have_scan = False
-        self.scan_sent = -SCAN_SPACING
-        self._request_scan(now, "board connected")
-        self.leds.unknown()
-        self._send_leds(now)
 
     def _observe(self, now: float) -> None:
         if self.check is not None:
@@ -971,31 +685,7 @@ class Daemon:
             self._process(self.rec.evaluate(now))
         if self.refused_until is not None and now >= self.refused_until:
             self._process([])  # the flash is over
-        if self.link is None:
-            return
-        if self.board is None and now - self.hello_sent >= HELLO_RETRY:
-            self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
-            self.hello_sent = now
-        if self.scan_due is not None and now >= self.scan_due:
-            self._request_scan(now, self.scan_why)
-        elif self.board is not None and not self.have_scan and now - self.scan_sent >= SCAN_RETRY:
-            self._request_scan(now, "no scan arrived")
-        due = self.leds.due()
-        if due is not None and now >= due:
-            self._send_leds(now)
-        if now - self.last_rx >= PING_AFTER and now - self.last_ping >= PING_AFTER:
-            self.last_ping = now
-            self._send(Ping(int(now * 1000) & 0xFFFF))
-        if now - self.last_rx >= DEAD_AFTER:
-            self._drop_link(f"no answer for {DEAD_AFTER:.0f} s")
-
-
-def _fault_sensor(fault: Fault) -> int | None:
-    """The sensor a board fault names ("sensor 12: ..."), if it names one."""
-    words = fault.text.split(":", 1)[0].split()
-    if len(words) == 2 and words[0] == "sensor" and words[1].isdigit():
-        return int(words[1])
-    return None
+        self._link_timers(now)
 
 
 def _halted_sentence(text: str) -> str:
