@@ -427,3 +427,78 @@ def test_a_notice_ends_when_it_is_old_or_what_it_asked_is_done(tmp_path: Path) -
     daemon._timers(now[0])
     assert daemon.snapshot().notice == ""
     journal.close()
+
+
+def test_faces_stopped_while_starting_are_not_left_running(tmp_path: Path) -> None:
+    """The referee's loop can end (a board that does not fit, Ctrl-C) while the faces are
+    still being started: a face started after Faces.stop is stopped at once, not left running
+    with nobody to stop it (here the built-in emulator, a process of its own)."""
+    import argparse
+    import os
+
+    from firmware_bridge.commands.run import Faces
+
+    log = logging.getLogger("test")
+    profile = catalog.load_profile("three-dragons", TD)
+    journal = Journal(tmp_path / "j.sqlite3")
+    daemon = Daemon(TD, profile, journal, "unused", log=log)
+    args = argparse.Namespace(allow_host=[], board_id="", emulate="python",
+                              emulator_web="127.0.0.1:0", position=None)  # fmt: skip
+    faces = Faces(args, directory=catalog.config_dir(None),
+                  journal_path=tmp_path / "j.sqlite3", log=log)  # fmt: skip
+    link = tmp_path / "board"
+    faces.stop()  # the loop ended first
+    faces.start(daemon, None, None, link, threading.Event())
+    assert faces.error is None
+
+    def running() -> list[int]:  # emulators on this link (Linux's /proc)
+        found = []
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            with contextlib.suppress(OSError):
+                if str(link).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found.append(int(pid))
+        return found
+
+    deadline = time.monotonic() + 10
+    while running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    leaked = running()
+    for pid in leaked:
+        os.kill(pid, 9)
+    assert not leaked, "the emulator started after stop() was left running"
+    journal.close()
+
+
+def test_a_kiosk_on_port_0_is_logged_at_the_port_it_took(tmp_path: Path) -> None:
+    import argparse
+    import re
+    import urllib.request
+
+    from firmware_bridge.commands.run import Faces
+
+    said: list[str] = []
+
+    class Said(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            said.append(record.getMessage())
+
+    log = logging.getLogger("test.kiosk-port")
+    log.setLevel(logging.INFO)
+    log.addHandler(Said())
+    profile = catalog.load_profile("three-dragons", TD)
+    journal = Journal(tmp_path / "j.sqlite3")
+    daemon = Daemon(TD, profile, journal, "unused", log=log)
+    daemon.lit.set()
+    args = argparse.Namespace(allow_host=[], board_id="")
+    faces = Faces(args, directory=catalog.config_dir(None),
+                  journal_path=tmp_path / "j.sqlite3", log=log)  # fmt: skip
+    faces.start(daemon, ("127.0.0.1", 0), None, None, threading.Event())
+    try:
+        line = next(text for text in said if text.startswith("kiosk page: "))
+        found = re.match(r"kiosk page: (http://127\.0\.0\.1:(\d+)/)", line)
+        assert found is not None and found.group(2) != "0", line
+        with urllib.request.urlopen(found.group(1), timeout=10) as page:  # the page is there
+            assert page.status == 200
+    finally:
+        faces.stop()
+        journal.close()

@@ -265,53 +265,64 @@ class Faces:
                                      journal=self.journal_path,
                                      allow_hosts=tuple(args.allow_host),
                                      board_name=args.board_id or "")  # fmt: skip
-                with self.lock:
-                    if self.stopped:
-                        return
-                    self.server = server
                 kiosk_url = server.start()
+                if not self._kept("server", server):
+                    return
                 daemon.attach(server.publish)
-                log.info("kiosk page: %s", say_urls(page_urls(*kiosk)))
+                # (the port it listens on: --kiosk HOST:0 takes whatever port is free)
+                log.info("kiosk page: %s", say_urls(page_urls(kiosk[0], server.port)))
                 if token is not None:  # where it is, never what it is: logs are kept and shared
                     log.info("kiosk controls need the access token kept in %s: open the page "
                              "once with ?token= and its contents",
                              token_path(self.journal_path))  # fmt: skip
             if mqtt is not None:
                 publisher = _publisher(args, mqtt, daemon, self.directory, log)
-                with self.lock:
-                    self.publisher = publisher
-                    if self.stopped:
-                        return
+                if not self._kept("publisher", publisher):
+                    return
             if emulated is not None:
                 emulator, board_url = _start_emulator(
                     args, game=daemon.game, profile=daemon.profile, directory=self.directory,
                     link=emulated, kiosk_url=kiosk_url, token_file=token_path(self.journal_path),
                     position=daemon.state if args.position else None,
                 )  # fmt: skip
-                with self.lock:
-                    self.emulator = emulator
-                    if self.stopped:
-                        return
+                if not self._kept("emulator", emulator):
+                    return
                 log.info("no --port given: playing on the built-in board emulator; "
                          "the emulated board's page: %s", board_url)  # fmt: skip
         except Exception as exc:  # a face that cannot start: the referee stops with its words
             self.error = exc
             stop.set()
 
+    def _kept(self, name: str, face: Any) -> bool:
+        """Keep a face just started, unless the referee stopped meanwhile (its loop ended
+        while this thread was starting it): then it is stopped here, not left running."""
+        with self.lock:
+            if not self.stopped:
+                setattr(self, name, face)
+                return True
+        _stop_face(face)
+        return False
+
     def stop(self) -> None:
+        """Stop the faces started so far; one still starting stops itself (``_kept``)."""
         with self.lock:
             self.stopped = True
-            server, publisher, emulator = self.server, self.publisher, self.emulator
-        if server is not None:
-            server.stop()
-        if publisher is not None:
-            publisher.stop()
-        if emulator is not None:
-            emulator.terminate()
-            try:
-                emulator.wait(5)
-            except subprocess.TimeoutExpired:
-                emulator.kill()
+            faces = (self.server, self.publisher, self.emulator)
+        for face in faces:
+            if face is not None:
+                _stop_face(face)
+
+
+def _stop_face(face: Any) -> None:
+    """A kiosk server or an MQTT publisher stopped; the emulator's process ended."""
+    if isinstance(face, subprocess.Popen):
+        face.terminate()
+        try:
+            face.wait(5)
+        except subprocess.TimeoutExpired:
+            face.kill()
+    else:
+        face.stop()
 
 
 def _publisher(
