@@ -5,13 +5,18 @@ is ``python tools/table_sim.py --moves 2000`` (and ``pytest -m slow`` runs a lon
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from firmware_bridge.boards.chip import ASSETS
 from firmware_bridge.link import catalog
+
+CHIP_READY = shutil.which("node") is not None and (ASSETS / "node_modules" / "rp2040js").is_dir()
+NO_CHIP = "Node.js and rp2040js are missing: make test installs them (tools/ensure-chip.sh)"
 
 
 def _tool() -> ModuleType:
@@ -49,3 +54,26 @@ def test_a_bounded_table_on_the_pico_firmware_in_micropython() -> None:
 @pytest.mark.slow
 def test_a_long_table() -> None:
     _check(moves=600, seed=11)
+
+
+@pytest.mark.skipif(
+    not CHIP_READY, reason="Node.js and rp2040js are missing: make test installs them"
+)
+def test_a_bounded_table_on_the_emulated_rp2040() -> None:
+    """The same hands on the board's UF2 in rp2040js (their timing scaled to its speed): a
+    short run, for the chip's CPU cost; ``pytest -m slow`` runs a longer one on every game."""
+    sim = _tool()
+    tally = sim.run(["vanguard"], 5, 5, sim.Tally(), per_game=5, kind="chip")
+    assert tally.attempted >= 5
+    assert (tally.lost, tally.wrong, tally.stuck) == (0, 0, 0), (
+        tally.line() + "\n" + "\n".join(tally.notes)
+    )
+    assert len(tally.behaviours) >= 2, tally.line()  # the hands misbehaved on the chip too
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    not CHIP_READY, reason="Node.js and rp2040js are missing: make test installs them"
+)
+def test_a_longer_table_on_the_emulated_rp2040() -> None:
+    _check(moves=25, seed=5, kind="chip", per_game=5)

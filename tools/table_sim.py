@@ -12,7 +12,8 @@ accepted (in the journal but never played), and stuck turns (the players could f
 forward from the LEDs and the status). Target for a long run: 0 lost, 0 wrong, 0 stuck.
 Run: ``python tools/table_sim.py [--moves N] [--seed S] [--game ID] [--board-process firmware]``
 (``firmware``: the Pico firmware itself in MicroPython's Unix port plays the board, on the
-profile of each game it can read: occupancy and owner boards).
+profile of each game it can read: occupancy and owner boards; ``chip``: the board's UF2 on the
+emulated RP2040, the hands' timing and patience scaled by how much slower it runs).
 """
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ BEHAVIOURS = ("hesitate", "slide", "knock", "wrong", "button", "takeback", "unpl
 BETWEEN = ("hesitate", "knock", "wrong", "button", "unplug", "kill", "kill-moved")  # before a move
 # The firmware reads occupancy and owner boards: the profile each game is played on with it.
 FIRMWARE_PROFILES = {"protect-the-goat": "protect-the-goat-reed"}
+FIRMWARE_KINDS = ("firmware", "chip")
+# How much longer the players wait and pause on each kind of board: the emulated RP2040 runs
+# at about a seventh of a Pico's speed here, so its debounce and its answers take that much
+# longer in this process's time (the hands' own timing is scaled with it).
+SLOWER = {"chip": 6.0}
 
 
 @dataclass
@@ -74,11 +80,13 @@ class Table:
         self.rng = rng
         self.tally = tally
         self.state = game.new_state()
-        board = FIRMWARE_PROFILES.get(game.id, game.id) if kind == "firmware" else game.id
+        board = FIRMWARE_PROFILES.get(game.id, game.id) if kind in FIRMWARE_KINDS else game.id
+        self.slow = SLOWER.get(kind, 1.0)
         self.profile = catalog.load_profile(board, game)
         self.played: list[str] = []
         self.emu = EmulatorProcess(folder, game.id, board, pace=0.01, kind=kind)
-        self.daemon = DaemonProcess(folder, game.id, board, self.emu.link, settle_ms=80)
+        self.daemon = DaemonProcess(folder, game.id, board, self.emu.link,
+                                    settle_ms=round(80 * self.slow))  # fmt: skip
         self.daemon.wait_log("board scanned")
         # The game played here: once it ends, players who follow the LEDs set up the next one,
         # which becomes the journal's newest game.
@@ -88,6 +96,10 @@ class Table:
         self.emu.close()
         self.daemon.stop()
 
+    def pause(self, seconds: float) -> None:
+        """The hands wait ``seconds`` (on a slow board, as much longer as it is slower)."""
+        time.sleep(seconds * self.slow)
+
     # -- what the players see and do -----------------------------------------------------------
     def journal(self) -> list[str]:
         return self.daemon.moves(self.game_id)
@@ -96,7 +108,7 @@ class Table:
         """Wait until the journal holds exactly the moves played; choose with SELECT/CONFIRM
         when the status says the board cannot tell moves apart (``offered``: how many choices
         the log held before the move, which may have been offered already)."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout * self.slow
         if offered is None:
             offered = len(CHOICE.findall(self.daemon.text()))
         while time.monotonic() < deadline:
@@ -117,7 +129,7 @@ class Table:
         """Do what the LEDs ask (captured pieces off in a random order, moves from -> to)
         until the board shows the position, then put right what the LEDs leave to the
         players' knowledge (a dragon to bring in, a held piece to put back where it was)."""
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout * self.slow
         while time.monotonic() < deadline and not self.matches():
             leds = self.emu.current_leds()
             physical = self.emu.pieces()
@@ -129,7 +141,7 @@ class Table:
             elif any(s in ("move_from", "move_to", "put_back") for s in leds.values()):
                 self.follow(5)
             else:
-                time.sleep(0.1)
+                self.pause(0.1)
                 if not self.emu.current_leds():
                     break
         self.tidy()
@@ -137,6 +149,7 @@ class Table:
     def follow(self, seconds: float) -> None:
         """Do what the LEDs ask for a while; when they still ask for something a player's
         hands cannot do (a piece not in the box), the players go on by what they know."""
+        seconds *= self.slow
         try:
             self.emu.do(f"follow {seconds:g}", timeout=seconds + 20)
         except AssertionError as exc:
@@ -164,7 +177,7 @@ class Table:
         for name in physical:
             if name not in wanted and not self.state.deciding:
                 self.emu.do(f"lift {name}")
-        time.sleep(0.1)
+        self.pause(0.1)
 
     # -- human behaviour ------------------------------------------------------------------------
     def stuck_note(self, what: str) -> None:
@@ -200,12 +213,12 @@ class Table:
         if what == "hesitate" and mine:
             cell = names[self.rng.choice(mine)]
             emu.do(f"lift {cell}")
-            time.sleep(self.rng.uniform(0.05, 0.4))
+            self.pause(self.rng.uniform(0.05, 0.4))
             emu.do(f"place {cell}")
         elif what == "knock" and state.layout():
             cell = names[self.rng.choice(list(state.layout()))]
             emu.do(f"lift {cell}")
-            time.sleep(self.rng.uniform(0.2, 0.5))
+            self.pause(self.rng.uniform(0.2, 0.5))
             emu.do(f"place {cell}")
         elif what == "wrong" and mine:
             empty = [c for c in range(self.game.board.size)
@@ -215,13 +228,13 @@ class Table:
             wrong = [c for c in empty if c not in legal_to]
             if wrong:
                 emu.do(f"move {names[self.rng.choice(mine)]} {names[self.rng.choice(wrong)]}")
-                time.sleep(0.4)  # long enough to be called illegal
+                self.pause(0.4)  # long enough to be called illegal
                 self.follow(10)
         elif what == "button":
             seen = len(self.daemon.log)
             emu.do(f"press {self.rng.choice(('select', 'select', 'takeback'))}")
             # The player sees what the press did before going on: refused, or a move taken back.
-            deadline = time.monotonic() + 3
+            deadline = time.monotonic() + 3 * self.slow
             while time.monotonic() < deadline and self.journal() == self.played and not any(
                     "refused" in line for line in self.daemon.log[seen:]):  # fmt: skip
                 time.sleep(0.02)
@@ -232,7 +245,7 @@ class Table:
         elif what == "unplug":
             seen = len(self.daemon.log)
             emu.do("unplug")
-            time.sleep(self.rng.uniform(0.1, 0.6))
+            self.pause(self.rng.uniform(0.1, 0.6))
             emu.do("replug")
             self.wait_scanned(seen)  # the players wait for the board to come back to life
         elif what == "kill":
@@ -277,7 +290,7 @@ class Table:
                 self.emu.do(f"lift {name}")
             if name in wanted:
                 self.emu.do(f"place {name} {wanted[name]}")
-            time.sleep(self.profile.settle + 0.15)
+            self.pause(self.profile.settle + 0.15)
 
     def restart_referee(self) -> None:
         """SIGKILL the referee and start it again; the players wait for the board to come
@@ -288,7 +301,7 @@ class Table:
         self.wait_scanned(seen)
 
     def wait_scanned(self, seen: int, timeout: float = 15.0) -> None:
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout * self.slow
         while time.monotonic() < deadline:
             if any("board scanned" in line for line in self.daemon.log[seen:]):
                 return
@@ -320,7 +333,7 @@ class Table:
             if move.kind is MoveKind.PASS:
                 # A press while the referee was down may be gone (a piece moved is still on
                 # the board): once the board says it is still their turn, they press again.
-                time.sleep(0.3)
+                self.pause(0.3)
                 if self.journal() != self.played:
                     self.emu.do("press pass")
             elif not self.settle(timeout=2.0) and self.journal() == self.played[:-1]:
@@ -345,7 +358,7 @@ class Table:
             self.tally.behaviours["takeback"] = self.tally.behaviours.get("takeback", 0) + 1
             standing = len(self.played)
             self.emu.do("press takeback")
-            deadline = time.monotonic() + 5
+            deadline = time.monotonic() + 5 * self.slow
             while len(self.journal()) >= standing and time.monotonic() < deadline:
                 time.sleep(0.02)
             self.played = list(self.journal())
@@ -425,9 +438,9 @@ def main() -> int:
     parser.add_argument("--moves", type=int, default=2000, help="moves to attempt in all")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--game", action="append", help="only these games (default: all)")
-    parser.add_argument("--board-process", choices=BOARD_KINDS, default="emulator",
-                        help="what plays the board: the Python emulator, or the Pico firmware "
-                        "in MicroPython")  # fmt: skip
+    parser.add_argument("--board-process", choices=(*BOARD_KINDS, "chip"), default="emulator",
+                        help="what plays the board: the Python emulator, the Pico firmware in "
+                        "MicroPython, or the board's UF2 on the emulated RP2040")  # fmt: skip
     args = parser.parse_args()
     tally = run(args.game or catalog.game_ids(), args.moves, args.seed, Tally(), verbose=True,
                 kind=args.board_process)  # fmt: skip
