@@ -131,11 +131,11 @@ def run(rounds=200, loops=2000):
         _say("led_render", _per_call_us(lambda: board.leds.render(0) or board.leds.render(125),
                                          rounds) / 2, "us")  # fmt: skip
     sensors = board.sensors
-    now = time.ticks_ms()
+    now = time.ticks_us()
 
     def whole_scan():
-        for bank in range(sensors.banks):
-            sensors.scan_bank(bank, now)
+        for step in range(sensors.steps):
+            sensors.scan_step(step, now)
 
     _say("sensor_read", _per_call_us(whole_scan, max(1, rounds // 10)) / count, "us/cell")
 
@@ -169,8 +169,8 @@ def run(rounds=200, loops=2000):
         if loop % 50 == 0 and loop // 50 < len(marks):
             line.limit = marks[loop // 50]  # the host's next frame arrives
         now = time.ticks_ms()
-        for bank in range(sensors.banks):
-            sensors.scan_bank(bank, now)
+        for step in range(sensors.steps):
+            sensors.scan_step(step, time.ticks_us())
             board.receive(port)
         board.buttons.scan(now)
         if sensors.nchanged:

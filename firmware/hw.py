@@ -29,88 +29,172 @@ _FIRST_ADC_PIN = const(26)  # GPIO 26-29 are ADC inputs 0-3
 
 
 @micropython.viper
-def _read_cells(order: ptr8, masks: ptr32, cfg: ptr32, out: ptr16) -> int:  # noqa: F821
-    """RP2040 registers: for each channel of ``order`` below ``cfg[0]``, drive S0-S3 (SIO set
-    and clear), wait ``cfg[2]`` us on the timer, then read the ADC input ``cfg[1]``
-    (``cfg[3]``: linear) or the GPIO bit ``cfg[4]`` into ``out[channel]``, as ADC.read_u16 and
-    Pin.value would. Returns the channel left selected."""
+def _scan(  # noqa: PLR0917 (a viper function takes its buffers as arguments)
+    cfg: ptr32,  # noqa: F821
+    masks: ptr32,  # noqa: F821
+    order: ptr8,  # noqa: F821
+    quiet: ptr16,  # noqa: F821
+    values: ptr16,  # noqa: F821
+    loud: ptr16,  # noqa: F821
+) -> int:
+    """RP2040 registers: read the sensors of banks ``cfg[0]`` to ``cfg[1]`` (below ``cfg[2]``
+    sensors; ``cfg[8]`` < 16: that channel only) into ``values`` by sensor, as ADC.read_u16
+    (``cfg[5]``: linear) or Pin.value would, and list in ``loud`` those outside their quiet band
+    (``quiet``: low, high per sensor). Returns how many are listed.
+
+    Each read waits ``cfg[3]`` us after the switch (the screen: enough for a live sensor to
+    drive the line), or ``cfg[4]`` (the settle: enough for a broken wire to fall out of every
+    band) in bank ``cfg[6]`` (the sweep). A screened reading outside its quiet band is read
+    again once the whole settle has passed, so nothing is judged on a screened reading."""
     # SIO: GPIO_IN at word 1, GPIO_OUT_SET at 5, GPIO_OUT_CLR at 6. TIMERAWL: microseconds.
     # ADC: CS at word 0 (EN bit 0, START_ONCE 2, READY 8, AINSEL 12-14), RESULT at word 1.
     sio = ptr32(0xD0000000)  # noqa: F821
     timer = ptr32(0x40054028)  # noqa: F821
     adc = ptr32(0x4004C000)  # noqa: F821
-    n = int(cfg[0])
-    settle = int(cfg[2])
-    linear = int(cfg[3])
-    bit = int(cfg[4])
-    start_once = (int(adc[0]) & ~0x1F700C) | (int(cfg[1]) << 12) | 4
-    last = 0
-    i = 0
-    while i < 16:
-        c = int(order[i])
-        i += 1
-        if c >= n:
-            continue
-        sio[5] = masks[c]
-        sio[6] = masks[16 + c]
-        last = c
-        began = int(timer[0])
-        while int(timer[0]) - began < settle:
-            pass
-        if linear:
-            adc[0] = start_once
-            while not (int(adc[0]) & 0x100):
-                pass
-            v = int(adc[1])
-            out[c] = (v << 4) | (v >> 8)
+    bank = int(cfg[0])
+    end = int(cfg[1])
+    count = int(cfg[2])
+    screen = int(cfg[3])
+    settle = int(cfg[4])
+    linear = int(cfg[5])
+    sweep = int(cfg[6])
+    banks = int(cfg[7])
+    only = int(cfg[8])
+    cs = int(adc[0]) & ~0x1F700C
+    found = 0
+    while bank < end:
+        sio[5] = masks[32 + bank]  # the bank's enable lines (or second-level selects)
+        sio[6] = masks[32 + banks + bank]
+        line = int(masks[32 + 2 * banks + bank])  # its ADC input, or its GPIO_IN bit
+        start_once = cs | (line << 12) | 4
+        first_wait = settle if bank == sweep else screen
+        base = bank << 4
+        i = 0
+        while i < 16:
+            c = int(order[i])
+            i += 1
+            index = base + c
+            if index >= count or (only < 16 and c != only):
+                continue
+            sio[5] = masks[c]
+            sio[6] = masks[16 + c]
+            began = int(timer[0])
+            at = index << 1
+            low = int(quiet[at])
+            high = int(quiet[at + 1])
+            wait = first_wait
+            while True:
+                while int(timer[0]) - began < wait:
+                    pass
+                if linear:
+                    adc[0] = start_once
+                    while not (int(adc[0]) & 0x100):
+                        pass
+                    v = int(adc[1])
+                    v = (v << 4) | (v >> 8)
+                else:
+                    v = 1 if int(sio[1]) & line else 0
+                if wait >= settle or (v >= low and v <= high):
+                    break
+                wait = settle  # out of its band on a screened read: read it again, settled
+            values[index] = v
+            if v < low or v > high:
+                loud[found] = index
+                found += 1
+        bank += 1
+    return found
+
+
+def _mask(pins, value):
+    """The SIO masks that drive ``pins`` (bit k of ``value`` on pins[k]): (set, clear)."""
+    high = low = 0
+    for k in range(len(pins)):
+        if value >> k & 1:
+            high |= 1 << pins[k]
         else:
-            out[c] = 1 if int(sio[1]) & bit else 0
-    return last
+            low |= 1 << pins[k]
+    return high, low
 
 
 class _Cells:
-    """The multiplexed sensors read straight from the RP2040's registers: a cell in a few
-    microseconds, where Pin.value, time.sleep_us and ADC.read_u16 cost about 25 between them
-    (the CHANGE latency is the debounce plus up to two scans)."""
+    """The multiplexed sensors read straight from the RP2040's registers, a whole run of banks
+    in one call: a cell costs its wait and about 4 us, where Pin.value, time.sleep_us and
+    ADC.read_u16 from bytecode cost about 25 between them and each bank as much again."""
 
-    def __init__(self, select, signals, linear):
-        self.masks = array("I", bytes(4 * 32))
+    def __init__(self, settings, order, quiet, values):
+        self.order = order  # the channels in the order read (Gray code: one line a step)
+        self.quiet = quiet  # each sensor's quiet band (sensors.py keeps it)
+        self.values = values  # each sensor's latest reading
+        select = settings["select"]
+        enable = settings.get("enable") or []
+        bank_select = settings.get("bank_select") or []
+        signals = settings["signal"]
+        self.linear = linear = settings["kind"] == "linear"
+        count = settings["count"]
+        self.banks = banks = (count + 15) // 16
+        self.masks = array("I", bytes(4 * (32 + 3 * banks)))
+        masks = self.masks
         for channel in range(16):
-            high = low = 0
-            for k in range(len(select)):
-                if channel >> k & 1:
-                    high |= 1 << select[k]
-                else:
-                    low |= 1 << select[k]
-            self.masks[channel] = high
-            self.masks[16 + channel] = low
-        self.signals = signals
-        self.cfg = array("I", bytes(4 * 5))
-        self.cfg[3] = 1 if linear else 0
-        self.linear = linear
-
-    def read(self, order, n, line, settle_us, out):
-        """The channels below ``n``, in ``order``, on signal line ``line``, into ``out`` (by
-        channel); returns the channel left selected."""
+            masks[channel], masks[16 + channel] = _mask(select, channel)
+        for bank in range(banks):
+            if enable:  # every bank's EN high (off), then this bank's low
+                high, _ = _mask(enable, (1 << len(enable)) - 1)
+                low = 1 << enable[bank]
+            elif bank_select:
+                high, low = _mask(bank_select, bank & 15)
+            else:
+                high = low = 0
+            masks[32 + bank] = high
+            masks[32 + banks + bank] = low
+            pin = signals[bank >> 4 if bank_select else 0]
+            masks[32 + 2 * banks + bank] = pin - _FIRST_ADC_PIN if linear else 1 << pin
+        self.loud = array("H", bytes(2 * count))  # the sensors a scan found outside their band
+        self.settle_us = settings.get("settle_us", 0)
+        self.screen_us = min(settings.get("screen_us", self.settle_us), self.settle_us)
+        self.cfg = array("I", bytes(4 * 9))
         cfg = self.cfg
-        cfg[0] = n
-        cfg[2] = settle_us
-        if self.linear:
-            cfg[1] = self.signals[line] - _FIRST_ADC_PIN
-        else:
-            cfg[4] = 1 << self.signals[line]
-        return _read_cells(order, self.masks, cfg, out)
+        cfg[2] = count
+        cfg[5] = 1 if linear else 0
+        cfg[7] = banks
+
+    def scan(self, first, end, sweep):
+        """Banks ``first`` to ``end`` (bank ``sweep`` read settled throughout); returns how
+        many sensors it listed in ``loud``."""
+        cfg = self.cfg
+        cfg[0] = first
+        cfg[1] = end
+        cfg[3] = self.screen_us
+        cfg[4] = self.settle_us
+        cfg[6] = sweep
+        cfg[8] = 16
+        return _scan(cfg, self.masks, self.order, self.quiet, self.values, self.loud)
+
+    def read(self, index):
+        """Sensor ``index`` alone, settled, into ``values[index]``."""
+        cfg = self.cfg
+        cfg[0] = index >> 4
+        cfg[1] = cfg[0] + 1
+        cfg[3] = self.settle_us
+        cfg[4] = self.settle_us
+        cfg[6] = cfg[0]
+        cfg[8] = index & 15
+        _scan(cfg, self.masks, self.order, self.quiet, self.values, self.loud)
+        return self.values[index]
 
 
-def cells(select, signals, linear):
-    """A fast reader of the multiplexed sensors, or None: sensors.py then reads through Pin and
-    ADC. Written for the RP2040's registers (tested on the emulated chip); a Pico 2 (RP2350)
-    takes the portable path."""
-    if not _RP2040 or len(select) != 4 or any(p > 29 for p in select + signals):
+def cells(settings, order, quiet, values):
+    """A fast reader of the multiplexed sensors (``settings``: board.json's ``sensors``; each
+    bank's channels read in ``order``; ``quiet``, ``values``: sensors.py's), or
+    None: sensors.py then reads through Pin and ADC. Written for the RP2040's registers
+    (tested on the emulated chip); a Pico 2 (RP2350) takes the portable path."""
+    select = settings["select"]
+    signals = settings["signal"]
+    pins = select + signals + (settings.get("enable") or []) + (settings.get("bank_select") or [])
+    if not _RP2040 or len(select) != 4 or any(p > 29 for p in pins):
         return None
-    if linear and any(p < _FIRST_ADC_PIN for p in signals):
+    if settings["kind"] == "linear" and any(p < _FIRST_ADC_PIN for p in signals):
         return None
-    return _Cells(select, signals, linear)
+    return _Cells(settings, order, quiet, values)
 
 
 class _NoStrip:

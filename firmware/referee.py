@@ -1,9 +1,9 @@
 """The board's side of protocol 2 (docs/protocol.md): it reports what the sensors and buttons
 say, shows the LEDs the host asks for, and answers every host frame.
 
-One loop, no threads and no interrupts: read a bank of sensors, take what the host sent, and
-after each full scan send what changed, the buttons, any fault, and light the LEDs for the
-current blink step. Every buffer is made before the loop starts.
+One loop, no threads and no interrupts: read a step of sensors (a bank, or a run of banks),
+send what changed, take what the host sent, and after each full scan send the buttons and any
+fault and light the LEDs for the current blink step. Every buffer is made before the loop starts.
 """
 
 import time
@@ -323,21 +323,21 @@ class Referee:
     def run(self, port, dog):
         self.out.port = port
         sensors = self.sensors
-        sensors.settle(time.ticks_ms(), time.ticks_ms, hw.pace)
+        sensors.settle(time.ticks_us(), time.ticks_us, hw.pace)
         self.hello()  # unsolicited, at power-on: protocol 1 until a host asks for more
-        banks = sensors.banks
-        bank = 0
+        steps = sensors.steps
+        step = 0
         while True:
             dog.feed()
-            now = time.ticks_ms()
-            sensors.scan_bank(bank, now)
+            sensors.scan_step(step, time.ticks_us())
             if sensors.nchanged:  # at once, not at the end of the scan: a scan less late
                 self.changes()
             self.receive(port)
-            bank += 1
-            if bank < banks:
+            step += 1
+            if step < steps:
                 continue
-            bank = 0
+            step = 0
+            now = time.ticks_ms()
             self.buttons.scan(now)
             if self.buttons.nevents:
                 self.button_events()

@@ -16,10 +16,23 @@ Two kinds of sensor:
   band at all (a broken wire pulled to ground by the SIG pull-down, a short) and is reported as
   a fault, not a piece.
 
-A reading is reported only once it has been the same for ``debounce_ms``.
+A reading is reported only once it has been the same for ``debounce_ms``. Time here is the
+microsecond tick (``time.ticks_us``, wrapping at 2**30), so the debounce is not rounded to a
+millisecond.
+
+Scanning. Where the hardware layer reads the registers itself (``hw.cells``: the RP2040), every
+cell is first read ``screen_us`` after the switch, the time a live sensor takes to drive the
+line; a reading outside its quiet band is read again after the whole ``settle_us``, the time a
+broken wire takes to fall out of every band, and only settled readings are judged. Each full
+scan also reads one bank settled throughout (the sweep, a bank after another), so a broken wire
+whose screened reading still looks like its cell's last one is found within a few scans. A cell
+whose reading is being timed is read again, settled, as soon as its debounce is over (the
+follow list), not a scan later. Elsewhere (the Unix port, an RP2350) every read is settled,
+through Pin and ADC, a bank a step.
 """
 
-import micropython
+import time
+
 from codec import zeros
 from micropython import const
 
@@ -29,35 +42,26 @@ BIT = (0, 0, 1, 0, 2, 0, 0, 0, 3)  # the select line of a one-line change
 FAULTED = const(1)
 REPORT_OUT = const(2)
 REPORT_BACK = const(4)
+FOLLOWED = const(8)
 MAX_REPORTS = const(3)
-
-
-@micropython.viper
-def _loud(values: ptr16, quiet: ptr16, first: int, n: int) -> int:  # noqa: F821
-    """Bit c set: the reading of channel c (below ``n``) of the bank whose first sensor is
-    ``first`` is outside that sensor's quiet band, so it must be judged."""
-    loud = 0
-    c = 0
-    while c < n:
-        at = (first + c) << 1
-        value = int(values[c])
-        if value < int(quiet[at]) or value > int(quiet[at + 1]):
-            loud |= 1 << c
-        c += 1
-    return loud
+FOLLOW = const(16)  # cells followed at once (more wait for the scan)
+STEP_US = const(1000)  # about how long one step of a register scan may take
+TICKS = const(0x3FFFFFFF)  # ticks_us wraps at 2**30
 
 
 class Sensors:
     def __init__(self, hw, settings, calibration):
         self.count = count = settings["count"]
         self.linear = settings["kind"] == "linear"
-        self.debounce = settings.get("debounce_ms", 30)
+        self.debounce = 1000 * settings.get("debounce_ms", 30)  # us
         # Microseconds the signal line is given after the multiplexers switch: the line and
         # every multiplexer's capacitance recharge through the pull-up (or discharge through the
-        # pull-down) before the read (docs/build-a-board.md, "Settling").
+        # pull-down) before the read (docs/build-a-board.md, "Settling"); and the shorter wait
+        # of a screening read, enough for a live sensor (none: every read settled).
         self.settle_us = settings.get("settle_us", 0)
+        self.screen_us = min(settings.get("screen_us", self.settle_us), self.settle_us)
         self.wait = hw.settle
-        self.fault_ms = settings.get("fault_ms", 500)
+        self.fault = 1000 * settings.get("fault_ms", 500)  # us
         self.stable = bytearray(count)  # what the host has been told
         self.cand = bytearray(count)  # the reading being timed
         self.since = zeros("i", count)
@@ -65,7 +69,9 @@ class Sensors:
         self.reports = bytearray(count)
         self.raw = zeros("H", count)  # the reading that made a fault, for its message
         self.changed = zeros("H", count)
-        # Per sensor, the lowest and highest raw readings that change nothing (scan_bank's
+        self.follow = zeros("H", FOLLOW)  # sensors being timed, read again once due
+        self.nfollow = 0
+        # Per sensor, the lowest and highest raw readings that change nothing (scan_step's
         # fast path), side by side: low > high (none) until a reading has been judged.
         self.quiet = zeros("H", 2 * count)
         for i in range(count):
@@ -83,8 +89,7 @@ class Sensors:
         if settings.get("bank_select"):
             self.bank_select = [hw.Pin(p, hw.Pin.OUT, value=0) for p in settings["bank_select"]]
         self.bank = -1
-        # The readings of the bank being scanned, by channel.
-        self.values = zeros("H", 16)
+        self.values = zeros("H", count)  # the latest reading of each sensor
         signal = settings["signal"]
         if self.linear:
             self.inputs = [hw.ADC(hw.Pin(p)) for p in signal]
@@ -116,7 +121,14 @@ class Sensors:
             self.inputs = [hw.Pin(p, hw.Pin.IN, pull) for p in signal]
             self.active = 0 if settings.get("active_low", True) else 1
             self.calibrated = True
-        self.cells = hw.cells(settings["select"], signal, self.linear)
+        self.cells = hw.cells(settings, GRAY, self.quiet, self.values)
+        # A step of the loop: a bank through Pin and ADC, or as many banks as the registers
+        # read in about STEP_US; the sweep's bank moves on once a full scan.
+        self.per_step = 1
+        if self.cells is not None:
+            self.per_step = max(1, STEP_US // (16 * (self.screen_us + 5)))
+        self.steps = (self.banks + self.per_step - 1) // self.per_step
+        self.sweep = 0
 
     def calibrate(self, base):
         """Thresholds ``delta`` either side of each sensor's own resting reading (``base``,
@@ -155,7 +167,10 @@ class Sensors:
         self.channel = channel
 
     def read(self, index):
-        """One sensor's raw reading, now (for calibration and the benchmark)."""
+        """One sensor's raw reading, now, settled (calibration, the benchmark, the follow
+        list)."""
+        if self.cells is not None:
+            return self.cells.read(index)
         bank = index >> 4
         self._bank(bank)
         self._channel(index & 15)
@@ -164,37 +179,56 @@ class Sensors:
         source = self.inputs[bank >> 4 if self.bank_select is not None else 0]
         return source.read_u16() if self.linear else source.value()
 
-    def scan_bank(self, bank, now):
-        """Read the sensors of ``bank`` and time their readings; a reading stable for the
-        debounce is added to ``changed``. A reading inside its sensor's quiet band (the same
-        as it was, reported, no fault) costs two comparisons: the scan is that fast path but
-        for the cells that change, so a change is seen sooner."""
+    def scan_step(self, step, now):
+        """Read the sensors of one step (below ``steps``) and time their readings; a reading
+        stable for the debounce is added to ``changed``. A reading inside its sensor's quiet
+        band (the same as it was, reported, no fault) costs two comparisons: only the cells
+        that change are judged in Python, so the scan is quick and a change is seen sooner.
+        Then the followed cells whose debounce is over are read again and judged."""
+        if self.cells is None:
+            self._scan_bank(step, now)
+        else:
+            first = step * self.per_step
+            end = min(self.banks, first + self.per_step)
+            found = self.cells.scan(first, end, self.sweep)
+            if end == self.banks:
+                self.sweep = (self.sweep + 1) % self.banks
+            values = self.values
+            loud = self.cells.loud
+            for k in range(found):
+                index = loud[k]
+                self._judge(index, values[index], now)
+        if self.nfollow:
+            self._follow_up()
+
+    def _follow_up(self):
+        """Read each followed sensor whose debounce is over, settled, and judge it: a change
+        is told at its time, not at its cell's turn in the next scan."""
+        follow = self.follow
+        since = self.since
+        now = time.ticks_us()
+        k = 0
+        while k < self.nfollow:
+            index = follow[k]
+            if (now - since[index]) & TICKS >= self.debounce:
+                self._judge(index, self.read(index), now)
+                if k < self.nfollow and follow[k] != index:
+                    continue  # it left the list; another took its place
+            k += 1
+
+    def _scan_bank(self, bank, now):
+        """The bank's sensors through Pin and ADC, one select line changed a step (the
+        portable path), each reading outside its quiet band judged."""
         switched = bank != self.bank
         self._bank(bank)
-        line = bank >> 4 if self.bank_select is not None else 0
+        source = self.inputs[bank >> 4 if self.bank_select is not None else 0]
         first = bank << 4
         n = min(16, self.count - first)
-        values = self.values
-        if self.cells is not None:  # the hardware layer reads the whole bank at once
-            self.channel = self.cells.read(GRAY, n, line, self.settle_us, values)
-        else:
-            self._read_pins(n, line, switched, values)
-        loud = _loud(values, self.quiet, first, n)
-        channel = 0
-        while loud:
-            if loud & 1:
-                self._judge(first + channel, values[channel], now)
-            loud >>= 1
-            channel += 1
-
-    def _read_pins(self, n, line, switched, values):
-        """The bank's channels below ``n`` through Pin and ADC, one select line changed a
-        step, into ``values`` by channel."""
-        source = self.inputs[line]
         linear = self.linear
         select = self.select
         settle = self.settle_us
         wait = self.wait
+        quiet = self.quiet
         current = self.channel
         for channel in GRAY:
             if channel >= n:
@@ -213,7 +247,11 @@ class Sensors:
             elif switched and settle:
                 wait(settle)
             switched = False
-            values[channel] = source.read_u16() if linear else source.value()
+            value = source.read_u16() if linear else source.value()
+            index = first + channel
+            self.values[index] = value
+            if value < quiet[2 * index] or value > quiet[2 * index + 1]:
+                self._judge(index, value, now)
         self.channel = current
 
     def _judge(self, index, value, now):
@@ -247,7 +285,7 @@ class Sensors:
             if code == OUT:
                 self.raw[index] = value
         elif code == OUT:
-            if not flags[index] & FAULTED and self._held(index, now, self.fault_ms):
+            if not flags[index] & FAULTED and self._held(index, now, self.fault):
                 flags[index] |= FAULTED | REPORT_OUT
                 self.pending += 1
         elif (code != stable[index] or flags[index] & FAULTED) and self._held(
@@ -261,6 +299,26 @@ class Sensors:
                 self.changed[self.nchanged] = index
                 self.nchanged += 1
         self._quiet(index)
+        self._track(index)
+
+    def _track(self, index):
+        """Follow a sensor while a reading in a band is being timed (its quiet band empty),
+        not after; a reading in no band is no hurry (it is reported after ``fault_ms``)."""
+        flags = self.flags
+        timing = self.quiet[2 * index] > self.quiet[2 * index + 1] and self.cand[index] != OUT
+        if timing and not flags[index] & FOLLOWED:
+            if self.nfollow < FOLLOW:
+                self.follow[self.nfollow] = index
+                self.nfollow += 1
+                flags[index] |= FOLLOWED
+        elif not timing and flags[index] & FOLLOWED:
+            flags[index] &= ~FOLLOWED
+            follow = self.follow
+            for k in range(self.nfollow):
+                if follow[k] == index:
+                    self.nfollow -= 1
+                    follow[k] = follow[self.nfollow]
+                    break
 
     def _quiet(self, index):
         """The band of raw readings that would change nothing for sensor ``index``: none while
@@ -287,25 +345,26 @@ class Sensors:
             quiet[at] = max(lo, self.fault_low, 0)
             quiet[at + 1] = max(0, min(hi, self.fault_high, 65535))
 
-    def settle(self, now_ms, clock, pace):
+    def settle(self, now_us, clock, pace):
         """At power-on: read until every sensor has been stable for the debounce, and take
-        that as the board (the host asks for a SCAN; nothing is reported as a change)."""
-        until = now_ms + self.debounce + 20
-        now = now_ms
-        while (until - now) & 0x3FFFFFFF < 0x20000000:
-            for bank in range(self.banks):
-                self.scan_bank(bank, now)
+        that as the board (the host asks for a SCAN; nothing is reported as a change).
+        ``clock``: time.ticks_us."""
+        until = now_us + self.debounce + 20000
+        now = now_us
+        while (until - now) & TICKS < 0x20000000:
+            for step in range(self.steps):
+                self.scan_step(step, now)
             pace()
             now = clock()
         for i in range(self.count):
             if self.cand[i] != OUT:
                 self.stable[i] = self.cand[i]
             self._quiet(i)
+            self._track(i)
         self.nchanged = 0
 
-    def _held(self, index, now, ms):
-        diff = (now - self.since[index]) & 0x3FFFFFFF  # ticks_ms wraps at 2**30
-        return diff >= ms
+    def _held(self, index, now, us):
+        return (now - self.since[index]) & TICKS >= us
 
     def take_fault(self):
         """(sensor, out of band?, raw reading, last report?) of one fault to report, or None."""

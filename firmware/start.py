@@ -47,6 +47,8 @@ def main():
     del held
     from referee import Referee
 
+    gc.collect()  # what the imports left: the board's buffers are made in one clean heap
+
     reason = hw.reset_reason()
     sensors = config["sensors"]
     board = Referee(config, None, reason, last_error if errors else "")

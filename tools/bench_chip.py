@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -69,8 +70,8 @@ def on_chip_bench(config: dict[str, Any], folder: Path, loops: int) -> dict[str,
     script = f"import bench\nbench.run(rounds={ROUNDS}, loops={int(loops)})\n"
     chip = _start(config, folder, {"main.py": script.encode()})
     try:
-        chip.wait(lambda: b"heap_low_free" in chip.raw or None, timeout=3600)
-        chip.wait(lambda: chip.raw.endswith(b"\n") or None, timeout=60)
+        # bench.py's last line, whole (MicroPython's prompt may follow in the same packet)
+        chip.wait(lambda: re.search(rb"\nsent \d+ bytes\r?\n", chip.raw) or None, timeout=3600)
         text = bytes(chip.raw).decode("ascii", "replace")
     finally:
         chip.close()

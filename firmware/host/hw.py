@@ -308,7 +308,7 @@ _say("ready")
 _sync()  # the sensors' first readings, if the host process has written them already
 
 
-def cells(select, signals, linear):
+def cells(settings, order, quiet, values):
     """No register-level reader here: sensors.py reads the simulated multiplexers through
     Pin and ADC, its portable path."""
     return None

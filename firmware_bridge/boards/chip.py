@@ -413,6 +413,9 @@ def _shows(frame: tuple[LedPattern, ...], index: int, rgb: tuple[int, int, int],
     return all(abs(got - want * scale) <= 1.5 for got, want in zip(rgb, wanted, strict=True))
 
 
+MARKS = ("applied", "taken", "leds", "watchdog", "stats")  # what chip.mjs says beside USB
+
+
 class ChipProcess:
     """chip.mjs running a UF2 with no table: spoken to in protocol frames, with the chip's own
     time on everything it says (for the tests of its boot and for ``tools/bench_chip.py``)."""
@@ -427,7 +430,7 @@ class ChipProcess:
         self.tap = FrameProtocol(self.decoded)
         self.raw = bytearray()  # every byte the chip sent on its USB port
         self.frames: list[tuple[float, Any]] = []  # (chip ns, message or None if bad)
-        self.marks: list[dict[str, Any]] = []  # applied / taken / leds, with chip ns
+        self.marks: list[dict[str, Any]] = []  # applied / taken / leds / stats, with chip ns
         self.ready = threading.Event()
         self.lock = threading.Condition()
         self.seq = 0
@@ -467,7 +470,7 @@ class ChipProcess:
                     for event in drain(self.decoded):  # stamped with the chip's time
                         found = event.message if isinstance(event, Received) else None
                         self.frames.append((float(message["at"]), found))
-                elif any(key in message for key in ("applied", "taken", "leds", "watchdog")):
+                elif any(key in message for key in MARKS):
                     self.marks.append(message)
                 self.lock.notify_all()
 

@@ -350,6 +350,12 @@ MUX_COMMON_PF = 90
 LINE_PF = 20
 PULL_UP_WORST_OHMS = 80_000
 PULL_DOWN_OHMS = 10_000
+# What drives the line from a live sensor: a DRV5053 sources at most 300 uA (its datasheet), so
+# it slews the line's capacitance across the 3.3 V rail in C * 3.3 V / 300 uA; a switch board's
+# external 4.7 kohm pull-up (the guide's parts list) lifts it after a closed switch.
+SENSOR_SOURCE_AMPS = 300e-6
+RAIL_VOLTS = 3.3
+PULL_UP_OHMS = 4_700
 
 
 # Time constants the firmware waits between switching the multiplexers and reading. A switch
@@ -361,13 +367,31 @@ SWITCH_TAUS = 1.5
 LINEAR_TAUS = 5.0
 
 
-def settle_us(wiring: PicoWiring, sensors: int) -> int:
-    """Microseconds the firmware waits after switching the multiplexers before it reads:
-    ``SWITCH_TAUS`` or ``LINEAR_TAUS`` time constants of the signal line."""
+def _line_farads(wiring: PicoWiring, sensors: int) -> float:
     banks = (sensors + 15) // 16
     lines = max(1, len(wiring.signal))
     on_line = (banks + lines - 1) // lines + (1 if wiring.bank_select else 0)
-    farads = (LINE_PF + MUX_COMMON_PF * on_line) * 1e-12
+    return (LINE_PF + MUX_COMMON_PF * on_line) * 1e-12
+
+
+def settle_us(wiring: PicoWiring, sensors: int) -> int:
+    """Microseconds the firmware waits after switching the multiplexers before it reads:
+    ``SWITCH_TAUS`` or ``LINEAR_TAUS`` time constants of the signal line."""
+    farads = _line_farads(wiring, sensors)
     if wiring.part.kind == "linear":
         return math.ceil(LINEAR_TAUS * PULL_DOWN_OHMS * farads * 1e6)
     return math.ceil(SWITCH_TAUS * PULL_UP_WORST_OHMS * farads * 1e6)
+
+
+def screen_us(wiring: PicoWiring, sensors: int) -> int:
+    """Microseconds a screening read waits (firmware/sensors.py, Scanning): enough for a live
+    sensor to drive the line, a DRV5053 across the whole rail at its weakest, a switch line up
+    through the external pull-up. A reading that then looks changed is read again after
+    ``settle_us``, so a line slower than this (a broken wire, a board without the pull-up) costs
+    time, never a wrong report."""
+    farads = _line_farads(wiring, sensors)
+    if wiring.part.kind == "linear":
+        need = farads * RAIL_VOLTS / SENSOR_SOURCE_AMPS
+    else:
+        need = SWITCH_TAUS * PULL_UP_OHMS * farads
+    return min(settle_us(wiring, sensors), math.ceil(need * 1e6) + 1)
