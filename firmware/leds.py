@@ -1,10 +1,12 @@
 """The board's LEDs: the frame the host last set, played on a WS2812B chain.
 
 The frame holds each LED as the protocol sends it (red, green, blue, an 8-step blink mask played
-bit 7 first, 125 ms a step). ``render`` lights the chain for one step. Brightness is capped
-twice: the builder's ``brightness`` (under a board, full WS2812B brightness dazzles), and the
-power budget: when the frame would draw more than ``budget_ma`` with every LED lit at once, all
-LEDs are dimmed by the same factor, so a whole board lit stays inside the USB supply.
+bit 7 first, 125 ms a step). ``render`` lights the chain for one step, and only when some lit
+LED differs from the step before, or once a second (a WS2812B chain of 300 LEDs takes 9 ms to
+write, the scan stopped the while). Brightness is capped twice: the builder's ``brightness``
+(under a board, full WS2812B brightness dazzles), and the power budget: when the frame would
+draw more than ``budget_ma`` with every LED lit at once, all LEDs are dimmed by the same
+factor, so a whole board lit stays inside the USB supply.
 """
 
 from codec import crc16
@@ -28,6 +30,7 @@ class Leds:
         self.per_channel = settings.get("ma_per_channel", 20)
         self.factor = self.brightness << 8  # of 65536: a colour channel is lit at c * factor >> 16
         self.drawn = -1  # the step last drawn; -1: draw at the next chance
+        self.moves = 0  # bit 7 - s: some lit LED differs at step s from step s - 1
 
     def set_frame(self, src, offset):
         """A whole LEDS frame: its ``count`` LEDs from src[offset:]."""
@@ -68,9 +71,13 @@ class Leds:
         """A new frame: work out its brightness factor, and draw it at the next chance."""
         frame = self.frame
         total = 0
+        moves = 0
         for i in range(self.count):
             p = 4 * i
-            if frame[p + 3]:
+            mask = frame[p + 3]
+            if mask:
+                if mask != 0xFF and (frame[p] or frame[p + 1] or frame[p + 2]):
+                    moves |= mask ^ ((mask >> 1 | mask << 7) & 0xFF)  # vs the step before
                 if self.mono:
                     total += 3 * max(frame[p], frame[p + 1], frame[p + 2])
                 else:
@@ -81,12 +88,19 @@ class Leds:
             self.factor = (self.brightness << 8) * self.budget // lit
         else:
             self.factor = self.brightness << 8
+        self.moves = moves
         self.drawn = -1
 
     def render(self, now_ms):
         """Light the chain for the blink step of ``now_ms``, if it is not lit so already."""
         step = (now_ms // STEP_MS) & 7
         if step == self.drawn:
+            return False
+        # The chain shows this step already when nothing lit changes from the step before;
+        # it is redrawn at step 0 all the same (a pixel upset by noise on the data line).
+        next_one = step and self.drawn >= 0 and (step - self.drawn) & 7 == 1
+        if next_one and not self.moves & (0x80 >> step):
+            self.drawn = step
             return False
         self.drawn = step
         bit = 0x80 >> step

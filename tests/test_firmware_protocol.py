@@ -141,6 +141,26 @@ class Pico:
         assert last >= 0
         return bytes(self.event_bytes[last + 1 + leds : last + 1 + leds + 3 * leds // 4])
 
+    def writes(self) -> list[bytes]:
+        """The pixels of every write to the LED chain so far (the hardware layer reports each:
+        ``L``, the frame, the pixels; its text lines start with ``T``)."""
+        leds = self.config["leds"]["count"]
+        found: list[bytes] = []
+        at = 0
+        data = self.event_bytes
+        while at < len(data):
+            if data[at : at + 1] == b"T":
+                end = data.find(b"\n", at)
+                if end < 0:
+                    break
+                at = end + 1
+            elif data[at : at + 1] == b"L" and len(data) >= at + 1 + 7 * leds:
+                found.append(bytes(data[at + 1 + 4 * leds : at + 1 + 7 * leds]))
+                at += 1 + 7 * leds
+            else:
+                break
+        return found
+
     def close(self) -> None:
         self.proc.kill()
         self.proc.wait()
@@ -325,6 +345,34 @@ def test_the_leds_blink_their_patterns_within_the_power_budget(tmp_path: Path) -
             seen.add(board.pixels()[0:3])
             time.sleep(0.13)
         assert bytes(3) in seen and any(p[0] > 0 and p[1] == 0 for p in seen)  # GRB: green lit
+    finally:
+        board.close()
+
+
+def test_the_chain_is_written_when_a_step_changes_something_and_once_a_second(
+    tmp_path: Path,
+) -> None:
+    """A still frame is written once, then once a second (a pixel upset by noise is put right),
+    not at every 125 ms blink step: a chain of 300 LEDs takes 9 ms to write, the scan stopped
+    the while. A blinking LED is written at its changes."""
+    board = Pico(tmp_path)
+    try:
+        board.frames(0.5, until=Hello)
+        board.send(HostHello(2, "referee"))
+        board.send(Leds((LedPattern(0, 0, 255, 0xFF),) * 77))
+        board.frames(0.5, until=Ack)
+        before = len(board.writes())
+        board.frames(2.1)  # 17 blink steps
+        still = board.writes()[before:]
+        assert 1 <= len(still) <= 4, len(still)  # at step 0 of each second
+        board.send(Leds((LedPattern(0, 255, 0, 0xF0),) + (OFF,) * 76))  # half a second on
+        board.frames(0.5, until=Ack)
+        before = len(board.writes())
+        board.frames(2.1)
+        blinking = board.writes()[before:]
+        assert 3 <= len(blinking) <= 7, len(blinking)  # on and off, twice a second
+        seen = {w[0:3] for w in blinking}  # GRB: green (at the board's brightness), and dark
+        assert len(seen) == 2 and bytes(3) in seen and any(p[0] and not p[1] for p in seen)
     finally:
         board.close()
 

@@ -20,7 +20,12 @@ from typing import Any
 from engine import ConfigError, Game
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import LedKind, Sensing
-from firmware_bridge.link.wiring import describe_power, power_problem, settle_us
+from firmware_bridge.link.wiring import (
+    describe_power,
+    power_problem,
+    screen_us,
+    settle_us,
+)
 
 ENV_VAR = "BOARD_REFEREE_FIRMWARE"
 CONFIG_NAME = "board.json"
@@ -175,6 +180,7 @@ def board_config(profile: BoardProfile, game: Game, board_id: str | None = None)
             "active_low": True,
             "debounce_ms": wiring.debounce_ms,
             "settle_us": settle_us(wiring, sensors),
+            "screen_us": screen_us(wiring, sensors),
             "fault_ms": 500,
             "bands": {
                 "centre": bands.centre,
