@@ -9,9 +9,48 @@ draw more than ``budget_ma`` with every LED lit at once, all LEDs are dimmed by 
 factor, so a whole board lit stays inside the USB supply.
 """
 
-from codec import crc16
+import micropython
+from codec import crc16, zeros
 
 STEP_MS = 125
+
+
+@micropython.viper
+def _draw(frame: ptr8, buf: ptr8, cfg: ptr32):  # noqa: F821
+    """The pixels of one blink step: ``cfg`` holds the LED count, the step's bit of the blink
+    mask, the brightness factor (of 65536), where red, green and blue go in a pixel, and
+    whether the LEDs are single-colour (lit with the brightest channel)."""
+    n = int(cfg[0])
+    bit = int(cfg[1])
+    factor = int(cfg[2])
+    red = int(cfg[3])
+    green = int(cfg[4])
+    blue = int(cfg[5])
+    mono = int(cfg[6])
+    p = 0
+    q = 0
+    while n > 0:
+        n -= 1
+        if int(frame[p + 3]) & bit:
+            r = int(frame[p])
+            g = int(frame[p + 1])
+            b = int(frame[p + 2])
+            if mono:
+                level = r
+                if g > level:  # noqa: PLR1730 (max() would box viper ints)
+                    level = g
+                if b > level:  # noqa: PLR1730
+                    level = b
+                r = g = b = level
+            buf[q + red] = (r * factor) >> 16
+            buf[q + green] = (g * factor) >> 16
+            buf[q + blue] = (b * factor) >> 16
+        else:
+            buf[q] = 0
+            buf[q + 1] = 0
+            buf[q + 2] = 0
+        p += 4
+        q += 3
 
 
 class Leds:
@@ -31,6 +70,11 @@ class Leds:
         self.factor = self.brightness << 8  # of 65536: a colour channel is lit at c * factor >> 16
         self.drawn = -1  # the step last drawn; -1: draw at the next chance
         self.moves = 0  # bit 7 - s: some lit LED differs at step s from step s - 1
+        self.cfg = zeros("i", 7)  # _draw's settings: count, step bit, factor, order, mono
+        self.cfg[3] = self.red
+        self.cfg[4] = self.green
+        self.cfg[5] = self.blue
+        self.cfg[6] = 1 if self.mono else 0
 
     def set_frame(self, src, offset):
         """A whole LEDS frame: its ``count`` LEDs from src[offset:]."""
@@ -103,32 +147,10 @@ class Leds:
             self.drawn = step
             return False
         self.drawn = step
-        bit = 0x80 >> step
-        factor = self.factor
-        frame = self.frame
-        buf = self.strip.buf
-        red = self.red
-        green = self.green
-        blue = self.blue
-        mono = self.mono
-        p = 0
-        q = 0
-        for _ in range(self.count):
-            if frame[p + 3] & bit:
-                if mono:
-                    level = max(frame[p], frame[p + 1], frame[p + 2]) * factor >> 16
-                    buf[q] = level
-                    buf[q + 1] = level
-                    buf[q + 2] = level
-                else:
-                    buf[q + red] = frame[p] * factor >> 16
-                    buf[q + green] = frame[p + 1] * factor >> 16
-                    buf[q + blue] = frame[p + 2] * factor >> 16
-            else:
-                buf[q] = 0
-                buf[q + 1] = 0
-                buf[q + 2] = 0
-            p += 4
-            q += 3
+        cfg = self.cfg
+        cfg[0] = self.count
+        cfg[1] = 0x80 >> step
+        cfg[2] = self.factor
+        _draw(self.frame, self.strip.buf, cfg)
         self.strip.write()
         return True
