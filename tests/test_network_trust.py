@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser
 
+from firmware_bridge.faces.webserver import PER_ADDRESS
 from tests.mosquitto import free_port
 from tests.test_kiosk import Referee, browser
 
@@ -207,6 +208,68 @@ def test_idle_half_sent_and_too_many_connections_are_cut(referee: Referee) -> No
         sock.close()
     assert time.monotonic() - opened < 25
     assert sum("connection(s) refused" in line for line in referee.log) == 1
+
+
+def test_one_address_cannot_take_every_connection(referee: Referee) -> None:
+    """Issue 29, item 6: 500 slow connections from one address took every slot, and a fresh
+    page load was closed while the attack lasted. One address other than this machine's own
+    now keeps 32; this machine's kiosk screen and another address still get their pages.
+    (127.0.0.2 and 127.0.0.3 stand for two machines on the club's network.)"""
+    parts = urlsplit(referee.kiosk_url)
+    address = (parts.hostname or "", parts.port)
+    flood = []
+    for _ in range(500):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.bind(("127.0.0.2", 0))
+        sock.connect(address)
+        flood.append(sock)
+    try:
+        open_ = list(flood)
+        deadline = time.monotonic() + 20
+        while len(open_) > PER_ADDRESS and time.monotonic() < deadline:
+            open_ = [sock for sock in open_ if not closed_by_server(sock)]
+        assert len(open_) == PER_ADDRESS
+        status, _, page = request(referee.kiosk_url, "GET", "/")  # this machine: the kiosk
+        assert status == 200 and b"<html" in page.lower()
+        other = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        other.bind(("127.0.0.3", 0))
+        other.connect(address)
+        other.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        assert answer_of(other).startswith(b"HTTP/1.1 200")
+        other.close()
+    finally:
+        for sock in flood:
+            sock.close()
+    referee.wait_log(r"kiosk: \d+ connection\(s\) from one address refused: 127\.0\.0\.2")
+
+
+def answer_of(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection."""
+    sock.settimeout(15)
+    data = b""
+    while chunk := sock.recv(65536):
+        data += chunk
+    return data
+
+
+def test_wrong_methods_are_405_unknown_paths_404_and_head_has_no_body(referee: Referee) -> None:
+    """Issue 29, item 6: a wrong method on a control, or a POST to a path that is not there,
+    was a 415 (the control checks ran first); HEAD refused for a wrong host carried a body."""
+    for method in ("PUT", "DELETE", "PATCH", "TRACE", "OPTIONS"):
+        status, headers, _ = request(referee.kiosk_url, method, "/api/button", b"{}", JSON)
+        assert (status, headers.get("allow")) == (405, "POST"), (method, status, headers)
+    for body, headers in ((b"{}", JSON), (b"x=1", {"Content-Type": "text/plain"})):
+        status, _, answer = request(referee.kiosk_url, "POST", "/api/nothing-here", body, headers)
+        assert status == 404 and json.loads(answer)["ok"] is False
+    parts = urlsplit(referee.kiosk_url)
+    for host in ("evil.example", "127.0.0.1"):
+        sock = socket.create_connection((parts.hostname or "", parts.port))
+        sock.sendall(f"HEAD /api/events HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+                     .encode())  # fmt: skip
+        head, _, body = answer_of(sock).partition(b"\r\n\r\n")
+        sock.close()
+        assert head.startswith(b"HTTP/1.1 421" if host == "evil.example" else b"HTTP/1.1 200")
+        assert body == b"", (host, body)
 
 
 def closed_by_server(sock: socket.socket) -> bool:

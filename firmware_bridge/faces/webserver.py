@@ -52,6 +52,13 @@ MAX_BODY = 64 * 1024  # bytes of a control's body
 MAX_DEPTH = 20  # nesting of a control's JSON body
 MAX_CONNECTIONS = 256  # open connections per server, well below the descriptor limit
 MAX_STREAMS = 48  # live pages per server (a table has one to three; the club view's own)
+# One address other than this machine's own (127.0.0.1, ::1) keeps at most PER_ADDRESS
+# connections, and all of them together leave OWN_ROOM of the cap to this machine: a flood from
+# one machine on the network cannot take every slot, and the kiosk screen beside the board
+# always gets its page.
+PER_ADDRESS = 32
+OWN_ROOM = 32
+OWN_ADDRESSES = frozenset({"127.0.0.1", "::1", "::ffff:127.0.0.1"})
 FLOOD_LOG_EVERY = 60.0  # seconds between two log lines about refused connections
 SECURITY_HEADERS = {
     "Server": "board-referee",
@@ -102,6 +109,7 @@ class LiveServer:
         self.names = own_names([*allow_hosts, host])
         self.cap = connection_cap()
         self.open = 0  # connections open now (the server's loop keeps the count)
+        self.from_elsewhere: dict[str, int] = {}  # open connections of each other address
         self.streams = 0  # live pages served now
         self.refused: dict[str, int] = {}  # refusals of each kind since its last log line
         self.refused_logged: dict[str, float] = {}
@@ -192,6 +200,30 @@ class LiveServer:
         self._flood(f"connection(s) refused: {self.cap} are open, the most it keeps")
         return _Refused()
 
+    def admit(self, address: str) -> bool:
+        """May a connection from ``address`` (just made, counted in ``open``) stay?"""
+        if address in OWN_ADDRESSES:
+            return True
+        held = self.from_elsewhere.get(address, 0)
+        if held >= PER_ADDRESS:
+            self._flood(f"connection(s) from one address refused: {address} holds {held}, "
+                        "the most one address keeps")  # fmt: skip
+            return False
+        if sum(self.from_elsewhere.values()) >= self.cap - OWN_ROOM:
+            self._flood(f"connection(s) from elsewhere refused: the last {OWN_ROOM} of "
+                        f"{self.cap} are kept for this machine's own pages")  # fmt: skip
+            return False
+        self.from_elsewhere[address] = held + 1
+        return True
+
+    def leave(self, address: str) -> None:
+        """A connection ``admit`` let in has closed."""
+        held = self.from_elsewhere.get(address, 0)
+        if held > 1:
+            self.from_elsewhere[address] = held - 1
+        else:
+            self.from_elsewhere.pop(address, None)
+
     def _flood(self, what: str) -> None:
         """Count a refusal of ``what`` kind; log the count at most once a minute per kind."""
         kind = what.partition(":")[0]
@@ -242,11 +274,21 @@ class LiveServer:
         try:
             return await handler(request)
         except BadRequest as exc:
-            return web.json_response({"ok": False, "error": str(exc)}, status=exc.status)
+            return self._refusal(request, exc.status, str(exc), {})
         except web.HTTPException as exc:
             if exc.status >= 400:
-                return web.json_response({"ok": False, "error": exc.reason}, status=exc.status)
+                allow = {"Allow": exc.headers["Allow"]} if "Allow" in exc.headers else {}
+                return self._refusal(request, exc.status, exc.reason, allow)
             raise
+
+    @staticmethod
+    def _refusal(
+        request: web.Request, status: int, why: str, headers: dict[str, str]
+    ) -> web.Response:
+        """A refusal as JSON: ``{"ok": false, "error": ...}``, or its headers alone to HEAD."""
+        if request.method == "HEAD":
+            return web.Response(status=status, headers=headers)
+        return web.json_response({"ok": False, "error": why}, status=status, headers=headers)
 
     @web.middleware
     async def _guard(
@@ -258,6 +300,9 @@ class LiveServer:
         if not is_address(name) and name not in self.names:
             raise BadRequest(421, f"this {self.name} answers to its own names only, not "
                              f"{name[:60]!r} (add one with --allow-host)")  # fmt: skip
+        unrouted = request.match_info.http_exception  # no such path (404), or method (405)
+        if unrouted is not None:
+            raise unrouted
         if request.method not in ("GET", "HEAD"):
             site = request.headers.get("Sec-Fetch-Site")
             if site is not None and site not in ("same-origin", "none"):
@@ -377,31 +422,44 @@ class LiveServer:
 
 
 class _Counted(asyncio.Protocol):
-    """aiohttp's protocol for one connection, counted in and out of the server's ``open``."""
+    """aiohttp's protocol for one connection, counted in and out of the server's ``open`` and
+    its address's share; one its address may not open is closed before aiohttp sees it."""
 
-    __slots__ = ("inner", "server")
+    __slots__ = ("address", "inner", "server")
 
     def __init__(self, inner: asyncio.Protocol, server: LiveServer) -> None:
         self.inner, self.server = inner, server
+        self.address: str | None = None  # None: refused
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = transport.get_extra_info("peername")
+        address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+        if not self.server.admit(address):
+            transport.abort()  # type: ignore[attr-defined]
+            return
+        self.address = address
         self.inner.connection_made(transport)
 
     def data_received(self, data: bytes) -> None:
-        self.inner.data_received(data)
+        if self.address is not None:
+            self.inner.data_received(data)
 
     def eof_received(self) -> bool | None:
-        return self.inner.eof_received()
+        return self.inner.eof_received() if self.address is not None else None
 
     def pause_writing(self) -> None:
-        self.inner.pause_writing()
+        if self.address is not None:
+            self.inner.pause_writing()
 
     def resume_writing(self) -> None:
-        self.inner.resume_writing()
+        if self.address is not None:
+            self.inner.resume_writing()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.server.open -= 1
-        self.inner.connection_lost(exc)
+        if self.address is not None:
+            self.server.leave(self.address)
+            self.inner.connection_lost(exc)
 
 
 class _Refused(asyncio.Protocol):
