@@ -19,14 +19,23 @@ class Outcome:
     def to_json(self) -> dict[str, object]:
         return {"winner": None if self.winner is None else int(self.winner), "reason": self.reason}
 
-    def describe(self, player_names: tuple[str, str]) -> str:
+    def describe(self, player_names: tuple[str, str], people: tuple[str, str] = ("", "")) -> str:
+        """The result in words; ``people``: who played each side, when they said."""
         if self.winner is None:
             return f"draw ({self.reason})"
-        return f"{player_label(player_names, self.winner)} wins: {self.reason}"
+        return f"{player_label(player_names, self.winner, people)} wins: {self.reason}"
 
 
-def player_label(player_names: tuple[str, str], player: Player) -> str:
-    """``White (player 1)``, or just ``Player 1`` where the game uses the default names."""
+def player_label(
+    player_names: tuple[str, str], player: Player, people: tuple[str, str] = ("", "")
+) -> str:
+    """``White (player 1)``, or just ``Player 1`` where the game uses the default names; the
+    person playing the side first when there is one: ``Dana (Player 2)``, ``Dana (White,
+    player 1)``."""
     name = player_names[player.index]
     number = f"player {int(player)}"
-    return name if name.lower() == number else f"{name} ({number})"
+    person = people[player.index].strip()
+    default = name.lower() == number
+    if person:
+        return f"{person} ({name})" if default else f"{person} ({name}, {number})"
+    return name if default else f"{name} ({number})"

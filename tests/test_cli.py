@@ -147,6 +147,16 @@ def test_play_stops_at_an_illegal_move(capsys: pytest.CaptureFixture[str]) -> No
     assert "move 3 (c4-c7)" in err and "blocked at c5" in err
 
 
+def test_play_refuses_a_negative_move_limit(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 29, item 6: ``--max-moves -1`` exited 0 and printed nothing."""
+    code, out, err = run(capsys, "play", "--game", "three-dragons", "--self-play",
+                         "--max-moves", "-1")  # fmt: skip
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "--max-moves" in err, err
+    code, out, _ = run(capsys, "play", "--game", "three-dragons", "--self-play",
+                       "--max-moves", "0")  # fmt: skip
+    assert code == 0 and "no result yet after 0 moves" in out, out
+
+
 def test_play_moves_file_with_numbers_and_comments(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

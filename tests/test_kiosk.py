@@ -23,6 +23,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from firmware_bridge.link import catalog
+from firmware_bridge.referee.journal import Journal
 from tests.mosquitto import free_port
 from tests.test_end_to_end import TD_POSITION
 
@@ -480,6 +482,12 @@ def test_the_kiosk_shows_the_result_and_the_set_up_that_starts_the_next_game(
     }  # fmt: skip
     position = tmp_path / "position.json"
     position.write_text(json.dumps(start))
+    # Ann and Dana play it (named with the New game control, as the journal keeps them).
+    game = catalog.load_game("protect-the-goat")
+    journal = Journal(tmp_path / "journal.sqlite3")
+    journal.start_game(game, "protect-the-goat", game.state_from_json(start).to_json(),
+                       ("Ann", "Dana"))  # fmt: skip
+    journal.close()
     referee = Referee(tmp_path, "--game", "protect-the-goat", "--position", str(position))
     referees.append(referee)
     kiosk, board = open_pages(browser, referee)
@@ -487,7 +495,7 @@ def test_the_kiosk_shows_the_result_and_the_set_up_that_starts_the_next_game(
     expect(kiosk.locator("#key")).to_contain_text("dark hex: impassable")
     click(board, "a5", "a6")  # the lyon steps next to the goat: the battle takes it
     expect(kiosk.locator("#status")).to_have_text(
-        "Game over: Player 1 wins: Player 1 captured the goat", timeout=TIMEOUT
+        "Game over: Ann (Player 1) wins: Player 1 captured the goat", timeout=TIMEOUT
     )
     # The capture is carried out on the board as the lights ask:
     click(board, "b6", "a6")  # the goat off, the lyon up: both players' pieces in the hand
@@ -496,7 +504,7 @@ def test_the_kiosk_shows_the_result_and_the_set_up_that_starts_the_next_game(
     board.locator('#hand button[data-token="L"]').click()
     click(board, "b6")  # the lyon onto the goat's hex
     expect(kiosk.locator("#status")).to_have_text(
-        "Game over: Player 1 wins: Player 1 captured the goat", timeout=TIMEOUT
+        "Game over: Ann (Player 1) wins: Player 1 captured the goat", timeout=TIMEOUT
     )
     expect(kiosk.locator("#next")).to_have_text("Clearing the board starts the next game.")
     assert kiosk.locator(".player.turn").count() == 0  # nobody's move now

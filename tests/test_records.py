@@ -100,7 +100,9 @@ def test_results_as_csv_name_the_players_the_result_and_when(
     assert (row["board"], row["game_number"], row["title"]) == ("table3", "1", "The Lion Game")
     assert (row["side_1"], row["player_1"], row["side_2"]) == ("White", "Ann Smith", "Black")
     assert row["player_2"] == "'=1+1"  # never run as a formula by a spreadsheet
-    assert row["result"] == "White wins: White captured the lion" and row["winner"] == "White"
+    # The person beside the side they played (issue 29, item 6: the side alone before).
+    assert row["result"] == "Ann Smith (White) wins: White captured the lion"
+    assert row["winner"] == "White"
     assert row["moves"] == "7" and row["started"][:2] == "20" and row["ended"] > row["started"]
     # The text record names them too.
     assert main(["records", "--journal", str(path), "--game-id", "1"]) == 0
@@ -131,3 +133,25 @@ def test_a_journal_from_before_player_names_opens_and_reads(tmp_path: Path) -> N
     row = journal.unfinished()
     assert row is not None and row.id == 1 and row.players == ("", "")
     journal.close()
+
+
+def test_a_result_names_the_person_beside_the_side() -> None:
+    """Issue 29, item 6: "Player 2 wins" beside players' names; the person comes first now."""
+    from engine import Player
+    from engine.outcome import Outcome
+
+    won = Outcome(Player.TWO, "the goat is trapped")
+    assert won.describe(("Player 1", "Player 2")) == "Player 2 wins: the goat is trapped"
+    assert won.describe(("Player 1", "Player 2"), ("Ann", "Dana")) == (
+        "Dana (Player 2) wins: the goat is trapped"
+    )
+    assert (
+        won.describe(("White", "Black"), ("Ann", " "))
+        == "Black (player 2) wins: the goat is trapped"
+    )
+    assert Outcome(Player.ONE, "x").describe(("White", "Black"), ("Ann", "")) == (
+        "Ann (White, player 1) wins: x"
+    )
+    assert Outcome(None, "repetition").describe(("White", "Black"), ("Ann", "Dana")) == (
+        "draw (repetition)"
+    )

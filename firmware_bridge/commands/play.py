@@ -196,6 +196,9 @@ def _cmd_play(args: argparse.Namespace) -> int:
         tokens += _strip_comments(catalog.read_text(source))
     if not tokens and not args.self_play:
         raise UserError("give the moves (--moves or --moves-file) or ask for --self-play")
+    if args.max_moves < 0:
+        raise UserError(f"--max-moves is how many self-play moves at most: 0 or more, not "
+                        f"{args.max_moves}")  # fmt: skip
     adjudicate(
         state,
         tokens,

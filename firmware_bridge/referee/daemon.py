@@ -515,7 +515,7 @@ class Daemon(BoardSession):
             scores=None if scores is None else (scores[Player.ONE], scores[Player.TWO]),
             details=tuple(state.status_lines()),
             captured=(tuple(captured[0]), tuple(captured[1])),
-            outcome=None if outcome is None else outcome.describe(game.player_names),
+            outcome=None if outcome is None else outcome.describe(game.player_names, self.people),
             winner=None if outcome is None or outcome.winner is None else int(outcome.winner),
             moves=tuple(view for view, _ in self.moves),
             connection=self._connection(),
@@ -647,7 +647,7 @@ class Daemon(BoardSession):
             if record.effect.outcome is not None:
                 self.journal.finish(self.game_id, record.effect.outcome)
                 self.log.info("game over: %s", record.effect.outcome.describe(
-                    self.game.player_names))  # fmt: skip
+                    self.game.player_names, self.people))  # fmt: skip
         elif isinstance(record, TookBack):
             self.journal.record_takeback(self.game_id, len(record.moves))
             del self.moves[len(self.moves) - len(record.moves) :]

@@ -32,7 +32,10 @@ def result_words(record: GameRecord, config_dir: str | None) -> str:
     if winner not in (1, 2):
         return f"draw ({reason})"
     names = game.player_names if game is not None else ("Player 1", "Player 2")
-    return f"{names[int(str(winner)) - 1]} wins: {reason}"
+    side = int(str(winner)) - 1
+    person = record.players[side].strip()
+    who = f"{person} ({names[side]})" if person else names[side]
+    return f"{who} wins: {reason}"
 
 
 def record_text(
