@@ -2,11 +2,11 @@
 
 The frame holds each LED as the protocol sends it (red, green, blue, an 8-step blink mask played
 bit 7 first, 125 ms a step). ``render`` lights the chain for one step, and only when some lit
-LED differs from the step before, or once a second (a WS2812B chain of 300 LEDs takes 9 ms to
-write, the scan stopped the while). Brightness is capped twice: the builder's ``brightness``
-(under a board, full WS2812B brightness dazzles), and the power budget: when the frame would
-draw more than ``budget_ma`` with every LED lit at once, all LEDs are dimmed by the same
-factor, so a whole board lit stays inside the USB supply.
+LED differs from the step before, or once a second while any is lit (a WS2812B chain of 300
+LEDs takes 9 ms to write, the scan stopped the while). Brightness is capped twice: the
+builder's ``brightness`` (under a board, full WS2812B brightness dazzles), and the power
+budget: when the frame would draw more than ``budget_ma`` with every LED lit at once, all LEDs
+are dimmed by the same factor, so a whole board lit stays inside the USB supply.
 """
 
 import micropython
@@ -70,6 +70,7 @@ class Leds:
         self.factor = self.brightness << 8  # of 65536: a colour channel is lit at c * factor >> 16
         self.drawn = -1  # the step last drawn; -1: draw at the next chance
         self.moves = 0  # bit 7 - s: some lit LED differs at step s from step s - 1
+        self.lit = False  # some LED of the frame is ever lit
         self.cfg = zeros("i", 7)  # _draw's settings: count, step bit, factor, order, mono
         self.cfg[3] = self.red
         self.cfg[4] = self.green
@@ -133,6 +134,7 @@ class Leds:
         else:
             self.factor = self.brightness << 8
         self.moves = moves
+        self.lit = total > 0
         self.drawn = -1
 
     def render(self, now_ms):
@@ -140,10 +142,10 @@ class Leds:
         step = (now_ms // STEP_MS) & 7
         if step == self.drawn:
             return False
-        # The chain shows this step already when nothing lit changes from the step before;
-        # it is redrawn at step 0 all the same (a pixel upset by noise on the data line).
-        next_one = step and self.drawn >= 0 and (step - self.drawn) & 7 == 1
-        if next_one and not self.moves & (0x80 >> step):
+        # The chain shows this step already when nothing lit changes from the step before; a
+        # lit one is redrawn at step 0 all the same (a pixel upset by noise on the data line).
+        next_one = self.drawn >= 0 and (step - self.drawn) & 7 == 1
+        if next_one and not self.moves & (0x80 >> step) and (step or not self.lit):
             self.drawn = step
             return False
         self.drawn = step

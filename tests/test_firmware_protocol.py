@@ -352,9 +352,9 @@ def test_the_leds_blink_their_patterns_within_the_power_budget(tmp_path: Path) -
 def test_the_chain_is_written_when_a_step_changes_something_and_once_a_second(
     tmp_path: Path,
 ) -> None:
-    """A still frame is written once, then once a second (a pixel upset by noise is put right),
-    not at every 125 ms blink step: a chain of 300 LEDs takes 9 ms to write, the scan stopped
-    the while. A blinking LED is written at its changes."""
+    """A still frame is written once, then once a second while any LED is lit (a pixel upset by
+    noise is put right), not at every 125 ms blink step: a chain of 300 LEDs takes 9 ms to
+    write, the scan stopped the while. A blinking LED is written at its changes."""
     board = Pico(tmp_path)
     try:
         board.frames(0.5, until=Hello)
@@ -373,6 +373,11 @@ def test_the_chain_is_written_when_a_step_changes_something_and_once_a_second(
         assert 3 <= len(blinking) <= 7, len(blinking)  # on and off, twice a second
         seen = {w[0:3] for w in blinking}  # GRB: green (at the board's brightness), and dark
         assert len(seen) == 2 and bytes(3) in seen and any(p[0] and not p[1] for p in seen)
+        board.send(Leds((OFF,) * 77))  # dark: written once, then left alone
+        board.frames(0.5, until=Ack)
+        before = len(board.writes())
+        board.frames(1.3)
+        assert len(board.writes()) - before <= 1
     finally:
         board.close()
 

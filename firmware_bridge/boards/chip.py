@@ -413,7 +413,7 @@ def _shows(frame: tuple[LedPattern, ...], index: int, rgb: tuple[int, int, int],
     return all(abs(got - want * scale) <= 1.5 for got, want in zip(rgb, wanted, strict=True))
 
 
-MARKS = ("applied", "taken", "leds", "watchdog", "stats")  # what chip.mjs says beside USB
+MARKS = ("applied", "taken", "leds", "watchdog", "stats", "alarm")  # chip.mjs, beside USB
 
 
 class ChipProcess:

@@ -368,9 +368,15 @@ LINEAR_TAUS = 5.0
 
 
 def _line_farads(wiring: PicoWiring, sensors: int) -> float:
-    banks = (sensors + 15) // 16
-    lines = max(1, len(wiring.signal))
-    on_line = (banks + lines - 1) // lines + (1 if wiring.bank_select else 0)
+    """The signal line's capacitance: with EN lines every multiplexer's common pin is joined on
+    it; behind a second-level multiplexer only that one's common and, through its switch, the
+    selected first-level multiplexer's are."""
+    if wiring.bank_select:
+        on_line = 2
+    else:
+        banks = (sensors + 15) // 16
+        lines = max(1, len(wiring.signal))
+        on_line = (banks + lines - 1) // lines
     return (LINE_PF + MUX_COMMON_PF * on_line) * 1e-12
 
 

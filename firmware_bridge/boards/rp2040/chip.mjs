@@ -108,8 +108,10 @@ const selectPins = sensorsConf.select.map((n) => mcu.gpio[n]);
 const enablePins = (sensorsConf.enable || []).map((n) => mcu.gpio[n]);
 const bankPins = (sensorsConf.bank_select || []).map((n) => mcu.gpio[n]);
 const signals = sensorsConf.signal;
-const muxCount = Math.ceil(count / 16) + (bankPins.length ? signals.length : 0);
-const lineFarads = (LINE_PF + MUX_COMMON_PF * Math.ceil(muxCount / signals.length)) * 1e-12;
+// With EN lines every multiplexer's common pin is joined on the signal line; behind a
+// second-level multiplexer only its common and, through its switch, the selected one's.
+const onLine = bankPins.length ? 2 : Math.ceil(Math.ceil(count / 16) / signals.length);
+const lineFarads = (LINE_PF + MUX_COMMON_PF * onLine) * 1e-12;
 
 function bits(pins) {
   let value = 0;
