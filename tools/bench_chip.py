@@ -109,7 +109,8 @@ def latencies(config: dict[str, Any], folder: Path, samples: int) -> dict[str, l
         chip.host(ScanRequest())
         chip.wait_for(lambda m: isinstance(m, Scan), timeout=600)
         # Timed from a second of the chip's time on: the first CHANGE within half a second
-        # of power-on came 7 ms later than any after it (MicroPython still starting).
+        # of power-on came 7 ms later than any after it, on every board (not explained yet;
+        # a player's first move comes seconds after power-on).
         chip.send({"after": STEADY_NS, "id": 1})
         chip.wait_for(lambda m: isinstance(m, dict) and m.get("alarm") == 1, timeout=600)
         count = config["sensors"]["count"]
