@@ -13,6 +13,7 @@ Commands:
   play     adjudicate a game in the terminal from a move list, or by self-play
   install-service, kiosk-screen   a Pi's services and its kiosk screen
   records  the games kept in the journals
+  replay   a game's flight recording run again through this referee, with what differs
   demo     the emulator and the daemon together, playing a scripted game of every game
 
 Any user error (unknown game or option, bad config, malformed position, illegal move) is one
@@ -50,6 +51,7 @@ COMMANDS = {
     "install-service": "install",
     "kiosk-screen": "install",
     "records": "records",
+    "replay": "replay",
     "demo": "demo",
 }
 

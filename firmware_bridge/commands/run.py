@@ -64,11 +64,13 @@ from firmware_bridge.link.serial_link import (
 )
 from firmware_bridge.referee.daemon import Daemon
 from firmware_bridge.referee.journal import DamagedGameError, Journal
+from firmware_bridge.referee.recorder import Recorder, software_version
 
 if TYPE_CHECKING:  # the pages and MQTT are imported only by the runs that use them
     from firmware_bridge.faces.kiosk import KioskServer
     from firmware_bridge.faces.mqtt import MqttPublisher
 
+RECORD_CAP_MB = 200  # flight recordings kept, by default: months of club evenings on an SD card
 PROBE_EVERY = 2.0  # seconds between probes of the serial ports, with --port auto and no board
 DEFAULT_EMULATOR_WEB = "127.0.0.1:8081"
 # run --emulate: the simulated boards, and the command that starts each
@@ -133,6 +135,13 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
         help="accept new game and take back from the club view over MQTT (the broker's "
         "credentials and ACLs decide who may send them; docs/mqtt.md)",
     )  # fmt: skip
+    run.add_argument(
+        "--record-cap", type=int, metavar="MB",
+        default=int(os.environ.get("BOARD_REFEREE_RECORD_CAP", RECORD_CAP_MB) or 0),
+        help="megabytes of flight recordings the journal keeps: past it the oldest finished "
+        f"games' recordings go, never their moves; 0 records nothing (default "
+        f"$BOARD_REFEREE_RECORD_CAP, else {RECORD_CAP_MB}; docs/recorder.md)",
+    )  # fmt: skip
     run.add_argument("--settle-ms", type=int, help="override the profile's settle window")
     run.add_argument("--position", help="start the new game from this JSON position")
     run.add_argument("--new", action="store_true", help="abandon an unfinished game")
@@ -166,7 +175,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     kiosk = None if args.no_kiosk else parse_address(args.kiosk)
     raise_descriptor_limit()  # room for the board, the journal and the pages under their caps
     mqtt = broker_of(args) if args.mqtt else None
-    journal = Journal(journal_file)
+    if not 0 <= args.record_cap <= 100_000:
+        raise UserError(f"--record-cap is megabytes, 0 to 100000, not {args.record_cap}")
+    journal = Journal(journal_file, record_cap=args.record_cap * 1_000_000 or None)
+    recorder = Recorder(journal.record_chunk, software_version()) if args.record_cap else None
     faces = Faces(args, directory=directory, journal_path=journal_file, log=log)
     folder: Path | None = None
     try:
@@ -199,8 +211,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             port = str(folder / "board")
         try:
             daemon = Daemon(game, profile, journal, port, log=log, start=start,
-                            new_game=args.new, opened=opened,
-                            link_factory=link_factory)  # fmt: skip
+                            new_game=args.new, opened=opened, link_factory=link_factory,
+                            recorder=recorder)  # fmt: skip
         except BaseException:
             if opened is not None:
                 opened.close()

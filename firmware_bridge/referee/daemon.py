@@ -52,6 +52,14 @@ from firmware_bridge.referee.led_channel import LedChannel
 from firmware_bridge.referee.notify import Notifier
 from firmware_bridge.referee.opening import open_game
 from firmware_bridge.referee.reconcile import Committed, NewGame, Reconciler, Record, TookBack
+from firmware_bridge.referee.recorder import (
+    MOVE,
+    RESULT,
+    SHOWN,
+    TAKEBACK,
+    Recorder,
+    turn_entry,
+)
 from firmware_bridge.referee.session import (
     SCAN_SPACING,
     BoardSession,
@@ -118,6 +126,7 @@ class Daemon(BoardSession):
         link_factory: Callable[[queue.Queue[LinkEvent]], Link] | None = None,
         opened: Link | None = None,
         clock: Callable[[], float] = time.monotonic,
+        recorder: Recorder | None = None,
     ) -> None:
         self.game = game
         self.profile = profile
@@ -187,6 +196,10 @@ class Daemon(BoardSession):
         self.warned: set[tuple[str, str]] = set()
         self.check_started = ""
         self.check_recorded = False
+        # The flight recorder (recorder.py): each turn of the loop, each frame sent, each
+        # decision, into the journal beside the moves. ``shown``: the words last recorded.
+        self.recorder = recorder
+        self.shown = ""
 
     @property
     def state(self) -> State:
@@ -203,6 +216,7 @@ class Daemon(BoardSession):
         notifier.send("READY=1", f"STATUS=refereeing {self.game.title} on {self.port}")
         next_watchdog = 0.0
         told = ""
+        self.start_recording(self.clock())
         try:
             while not stop.is_set():
                 now = self.clock()
@@ -220,24 +234,62 @@ class Daemon(BoardSession):
                 except queue.Empty:
                     event = None
                 now = self.clock()
-                if isinstance(event, Received) and self.clock is time.monotonic:
-                    # What fell due before the board said this happens first, as of then: a
-                    # busy loop (a Pi rendering its kiosk) that reads a CHANGE late must not
-                    # judge the settled move before it together with the next hand's piece.
-                    self._timers(min(event.at, now))
-                if isinstance(event, Command):
-                    self._command(event, now)
-                elif isinstance(event, Attach):
+                if isinstance(event, Attach):
                     self.add_listener(event.listener)
-                elif event is not None:
-                    self._handle(event, now)
-                self._timers(now)
+                    event = None
+                self.turn(event, now, early=self.clock is time.monotonic)
                 if self.listeners and (self.dirty or now - self.published_at >= HEARTBEAT):
                     self._publish(now)
         finally:
             notifier.send("STOPPING=1")
             notifier.close()
             self._shutdown()
+            if self.recorder is not None:
+                self.recorder.flush()
+
+    def turn(self, event: LinkEvent | Command | None, now: float, *, early: bool) -> None:
+        """One turn of the loop: ``event`` (or none: a timer's turn) at ``now``, then what
+        fell due. Recorded first; a replay (replay.py) calls this with the recorded ones."""
+        if self.recorder is not None:
+            self.recorder.turn(turn_entry(event, now), now)
+        if isinstance(event, Received) and early:
+            # What fell due before the board said this happens first, as of then: a busy loop
+            # (a Pi rendering its kiosk) that reads a CHANGE late must not judge the settled
+            # move before it together with the next hand's piece.
+            self._timers(min(event.at, now))
+        if isinstance(event, Command):
+            self._command(event, now)
+        elif event is not None:
+            self._handle(event, now)
+        self._timers(now)
+        if self.recorder is not None:
+            self._record_after_turn()
+
+    def start_recording(self, now: float) -> None:
+        """A session of the flight recorder begins: what a replay needs to start as this run
+        did (the game, its moves so far, the settle window, the start position)."""
+        if self.recorder is None:
+            return
+        outcome = self.state.outcome()
+        self.recorder.session(self.game_id, now, {
+            "plies": self.state.plies, "created": self.created, "resumed": self.resumed,
+            "game_id": self.game.id,
+            "options": {k: str(v) for k, v in self.game.options.items()},
+            "profile": self.profile.id, "settle": self.profile.settle,
+            "start": self.start_json, "people": list(self.people),
+            "early": self.clock is time.monotonic,
+            "entries": [[a, t] for a, t, _ in self.journal.timed_entries(self.game_id)],
+            "outcome": None if outcome is None else outcome.to_json(),
+        })  # fmt: skip
+
+    def _record_after_turn(self) -> None:
+        recorder = self.recorder
+        assert recorder is not None
+        if self.rec.status != self.shown:
+            self.shown = self.rec.status
+            recorder.add((SHOWN, self.shown))
+        if recorder.game_id != self.game_id:
+            recorder.switch(self.game_id)
 
     def _shutdown(self) -> None:
         if self.link is not None and self.board is not None:
@@ -629,6 +681,8 @@ class Daemon(BoardSession):
         return refused, notice
 
     def _journal(self, record: Record) -> None:
+        if self.recorder is not None:
+            self._record_decision(record)
         if isinstance(record, Committed):
             self.journal.record_move(self.game_id, record.text)
             footprint = record.effect.footprint()
@@ -657,6 +711,17 @@ class Daemon(BoardSession):
             self.game_id = self.journal.start_game(self.game, self.profile.id, None, self.people)
             self.moves = []
             self.log.info("new game %d: %s", self.game_id, self.game.title)
+
+    def _record_decision(self, record: Record) -> None:
+        recorder = self.recorder
+        assert recorder is not None
+        if isinstance(record, Committed):
+            recorder.add((MOVE, record.text))
+            if record.effect.outcome is not None:
+                recorder.add((RESULT, record.effect.outcome.describe(self.game.player_names)))
+            recorder.flush()  # each move's frames are kept as the move is
+        elif isinstance(record, TookBack):
+            recorder.add((TAKEBACK, len(record.moves)))
 
     def _send_leds(self, now: float) -> None:
         """Send the wanted LEDs (a delta to a board that speaks protocol 2, LedChannel)."""

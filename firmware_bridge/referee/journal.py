@@ -3,7 +3,9 @@ the LEDs change, so after a crash or a power cut ``board-referee run`` resumes t
 game exactly where the last acknowledged move left it.
 
 Tables: ``games`` (one row a game: what was played, with which options and board, when, how it
-ended) and ``entries`` (append-only: each committed move or decision, and take-backs).
+ended), ``entries`` (append-only: each committed move or decision, and take-backs), and
+``recordings`` (the flight recorder's chunks, recorder.py: every frame with the board, kept
+within the operator's cap, the oldest finished games' first; their moves always stay).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from engine import Cell, Game, Outcome, Piece, State
+from firmware_bridge.referee.recorder import RecordingError, pack, unpack
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -42,6 +45,12 @@ CREATE TABLE IF NOT EXISTS checks (
     summary TEXT NOT NULL,
     findings TEXT NOT NULL,     -- JSON: [{cell, kind, seen, fix}, ...]
     skipped TEXT NOT NULL       -- JSON: [cell, ...]
+);
+CREATE TABLE IF NOT EXISTS recordings (
+    game_id INTEGER NOT NULL,
+    chunk INTEGER NOT NULL,
+    data BLOB NOT NULL,         -- the flight recorder's entries: zlib, JSON lines (recorder.py)
+    PRIMARY KEY (game_id, chunk)
 );
 CREATE TABLE IF NOT EXISTS entries (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -135,9 +144,10 @@ def _now() -> str:
 class Journal:
     """The journal file, opened by one referee at a time (a lock file beside it says which)."""
 
-    def __init__(self, path: Path, *, lock: bool = True) -> None:
+    def __init__(self, path: Path, *, lock: bool = True, record_cap: int | None = None) -> None:
         self.path = path
         self._lock: TextIO | None = None
+        self.record_cap = record_cap  # bytes of flight recordings kept at most (None: all)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -324,6 +334,85 @@ class Journal:
         return [{"id": r[0], "board": r[1], "profile": r[2], "started": r[3], "finished": r[4],
                  "summary": r[5], "findings": json.loads(r[6]), "skipped": json.loads(r[7])}
                 for r in rows]  # fmt: skip
+
+    def record_chunk(self, game_id: int, entries: list[tuple[Any, ...]]) -> None:
+        """One chunk of a game's flight recording; then, with a cap set, the oldest finished
+        games' recordings go (whole games, never their moves) until the rest fit."""
+        data = pack(entries)
+        self._write(
+            "INSERT INTO recordings (game_id, chunk, data) VALUES (?, (SELECT COALESCE("
+            "MAX(chunk), -1) + 1 FROM recordings WHERE game_id = ?), ?)",
+            (game_id, game_id, data),
+        )
+        if self.record_cap is not None:
+            self._trim_recordings(game_id)
+
+    def _trim_recordings(self, keep: int) -> None:
+        total = self._read("SELECT COALESCE(SUM(LENGTH(data)), 0) FROM recordings")[0][0]
+        if total <= self.record_cap:
+            return
+        sizes = self._read(
+            "SELECT r.game_id, SUM(LENGTH(r.data)) FROM recordings r JOIN games g ON "
+            "g.id = r.game_id WHERE g.status != 'playing' AND r.game_id != ? "
+            "GROUP BY r.game_id ORDER BY r.game_id", (keep,))  # fmt: skip
+        for game_id, size in sizes:
+            if total <= (self.record_cap or 0):
+                break
+            self._write("DELETE FROM recordings WHERE game_id = ?", (game_id,))
+            total -= int(size)
+
+    def recording(self, game_id: int) -> list[tuple[Any, ...]]:
+        """A game's flight recording, every session in order. RecordingError names the first
+        entry that cannot be read; ``readable`` on it holds the entries before."""
+        rows = self._read(
+            "SELECT chunk, data FROM recordings WHERE game_id = ? ORDER BY chunk", (game_id,)
+        )
+        found: list[tuple[Any, ...]] = []
+        for chunk, data in rows:
+            try:
+                found.extend(unpack(bytes(data), f"game {game_id}'s recording, chunk {chunk}"))
+            except RecordingError as exc:
+                exc.readable = found  # type: ignore[attr-defined]
+                raise
+        return found
+
+    def recorded_games(self) -> list[int]:
+        """The games that have a recording, oldest first."""
+        return [int(g) for (g,) in self._read(
+            "SELECT DISTINCT game_id FROM recordings ORDER BY game_id")]  # fmt: skip
+
+    def recording_for(self, game_id: int) -> list[tuple[Any, ...]]:
+        """What a replay of game ``game_id`` needs: its recording, from the start of the run
+        (session) its first entries belong to, which may have begun in an earlier game.
+        RecordingError names the first entry that cannot be read (``readable``: those before)."""
+        rows = self._read("SELECT rowid, game_id, chunk FROM recordings ORDER BY rowid")
+        mine = [k for k, (_, g, _) in enumerate(rows) if g == game_id]
+        if not mine:
+            return []
+        first = mine[0]
+        found: list[tuple[Any, ...]] = []
+        k = first
+        while k >= 0:  # back to the chunk where the session began
+            chunk = self._chunk(rows[k])
+            starts = [i for i, e in enumerate(chunk) if e[0] == "S"]
+            if starts:
+                found = chunk[starts[-1] :] + found
+                break
+            found = chunk + found
+            k -= 1
+        for row in rows[first + 1 : mine[-1] + 1]:
+            found.extend(self._chunk(row))
+        return found
+
+    def _chunk(self, row: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        rowid, game_id, number = row
+        data = self._read("SELECT data FROM recordings WHERE rowid = ?", (rowid,))[0][0]
+        return list(unpack(bytes(data), f"game {game_id}'s recording, chunk {number}"))
+
+    def recording_bytes(self) -> dict[int, int]:
+        """The bytes each game's recording takes, by game."""
+        rows = self._read("SELECT game_id, SUM(LENGTH(data)) FROM recordings GROUP BY game_id")
+        return {int(g): int(n) for g, n in rows}
 
     def timed_entries(self, game_id: int) -> list[tuple[str, str, str]]:
         """The game's entries with their times: (action, text, ISO time)."""

@@ -52,6 +52,7 @@ from firmware_bridge.referee.check import BoardCheck
 from firmware_bridge.referee.errors import DaemonError
 from firmware_bridge.referee.journal import Journal
 from firmware_bridge.referee.led_channel import LedChannel
+from firmware_bridge.referee.recorder import CONNECT, SENT, Recorder, wire
 
 if TYPE_CHECKING:
     from firmware_bridge.referee.snapshot import Snapshot
@@ -96,6 +97,7 @@ class BoardSession:
     connect_failures: int
     waiting_since: float
     next_reminder: float
+    recorder: Recorder | None
 
     @property
     def state(self) -> State:
@@ -143,7 +145,18 @@ class BoardSession:
         try:
             if not link.is_open:
                 link.open()
-        except PortError as exc:
+        except LinkError as exc:
+            if self.recorder is not None:
+                kind = "port" if isinstance(exc, PortError) else "link"
+                self.recorder.turn((CONNECT, now, f"{kind}: {exc}"), now)
+            self._not_connected(exc, now)
+            return
+        if self.recorder is not None:
+            self.recorder.turn((CONNECT, now, "ok"), now)
+        self._connected(link, now)
+
+    def _not_connected(self, exc: LinkError, now: float) -> None:
+        if isinstance(exc, PortError):
             if not self.fitted:  # at the start: a setting to fix, said in one line
                 if self.created and not self.state.plies:
                     self.journal.discard(self.game_id)  # nothing was played: leave nothing
@@ -154,8 +167,7 @@ class BoardSession:
             if now >= self.next_reminder:
                 self.next_reminder = now + REMINDER
                 self.log.error("%s; waiting for the port", exc)
-            return
-        except LinkError as exc:
+        else:
             self.next_connect = now + RECONNECT_INTERVAL
             if self.connect_failures == 0:
                 self.waiting_since = now
@@ -170,7 +182,8 @@ class BoardSession:
                     "and switched on?", self.port, minutes, exc,
                 )  # fmt: skip
             self.connect_failures += 1
-            return
+
+    def _connected(self, link: Link, now: float) -> None:
         if self.connect_failures:
             self.log.info("the board's port %s is there after %.0f s", self.port,
                           now - self.waiting_since)  # fmt: skip
@@ -202,6 +215,8 @@ class BoardSession:
             self._drop_link(str(exc))
             return None
         self.log.debug("-> %s seq=%d (%d bytes)", message.NAME, seq, size)
+        if self.recorder is not None:
+            self.recorder.add((SENT, wire(message, seq)))
         return seq
 
     def _request_scan(self, now: float, why: str) -> None:

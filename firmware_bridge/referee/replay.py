@@ -1,0 +1,400 @@
+"""Replay: the referee of this checkout run again over a flight recording (recorder.py), turn by
+turn with the recorded times, and every turn where it decides otherwise than the recorded one.
+
+A recording holds sessions, one a run of the referee. Each is replayed from its start: a daemon
+is made as that run's was (the game, its options, board profile and settle window, its moves so
+far, its start position, in a journal of its own), its board a ``ReplayLink`` that gives back
+what the recorded port did; then every recorded turn goes through ``Daemon.turn`` at its time,
+and what the daemon sends, commits and shows is compared with what the recording says it did.
+Nothing here touches the journal the recording came from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import queue
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine import ConfigError, Game
+from firmware_bridge.link import catalog
+from firmware_bridge.link.protocol import Button, FrameError, HostHello, decode_frame
+from firmware_bridge.link.serial_link import (
+    BadFrame,
+    Connected,
+    Disconnected,
+    Link,
+    LinkError,
+    LinkEvent,
+    PortError,
+    Received,
+)
+from firmware_bridge.referee.daemon import Command, Daemon
+from firmware_bridge.referee.errors import DaemonError
+from firmware_bridge.referee.journal import Journal
+from firmware_bridge.referee.recorder import (
+    COMMAND,
+    CONNECT,
+    CONNECTED,
+    DAMAGED,
+    DECISIONS,
+    DISCONNECTED,
+    FORMAT,
+    MOVE,
+    RECEIVED,
+    RESULT,
+    SENT,
+    SESSION,
+    SHOWN,
+    TAKEBACK,
+    TURN,
+    TURNS,
+    Recorder,
+    RecordingError,
+)
+
+Entry = tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """A turn after which the replayed referee did otherwise than the recorded one."""
+
+    at: float  # seconds since its session began
+    turn: str  # what the turn handled, in words
+    recorded: tuple[str, ...]
+    replayed: tuple[str, ...]
+
+    def text(self) -> str:
+        said = "; ".join(self.recorded) or "nothing"
+        now = "; ".join(self.replayed) or "nothing"
+        return f"{self.at:9.3f} s  after {self.turn}:\n    recorded: {said}\n    now:      {now}"
+
+
+@dataclass(slots=True)
+class Replayed:
+    """What a replay found: turns replayed, the differences, and what could not be replayed."""
+
+    sessions: int = 0
+    turns: int = 0
+    decisions: int = 0
+    differences: list[Difference] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+class ReplayLink(Link):
+    """The board's port as the recording has it: each try to open it goes as it went then;
+    what the daemon writes is kept, and nothing is ever read (the recorded frames come as
+    turns)."""
+
+    def __init__(self, events: queue.Queue[LinkEvent], outcomes: list[str]) -> None:
+        super().__init__(events)
+        self.outcomes = outcomes  # the next tries' results, as recorded
+        self._open = False
+
+    @property
+    def is_open(self) -> bool:
+        return self._open
+
+    def open(self) -> None:
+        outcome = self.outcomes.pop(0) if self.outcomes else "ok"
+        if outcome == "ok":
+            self._open = True
+            return
+        kind, _, why = outcome.partition(": ")
+        raise (PortError if kind == "port" else LinkError)(why)
+
+    def _write(self, data: bytes) -> None:
+        if not self._open:
+            raise LinkError("the port is closed")
+
+    def close(self) -> None:
+        self._open = False
+
+
+def sessions(entries: Sequence[Entry]) -> list[list[Entry]]:
+    """The recording's sessions, each from its SESSION entry on."""
+    found: list[list[Entry]] = []
+    for entry in entries:
+        if entry[0] == SESSION:
+            found.append([entry])
+        elif found:
+            found[-1].append(entry)
+    return found
+
+
+def describe(entry: Entry) -> str:
+    """A turn in words, for a difference's line."""
+    kind = entry[0]
+    if kind == RECEIVED:
+        try:
+            seq, message = decode_frame(bytes.fromhex(entry[3]))
+        except (FrameError, ValueError):
+            return "a frame from the board"
+        return f"{message.NAME} seq {seq} from the board"
+    if kind == COMMAND:
+        return f"a command ({entry[2].get('action', '?')})"
+    words = {
+        TURN: "a timer's turn", DAMAGED: "a damaged frame", CONNECTED: "the port opening",
+        DISCONNECTED: "the port closing", CONNECT: "a try to open the port",
+    }  # fmt: skip
+    return words.get(str(kind), str(kind))
+
+
+def decision_words(entry: Entry) -> str:
+    kind = entry[0]
+    if kind == SENT:
+        try:
+            seq, message = decode_frame(bytes.fromhex(entry[1]))
+        except (FrameError, ValueError):
+            return f"sent a damaged frame {entry[1][:24]}"
+        if isinstance(message, HostHello):  # the host's name is the machine's, not a decision
+            message = HostHello(message.protocol, "")
+        return f"sent {message.NAME} seq {seq}: {message!r}"
+    if kind == MOVE:
+        return f"move {entry[1]}"
+    if kind == TAKEBACK:
+        return f"took back {entry[1]} move(s)"
+    if kind == RESULT:
+        return f"result: {entry[1]}"
+    if kind == SHOWN:
+        return f"showed: {entry[1]}"
+    return repr(entry)
+
+
+def replay(
+    entries: Sequence[Entry],
+    *,
+    config_dir: Path | None = None,
+    pace: Callable[[float], None] | None = None,
+    on_turn: Callable[[float, str, list[str]], None] | None = None,
+) -> Replayed:
+    """Replay every session of ``entries``. ``pace(seconds)`` is called before each turn with
+    the recorded time since the last one (for --speed and --step); ``on_turn(at, turn,
+    decisions)`` after each turn that decided something."""
+    result = Replayed()
+    for session in sessions(entries):
+        result.sessions += 1
+        try:
+            _replay_session(session, result, config_dir, pace, on_turn)
+        except RecordingError as exc:
+            result.problems.append(str(exc))
+    if not sessions(entries) and entries:
+        result.problems.append("the recording has no session's start: nothing to replay from")
+    return result
+
+
+def _replay_session(
+    session: list[Entry],
+    result: Replayed,
+    config_dir: Path | None,
+    pace: Callable[[float], None] | None,
+    on_turn: Callable[[float, str, list[str]], None] | None,
+) -> None:
+    head = session[0]
+    info = head[2] if len(head) > 2 and isinstance(head[2], dict) else {}
+    if info.get("format") != FORMAT:
+        raise RecordingError(
+            f"session of game {info.get('game', '?')}: recorded by board-referee "
+            f"{info.get('version', '?')} in recording format {info.get('format')!r}; this "
+            f"version reads format {FORMAT}"
+        )
+    directory = catalog.config_dir(str(config_dir) if config_dir else None)
+    try:
+        game = catalog.load_game(str(info["game_id"]), info.get("options") or {}, directory)
+        profile = catalog.load_profile(str(info["profile"]), game, directory)
+        profile = dataclasses.replace(profile, settle=float(info["settle"]))
+        start = game.state_from_json(info["start"]) if info.get("start") else None
+    except (ConfigError, KeyError, TypeError, ValueError) as exc:
+        raise RecordingError(
+            f"session of game {info.get('game', '?')}: its game or board cannot be made here "
+            f"({exc})"
+        ) from exc
+    with tempfile.TemporaryDirectory(prefix="board-referee-replay-") as tmp:
+        journal = Journal(Path(tmp) / "replay.sqlite3", lock=False)
+        try:
+            _seed(journal, game, profile.id, info)
+            captured: list[Entry] = []
+            recorder = Recorder(lambda _game, entries: captured.extend(entries), "replay")
+            clock = [float(head[1])]
+            outcomes: list[str] = []
+            quiet = logging.getLogger("board-referee.replay")
+            quiet.propagate = False
+            quiet.addHandler(logging.NullHandler())
+            try:
+                daemon = Daemon(
+                    game, profile, journal, "replay", log=quiet, start=start,
+                    link_factory=lambda events: ReplayLink(events, outcomes),
+                    clock=lambda: clock[0], recorder=recorder,
+                )  # fmt: skip
+            except DaemonError as exc:
+                raise RecordingError(f"session of game {info.get('game')}: {exc}") from exc
+            daemon.start_recording(clock[0])
+            run = _Run(daemon, info, clock, outcomes, config_dir)
+            run.made = lambda: [*captured, *recorder.pending]
+            run.go(session, result, pace, on_turn)
+            recorder.flush()
+            _compare(session, captured, float(head[1]), result)
+        finally:
+            journal.close()
+
+
+def _seed(journal: Journal, game: Game, profile_id: str, info: dict[str, Any]) -> None:
+    """The replay's journal as the recorded run found its own: the game it went on with, or
+    nothing before the game it made (the same number, so the records agree)."""
+    game_id = int(info["game"])
+    db = journal.db
+    if info.get("created"):
+        if game_id > 1:
+            db.execute("INSERT INTO games (id, game, options, profile, status, started) VALUES "
+                       "(?, 'none', '{}', 'none', 'abandoned', '')", (game_id - 1,))  # fmt: skip
+        return
+    import json
+
+    outcome = info.get("outcome")
+    db.execute(
+        "INSERT INTO games (id, game, options, profile, start, status, outcome, started, "
+        "players) VALUES (?, ?, ?, ?, ?, ?, ?, '', ?)",
+        (game_id, game.id, json.dumps(dict(info.get("options") or {}), sort_keys=True),
+         profile_id, json.dumps(info["start"]) if info.get("start") else None,
+         "finished" if outcome else "playing", json.dumps(outcome) if outcome else None,
+         json.dumps(info.get("people") or ["", ""])),
+    )  # fmt: skip
+    for number, (action, text) in enumerate(info.get("entries") or []):
+        db.execute("INSERT INTO entries (game_id, number, action, text, at) VALUES "
+                   "(?, ?, ?, ?, '')", (game_id, number, action, text))  # fmt: skip
+
+
+def _event(entry: Entry, daemon: Daemon, config_dir: Path | None) -> LinkEvent | Command | None:
+    kind = entry[0]
+    if kind == TURN:
+        return None
+    if kind == RECEIVED:
+        packet = bytes.fromhex(entry[3])
+        seq, message = decode_frame(packet)
+        return Received(seq, message, float(entry[2]), len(packet) + 1)
+    if kind == DAMAGED:
+        return BadFrame(str(entry[2]), int(entry[3]) if len(entry) > 3 else 0)
+    if kind == CONNECTED:
+        return Connected(str(entry[2]))
+    if kind == DISCONNECTED:
+        return Disconnected(str(entry[2]))
+    said = dict(entry[2])
+    directory = catalog.config_dir(str(config_dir) if config_dir else None)
+    game = None
+    if "game" in said:
+        game = catalog.load_game(str(said["game"]), said.get("options") or {}, directory)
+    profile = None
+    if "profile" in said and game is not None:
+        profile = catalog.load_profile(str(said["profile"]), game, directory)
+        profile = dataclasses.replace(profile, settle=daemon.profile.settle)
+    return Command(
+        str(said.get("action", "")),
+        button=Button[said["button"]] if "button" in said else None,
+        game=game, profile=profile, source=str(said.get("source", "kiosk")),
+        what=str(said.get("what", "")),
+        cells=tuple(said["cells"]) if "cells" in said else None,
+        players=tuple(said["players"]) if "players" in said else None,
+    )  # fmt: skip
+
+
+@dataclass
+class _Run:
+    """One session's replay under way: its daemon, the clock it reads, the port's outcomes."""
+
+    daemon: Daemon
+    info: dict[str, Any]
+    clock: list[float]
+    outcomes: list[str]
+    config_dir: Path | None
+    made: Callable[[], list[Entry]] = list
+
+    def go(
+        self,
+        session: list[Entry],
+        result: Replayed,
+        pace: Callable[[float], None] | None,
+        on_turn: Callable[[float, str, list[str]], None] | None,
+    ) -> None:
+        early = bool(self.info.get("early", True))
+        began = last = self.clock[0]
+        for number, entry in enumerate(session[1:], start=2):
+            kind = entry[0]
+            if kind not in TURNS:
+                continue
+            before = len(self.made())
+            now = last
+            try:
+                now = float(entry[1])
+                if pace is not None:
+                    pace(max(0.0, now - last))
+                last = self.clock[0] = now
+                if kind == CONNECT:
+                    self.outcomes.append(str(entry[2]))
+                    self.daemon._connect(now)  # the loop's own step, as it ran then
+                else:
+                    event = _event(entry, self.daemon, self.config_dir)
+                    self.daemon.turn(event, now, early=early)
+            except DaemonError as exc:
+                result.problems.append(f"the replayed referee stopped at {now - began:.3f} s: "
+                                       f"{exc}")  # fmt: skip
+                return
+            except (FrameError, ValueError, TypeError, KeyError, IndexError, ConfigError) as exc:
+                raise RecordingError(
+                    f"session of game {self.info.get('game')}, entry {number}: cannot be "
+                    f"replayed ({exc}): {str(entry)[:80]}"
+                ) from exc
+            result.turns += 1
+            if on_turn is not None:
+                decided = [decision_words(e) for e in self.made()[before:] if e[0] in DECISIONS]
+                if decided:
+                    on_turn(now - began, describe(entry), decided)
+
+
+def _turns(entries: Sequence[Entry]) -> Iterator[tuple[Entry, list[str]]]:
+    """Each turn with the words of the decisions after it."""
+    current: Entry | None = None
+    decided: list[str] = []
+    for entry in entries:
+        if entry[0] in TURNS:
+            if current is not None:
+                yield current, decided
+            current, decided = entry, []
+        elif entry[0] in DECISIONS and current is not None:
+            decided.append(decision_words(entry))
+    if current is not None:
+        yield current, decided
+
+
+def _compare(recorded: list[Entry], replayed: list[Entry], began: float, result: Replayed) -> None:
+    theirs = list(_turns(recorded))
+    ours = list(_turns(replayed))
+    for (turn, said), (_, done) in zip(theirs, ours, strict=False):
+        result.decisions += len(said)
+        if said != done:
+            result.differences.append(
+                Difference(float(turn[1]) - began, describe(turn), tuple(said), tuple(done))
+            )
+    if len(theirs) != len(ours):
+        result.problems.append(f"{len(theirs)} turns recorded, {len(ours)} replayed")
+
+
+def sleeper(speed: float | None, step: bool) -> Callable[[float], None] | None:
+    """The pace of a replay: the recorded gaps divided by ``speed``, or Enter at each turn."""
+    if step:
+
+        def wait_for_enter(_gap: float) -> None:
+            input()
+
+        return wait_for_enter
+    if speed:
+        return lambda gap: time.sleep(gap / speed)
+    return None
+
+
+__all__ = ["Difference", "ReplayLink", "Replayed", "replay", "sessions", "sleeper"]
