@@ -3,11 +3,15 @@ journal, and ``board-referee replay`` running this referee again over them."""
 
 from __future__ import annotations
 
+import re
+import signal
+import sqlite3
 import subprocess
+import zlib
 from pathlib import Path
 
 from tests.e2e import PYTHON
-from tests.test_end_to_end import Rig, make, play_out, self_play
+from tests.test_end_to_end import TD_POSITION, Rig, make
 
 
 def replay_of(journal: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -15,11 +19,95 @@ def replay_of(journal: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
 
 
-def test_a_recorded_game_replays_identically(rigs: list[Rig], tmp_path: Path) -> None:
-    rig = make(rigs, tmp_path, "three-dragons", "three-dragons")
-    moves = self_play(rig.game, 4)[:6]
-    play_out(rig.emu, rig.daemon, rig.game, rig.game.new_state(), moves)
-    assert rig.daemon.stop() == 0
+def played_with_faults(rigs: list[Rig], tmp_path: Path) -> Rig:
+    """A capture, an illegal move put right, the cable out mid-move, a take-back, a power cut
+    and the restart that resumes the game: every path the refereeing has."""
+    rig = make(rigs, tmp_path, "three-dragons", "three-dragons", position=TD_POSITION)
+    emu, daemon = rig.emu, rig.daemon
+    emu.do("play c2-c4")
+    emu.do("expect d4=remove")
+    emu.do("lift d4")
+    emu.do("expect none")
+    emu.do("move h8 g6")  # Black: not a rook's move
+    emu.do("expect g6=illegal h8=put_back")
+    emu.do("move g6 h8")
+    emu.do("expect none")
+    emu.do("lift h8")
+    emu.do("unplug")
+    emu.do("place h6")  # finished while the cable was out
+    daemon.wait_log("board disconnected")
+    emu.do("replug")
+    daemon.wait_moves(["c2-c4", "h8-h6"])
+    emu.do("press takeback")
+    daemon.wait_log("took back h8-h6")
+    emu.do("move h6 h8")
+    daemon.wait_log("Black to move")
+    emu.do("play h8-h7")
+    daemon.wait_moves(["c2-c4", "h8-h7"])
+    daemon.kill(signal.SIGKILL)  # a power cut: what was not yet written is lost
+    daemon.start()
+    daemon.wait_log("resuming game 1 .* after 2 moves")
+    emu.do("play h2-h3")
+    daemon.wait_moves(["c2-c4", "h8-h7", "h2-h3"])
+    assert daemon.stop() == 0
+    return rig
+
+
+def test_a_session_with_faults_and_a_restart_replays_identically(
+    rigs: list[Rig], tmp_path: Path
+) -> None:
+    rig = played_with_faults(rigs, tmp_path)
     result = replay_of(rig.daemon.journal)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "decided identically" in result.stdout, result.stdout
+    assert "game 1: 2 session(s)" in result.stdout and "decided identically" in result.stdout
+    loud = subprocess.run([*PYTHON, "replay", str(rig.daemon.journal)], capture_output=True,
+                          text=True, timeout=300, check=True).stdout  # fmt: skip
+    for decided in ("move c2-c4", "showed: illegal move", "move h8-h6", "took back 1",
+                    "move h2-h3", "sent LED_DELTA"):  # fmt: skip
+        assert decided in loud, decided
+
+    # Another referee decides otherwise: here, the recording says the first move was another.
+    db = sqlite3.connect(rig.daemon.journal)
+    chunks = db.execute("SELECT rowid, data FROM recordings ORDER BY rowid").fetchall()
+    rowid, text = next((r, zlib.decompress(d).decode()) for r, d in chunks
+                       if b'["m","c2-c4"]' in zlib.decompress(d))  # fmt: skip
+    db.execute(
+        "UPDATE recordings SET data = ? WHERE rowid = ?",
+        (zlib.compress(text.replace('["m","c2-c4"]', '["m","c2-c3"]').encode()), rowid),
+    )
+    db.commit()
+    db.close()
+    changed = replay_of(rig.daemon.journal)
+    assert changed.returncode == 1
+    assert "recorded: move c2-c3" in changed.stdout and "now:      move c2-c4" in changed.stdout
+    assert "1 difference(s)" in changed.stdout
+
+
+def test_a_damaged_or_newer_recording_says_where_and_replays_what_it_can(
+    rigs: list[Rig], tmp_path: Path
+) -> None:
+    rig = make(rigs, tmp_path, "three-dragons", "three-dragons", position=TD_POSITION)
+    rig.emu.do("play c2-c4")
+    rig.daemon.wait_moves(["c2-c4"])
+    assert rig.daemon.stop() == 0
+    journal = rig.daemon.journal
+    db = sqlite3.connect(journal)
+    chunks = db.execute("SELECT rowid, chunk, data FROM recordings ORDER BY rowid").fetchall()
+    rowid, number, data = chunks[-1]
+    db.execute("UPDATE recordings SET data = ? WHERE rowid = ?", (data[: len(data) // 2], rowid))
+    db.commit()
+    damaged = replay_of(journal)
+    assert damaged.returncode == 1 and "Traceback" not in damaged.stderr
+    assert f"game 1's recording, chunk {number} is cut short" in damaged.stderr, damaged.stderr
+    assert re.search(r"game 1: 1 session\(s\), [1-9]\d* turns", damaged.stdout)  # the rest
+    # A recording from a newer version of the format: named, not guessed at.
+    first = db.execute("SELECT rowid, data FROM recordings ORDER BY rowid").fetchone()
+    text = zlib.decompress(first[1]).decode().replace('"format":1', '"format":9', 1)
+    db.execute(
+        "UPDATE recordings SET data = ? WHERE rowid = ?", (zlib.compress(text.encode()), first[0])
+    )
+    db.commit()
+    db.close()
+    newer = replay_of(journal)
+    assert newer.returncode == 1 and "Traceback" not in newer.stderr
+    assert "in recording format 9; this version reads format 1" in newer.stderr, newer.stderr

@@ -75,9 +75,14 @@ def _report(result: Replayed, game: int) -> int:
     for problem in result.problems:
         print(f"board-referee replay: {problem}", file=sys.stderr)
     same = not result.differences and not result.problems
+    if same:
+        verdict = "decided identically"
+    elif result.differences:
+        verdict = f"{len(result.differences)} difference(s)"
+    else:
+        verdict = "no difference in what could be replayed (see above)"
     print(
         f"game {game}: {result.sessions} session(s), {result.turns} turns, "
-        f"{result.decisions} decisions replayed: "
-        + ("decided identically" if same else f"{len(result.differences)} difference(s)")
+        f"{result.decisions} decisions replayed: {verdict}"
     )
     return 0 if same else 1

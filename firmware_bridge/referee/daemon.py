@@ -200,6 +200,7 @@ class Daemon(BoardSession):
         # decision, into the journal beside the moves. ``shown``: the words last recorded.
         self.recorder = recorder
         self.shown = ""
+        self.record_now = False  # a move was made this turn: its recording is written after it
 
     @property
     def state(self) -> State:
@@ -245,7 +246,7 @@ class Daemon(BoardSession):
             notifier.close()
             self._shutdown()
             if self.recorder is not None:
-                self.recorder.flush()
+                self.recorder.end(self.clock())
 
     def turn(self, event: LinkEvent | Command | None, now: float, *, early: bool) -> None:
         """One turn of the loop: ``event`` (or none: a timer's turn) at ``now``, then what
@@ -290,6 +291,9 @@ class Daemon(BoardSession):
             recorder.add((SHOWN, self.shown))
         if recorder.game_id != self.game_id:
             recorder.switch(self.game_id)
+        elif self.record_now:
+            recorder.flush()
+        self.record_now = False
 
     def _shutdown(self) -> None:
         if self.link is not None and self.board is not None:
@@ -719,7 +723,7 @@ class Daemon(BoardSession):
             recorder.add((MOVE, record.text))
             if record.effect.outcome is not None:
                 recorder.add((RESULT, record.effect.outcome.describe(self.game.player_names)))
-            recorder.flush()  # each move's frames are kept as the move is
+            self.record_now = True  # each move's frames are written with the turn that made it
         elif isinstance(record, TookBack):
             recorder.add((TAKEBACK, len(record.moves)))
 

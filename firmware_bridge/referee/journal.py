@@ -384,30 +384,41 @@ class Journal:
     def recording_for(self, game_id: int) -> list[tuple[Any, ...]]:
         """What a replay of game ``game_id`` needs: its recording, from the start of the run
         (session) its first entries belong to, which may have begun in an earlier game.
-        RecordingError names the first entry that cannot be read (``readable``: those before)."""
+        RecordingError names the first entry that cannot be read; ``readable`` on it holds
+        every entry before it."""
         rows = self._read("SELECT rowid, game_id, chunk FROM recordings ORDER BY rowid")
         mine = [k for k, (_, g, _) in enumerate(rows) if g == game_id]
         if not mine:
             return []
-        first = mine[0]
-        found: list[tuple[Any, ...]] = []
-        k = first
-        while k >= 0:  # back to the chunk where the session began
-            chunk = self._chunk(rows[k])
-            starts = [i for i, e in enumerate(chunk) if e[0] == "S"]
-            if starts:
-                found = chunk[starts[-1] :] + found
+        start = mine[0]
+        while start > 0:  # back to the chunk where the session began
+            entries, _ = self._chunk(rows[start])
+            if any(entry[0] == "S" for entry in entries):
                 break
-            found = chunk + found
-            k -= 1
-        for row in rows[first + 1 : mine[-1] + 1]:
-            found.extend(self._chunk(row))
+            start -= 1
+        found: list[tuple[Any, ...]] = []
+        for row in rows[start : mine[-1] + 1]:
+            entries, problem = self._chunk(row)
+            if row is rows[start]:
+                begins = [i for i, e in enumerate(entries) if e[0] == "S"]
+                entries = entries[begins[-1] :] if begins else entries
+            found.extend(entries)
+            if problem is not None:
+                problem.readable = found  # type: ignore[attr-defined]
+                raise problem
         return found
 
-    def _chunk(self, row: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    def _chunk(self, row: tuple[Any, ...]) -> tuple[list[tuple[Any, ...]], RecordingError | None]:
+        """A chunk's entries, and what stopped its reading (None: all read)."""
         rowid, game_id, number = row
         data = self._read("SELECT data FROM recordings WHERE rowid = ?", (rowid,))[0][0]
-        return list(unpack(bytes(data), f"game {game_id}'s recording, chunk {number}"))
+        entries: list[tuple[Any, ...]] = []
+        try:
+            for entry in unpack(bytes(data), f"game {game_id}'s recording, chunk {number}"):
+                entries.append(entry)
+        except RecordingError as exc:
+            return entries, exc
+        return entries, None
 
     def recording_bytes(self) -> dict[int, int]:
         """The bytes each game's recording takes, by game."""

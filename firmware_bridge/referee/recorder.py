@@ -49,6 +49,7 @@ RESULT = "r"  # (r, the result in words)
 SHOWN = "s"  # (s, the words the players are shown)
 SESSION = "S"  # (S, now, {"format", "game", "plies", "version", "wall", ...}): a run starts
 WALL = "w"  # (w, now, ISO wall time)
+END = "E"  # (E, now): the session ended as it should (none: cut short, a power cut)
 TURNS = frozenset({TURN, RECEIVED, DAMAGED, CONNECTED, DISCONNECTED, COMMAND, CONNECT})
 DECISIONS = frozenset({SENT, MOVE, TAKEBACK, RESULT, SHOWN})
 
@@ -80,11 +81,15 @@ def pack(entries: Iterable[tuple[Any, ...]]) -> bytes:
 def unpack(data: bytes, where: str) -> Iterator[tuple[Any, ...]]:
     """A chunk's entries; RecordingError names the first that cannot be read (``where``: the
     chunk's name in the message). What came before it is given."""
+    stream = zlib.decompressobj()
     try:
-        text = zlib.decompressobj().decompress(data).decode("utf-8", "replace")
+        text = stream.decompress(data).decode("utf-8", "replace")
     except zlib.error as exc:
         raise RecordingError(f"{where} is damaged ({exc}): nothing of it can be read") from exc
-    for number, line in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    if not stream.eof:  # cut short (a disk full, a copy broken off): its whole lines are read
+        lines = lines[:-1]
+    for number, line in enumerate(lines, start=1):
         if not line:
             continue
         try:
@@ -94,6 +99,9 @@ def unpack(data: bytes, where: str) -> Iterator[tuple[Any, ...]]:
         if not isinstance(entry, list) or not entry or not isinstance(entry[0], str):
             raise RecordingError(f"{where}, entry {number}: not an entry ({line[:60]!r})")
         yield tuple(entry)
+    if not stream.eof:
+        raise RecordingError(f"{where} is cut short after entry {len(lines)}: what follows "
+                             "it is lost")  # fmt: skip
 
 
 def wire(message: Message, seq: int) -> str:
@@ -178,6 +186,11 @@ class Recorder:
         if now - self.flushed_at >= CHUNK_SECONDS or len(self.pending) >= CHUNK_ENTRIES:
             self.flushed_at = now
             self.flush()
+
+    def end(self, now: float) -> None:
+        """The session ends as it should: said, and everything written."""
+        self.add((END, now))
+        self.flush()
 
     def flush(self) -> None:
         if self.game_id is not None and self.pending:
