@@ -46,12 +46,6 @@ CREATE TABLE IF NOT EXISTS checks (
     findings TEXT NOT NULL,     -- JSON: [{cell, kind, seen, fix}, ...]
     skipped TEXT NOT NULL       -- JSON: [cell, ...]
 );
-CREATE TABLE IF NOT EXISTS recordings (
-    game_id INTEGER NOT NULL,
-    chunk INTEGER NOT NULL,
-    data BLOB NOT NULL,         -- the flight recorder's entries: zlib, JSON lines (recorder.py)
-    PRIMARY KEY (game_id, chunk)
-);
 CREATE TABLE IF NOT EXISTS entries (
     game_id INTEGER NOT NULL REFERENCES games(id),
     number INTEGER NOT NULL,
@@ -59,6 +53,17 @@ CREATE TABLE IF NOT EXISTS entries (
     text TEXT NOT NULL,         -- move notation; for a take-back, how many moves were undone
     at TEXT NOT NULL,
     PRIMARY KEY (game_id, number)
+);
+"""
+
+
+# Made with the first chunk, not at open: a journal only read (or refused) is left unchanged.
+RECORDINGS = """
+CREATE TABLE IF NOT EXISTS recordings (
+    game_id INTEGER NOT NULL,
+    chunk INTEGER NOT NULL,
+    data BLOB NOT NULL,         -- the flight recorder's entries: zlib, JSON lines (recorder.py)
+    PRIMARY KEY (game_id, chunk)
 );
 """
 
@@ -339,6 +344,8 @@ class Journal:
         """One chunk of a game's flight recording; then, with a cap set, the oldest finished
         games' recordings go (whole games, never their moves) until the rest fit."""
         data = pack(entries)
+        if not self._has_recordings():
+            self.db.executescript(RECORDINGS)
         self._write(
             "INSERT INTO recordings (game_id, chunk, data) VALUES (?, (SELECT COALESCE("
             "MAX(chunk), -1) + 1 FROM recordings WHERE game_id = ?), ?)",
@@ -346,6 +353,10 @@ class Journal:
         )
         if self.record_cap is not None:
             self._trim_recordings(game_id)
+
+    def _has_recordings(self) -> bool:
+        found = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recordings'"
+        return bool(self._read(found))
 
     def _trim_recordings(self, keep: int) -> None:
         total = self._read("SELECT COALESCE(SUM(LENGTH(data)), 0) FROM recordings")[0][0]
@@ -364,6 +375,8 @@ class Journal:
     def recording(self, game_id: int) -> list[tuple[Any, ...]]:
         """A game's flight recording, every session in order. RecordingError names the first
         entry that cannot be read; ``readable`` on it holds the entries before."""
+        if not self._has_recordings():
+            return []
         rows = self._read(
             "SELECT chunk, data FROM recordings WHERE game_id = ? ORDER BY chunk", (game_id,)
         )
@@ -378,6 +391,8 @@ class Journal:
 
     def recorded_games(self) -> list[int]:
         """The games that have a recording, oldest first."""
+        if not self._has_recordings():
+            return []
         return [int(g) for (g,) in self._read(
             "SELECT DISTINCT game_id FROM recordings ORDER BY game_id")]  # fmt: skip
 
@@ -386,6 +401,8 @@ class Journal:
         (session) its first entries belong to, which may have begun in an earlier game.
         RecordingError names the first entry that cannot be read; ``readable`` on it holds
         every entry before it."""
+        if not self._has_recordings():
+            return []
         rows = self._read("SELECT rowid, game_id, chunk FROM recordings ORDER BY rowid")
         mine = [k for k, (_, g, _) in enumerate(rows) if g == game_id]
         if not mine:
@@ -422,6 +439,8 @@ class Journal:
 
     def recording_bytes(self) -> dict[int, int]:
         """The bytes each game's recording takes, by game."""
+        if not self._has_recordings():
+            return {}
         rows = self._read("SELECT game_id, SUM(LENGTH(data)) FROM recordings GROUP BY game_id")
         return {int(g): int(n) for g, n in rows}
 

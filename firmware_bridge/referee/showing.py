@@ -1,0 +1,175 @@
+"""What the faces are shown: the daemon's state as an immutable ``Snapshot`` (snapshot.py),
+built in the main loop after each change and handed to every listener (the kiosk, the club's
+MQTT feed, the emulated board's page). ``Daemon`` (daemon.py) is a ``Showing``: this half only
+reads what the loop keeps, never changes the game.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from engine import NO_CELL, Game, Player, State
+from firmware_bridge.link.profile import BoardProfile
+from firmware_bridge.link.protocol import Hello
+from firmware_bridge.referee.snapshot import Connection, PieceView, Snapshot, board_picture
+
+if TYPE_CHECKING:
+    from firmware_bridge.referee.check import BoardCheck
+    from firmware_bridge.referee.health import SensorHealth
+    from firmware_bridge.referee.reconcile import Reconciler
+
+
+class Showing:
+    """The snapshot half of the daemon (see the module's docstring). What it reads of the
+    daemon's state is declared here; daemon.py sets it."""
+
+    game: Game
+    profile: BoardProfile
+    rec: Reconciler
+    have_scan: bool
+    moves: Any
+    serial: int
+    mismatch: str
+    alert: tuple[str, float | None]
+    check: BoardCheck | None
+    game_id: int
+    people: tuple[str, str]
+    notice: str
+    health: SensorHealth
+    link: Any
+    board: Hello | None
+    halted: str
+    port: str
+    last_frame: float | None
+    faults: list[tuple[float, int, str]]
+
+    @property
+    def state(self) -> State:
+        raise NotImplementedError
+
+    def snapshot(self) -> Snapshot:
+        """What the faces show, as of now (main loop only)."""
+        state, game, rec = self.state, self.game, self.rec
+        names = game.board.names
+        layout = state.layout()
+        sensed_cells = set(rec.sensed)
+        sensor_of = self.profile.sensor_of
+        have = self.have_scan
+        lifted = tuple(names[c] for c in sorted(layout)
+                       if have and c in sensor_of and c not in sensed_cells)  # fmt: skip
+        unexpected = tuple(sorted(sensed_cells - set(layout))) if have else ()
+        ghosts = []  # what those pieces most likely are: the turn's earlier layouts tell
+        for cell in unexpected:
+            piece = next((x[cell] for x in rec.turn_layouts if cell in x), None)
+            if piece is not None and self.profile.token(piece) == rec.sensed.get(cell):
+                ghosts.append(
+                    PieceView(
+                        names[cell],
+                        piece.kind,
+                        game.pieces[piece.kind].symbol,
+                        int(piece.owner),
+                        piece.state,
+                    )
+                )
+        last: tuple[str, ...] = ()
+        if state.plies:
+            move = state.history[-1]
+            cells = [c for c in (move.frm, move.to) if c != NO_CELL] + list(move.cells)
+            last = tuple(names[c] for c in cells)
+        outcome = state.outcome()
+        scores = state.scores()
+        captured: tuple[list[str], list[str]] = ([], [])
+        for _, pieces in self.moves:
+            for piece in pieces:
+                symbol = game.pieces[piece.kind].symbol
+                captured[piece.owner.index].append(symbol)
+        self.serial += 1
+        alert = rec.alert if have and not self.mismatch else ""
+        if alert != self.alert[0]:
+            self.alert = (alert, time.time() if alert else None)
+        return Snapshot(
+            serial=self.serial,
+            at=time.time(),
+            game_number=self.game_id,
+            game_id=game.id,
+            title=game.title,
+            options=tuple((k, str(v)) for k, v in game.options.items()),
+            players=game.player_names,
+            people=self.people,
+            profile=self.profile.id,
+            sensing=self.profile.sensing.name.lower(),
+            board=board_picture(game),
+            pieces=tuple(
+                PieceView(names[c], p.kind, game.pieces[p.kind].symbol, int(p.owner), p.state)
+                for c, p in sorted(layout.items())
+            ),
+            lifted=lifted,
+            unexpected=tuple(names[c] for c in unexpected),
+            ghosts=tuple(ghosts),
+            signals=tuple(
+                (names[c], s.value)
+                for c, s in sorted(
+                    (rec.signals if self.check is None else self.check.signals()).items()
+                )
+            ),
+            last_move=last,
+            status=self._status_sentence(),
+            notice=self.notice,
+            alert=alert,
+            alert_since=self.alert[1],
+            to_move=None if outcome is not None else int(state.to_move),
+            acting=None if rec.acting is None or self.check is not None else int(rec.acting),
+            phase=state.phase,
+            deciding=state.deciding,
+            scores=None if scores is None else (scores[Player.ONE], scores[Player.TWO]),
+            details=tuple(state.status_lines()),
+            captured=(tuple(captured[0]), tuple(captured[1])),
+            outcome=None if outcome is None else outcome.describe(game.player_names, self.people),
+            winner=None if outcome is None or outcome.winner is None else int(outcome.winner),
+            moves=tuple(view for view, _ in self.moves),
+            connection=self._connection(),
+            check=None if self.check is None else self.check.view(),
+            sensor_warnings=self.health.warnings(),
+            next_game=rec.next_game if outcome is not None else "",
+        )
+
+    def _status_sentence(self) -> str:
+        if self.mismatch:
+            return f"connect the board for {self.game.title}: {self.mismatch}"
+        if self.link is None:
+            return f"plug in the board and switch it on ({self.game.title})"
+        if self.board is None and self.halted:
+            return _halted_sentence(self.halted)
+        if self.board is None or not self.have_scan:
+            return f"waiting for the board ({self.game.title})"
+        if self.check is not None:
+            return "board check: " + self.check.instruction()
+        warnings = self.health.warnings()
+        if warnings and self.rec.alert:  # not the endless "disturbed board": which sensor
+            return warnings[0].text
+        return self.rec.status
+
+    def _connection(self) -> Connection:
+        port = self.port
+        if self.mismatch:
+            return Connection("wrong-board", port, self.mismatch, last_frame=self.last_frame,
+                              faults=tuple(self.faults))  # fmt: skip
+        if self.link is None:
+            return Connection("waiting", port, f"waiting for the board on {port}",
+                              last_frame=self.last_frame, faults=tuple(self.faults))  # fmt: skip
+        hello = self.board
+        if hello is None:
+            return Connection("connecting", port, f"port {port} open, waiting for the board",
+                              last_frame=self.last_frame, faults=tuple(self.faults))  # fmt: skip
+        return Connection("connected", port, f"board {hello.board_id} connected",
+                          hello.board_id, hello.firmware, self.last_frame,
+                          tuple(self.faults))  # fmt: skip
+
+
+def _halted_sentence(text: str) -> str:
+    """FAULT 6 in one line a kiosk shows whole; the fault itself, in the connection's faults,
+    has the details (the error's words, the heap left)."""
+    error = text.split("could not start: ", 1)[-1].split(":", 1)[0].split(" ", 1)[0]
+    what = "out of memory" if error == "MemoryError" else error or "an error"
+    return f"the board's firmware could not start ({what}): its fault is under Board connection"
