@@ -158,6 +158,7 @@ class Daemon(BoardSession, Showing):
             self.rec.restart_turn_from(last_turn_layouts(state))
         self.readings: list[Reading] = [EMPTY] * len(profile.sensor_cells)
         self.leds = LedChannel(profile)
+        self.now = clock()  # the time of the loop's turn under way
         self._reset_link_state()
         self.next_connect = 0.0
         self.evaluate_at: float | None = None
@@ -247,6 +248,7 @@ class Daemon(BoardSession, Showing):
     def turn(self, event: LinkEvent | Command | None, now: float, *, early: bool) -> None:
         """One turn of the loop: ``event`` (or none: a timer's turn) at ``now``, then what
         fell due. Recorded first; a replay (replay.py) calls this with the recorded ones."""
+        self.now = now  # the turn is one instant: what it does is dated by it, as a replay dates it
         if self.recorder is not None:
             self.recorder.turn(turn_entry(event, now), now)
         if isinstance(event, Received) and early:
@@ -474,16 +476,16 @@ class Daemon(BoardSession, Showing):
             return
         hello = self.board
         if hello is not None and profile != old_profile and self._misfit(hello):
-            self._hello(hello, self.clock())  # says why, and waits for a fitting board
+            self._hello(hello, self.now)  # says why, and waits for a fitting board
             self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
             return
         if hello is None:
             self._send(HostHello(PROTOCOL_DELTA, socket.gethostname()))
-            self.hello_sent = self.clock()
+            self.hello_sent = self.now
             return
         self.have_scan = False
         self.scan_sent = -SCAN_SPACING
-        self._request_scan(self.clock(), "new game")
+        self._request_scan(self.now, "new game")
         self._process([])
 
     def _remember(self, text: str, effect: Effect) -> None:
@@ -508,7 +510,7 @@ class Daemon(BoardSession, Showing):
         self.dirty = True
         for record in records:  # the journal first ...
             self._journal(record)
-        now = self.clock()
+        now = self.now
         if self.rec.notice:
             self.log.info("%s", self.rec.notice)
             self.notice = self.rec.notice

@@ -43,6 +43,7 @@ DISCONNECTED = "d"  # (d, now, reason)
 COMMAND = "k"  # (k, now, command as JSON)
 CONNECT = "C"  # (C, now, "ok" | "port: why" | "link: why"): a try to open the port
 SENT = "o"  # (o, frame hex)
+UNSENT = "x"  # (x, why): a frame the port would not take (the link is dropped)
 MOVE = "m"  # (m, move text)
 TAKEBACK = "u"  # (u, moves taken back)
 RESULT = "r"  # (r, the result in words)
@@ -51,7 +52,7 @@ SESSION = "S"  # (S, now, {"format", "game", "plies", "version", "wall", ...}): 
 WALL = "w"  # (w, now, ISO wall time)
 END = "E"  # (E, now): the session ended as it should (none: cut short, a power cut)
 TURNS = frozenset({TURN, RECEIVED, DAMAGED, CONNECTED, DISCONNECTED, COMMAND, CONNECT})
-DECISIONS = frozenset({SENT, MOVE, TAKEBACK, RESULT, SHOWN})
+DECISIONS = frozenset({SENT, UNSENT, MOVE, TAKEBACK, RESULT, SHOWN})
 
 
 def software_version() -> str:

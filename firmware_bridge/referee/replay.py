@@ -55,6 +55,7 @@ from firmware_bridge.referee.recorder import (
     TAKEBACK,
     TURN,
     TURNS,
+    UNSENT,
     Recorder,
     RecordingError,
 )
@@ -93,9 +94,12 @@ class ReplayLink(Link):
     what the daemon writes is kept, and nothing is ever read (the recorded frames come as
     turns)."""
 
-    def __init__(self, events: queue.Queue[LinkEvent], outcomes: list[str]) -> None:
+    def __init__(
+        self, events: queue.Queue[LinkEvent], outcomes: list[str], writes: list[str | None]
+    ) -> None:
         super().__init__(events)
         self.outcomes = outcomes  # the next tries' results, as recorded
+        self.writes = writes  # each frame's fate in turn: None taken, or why it was not
         self._open = False
 
     @property
@@ -113,6 +117,9 @@ class ReplayLink(Link):
     def _write(self, data: bytes) -> None:
         if not self._open:
             raise LinkError("the port is closed")
+        refused = self.writes.pop(0) if self.writes else None
+        if refused is not None:
+            raise LinkError(refused)
 
     def close(self) -> None:
         self._open = False
@@ -165,6 +172,8 @@ def decision_words(entry: Entry) -> str:
         return f"result: {entry[1]}"
     if kind == SHOWN:
         return f"showed: {entry[1]}"
+    if kind == UNSENT:
+        return f"the port would not take a frame: {entry[1]}"
     return repr(entry)
 
 
@@ -224,13 +233,16 @@ def _replay_session(
             recorder = Recorder(lambda _game, entries: captured.extend(entries), "replay")
             clock = [float(head[1])]
             outcomes: list[str] = []
+            writes: list[str | None] = [
+                None if e[0] == SENT else str(e[1]) for e in session if e[0] in (SENT, UNSENT)
+            ]
             quiet = logging.getLogger("board-referee.replay")
             quiet.propagate = False
             quiet.addHandler(logging.NullHandler())
             try:
                 daemon = Daemon(
                     game, profile, journal, "replay", log=quiet, start=start,
-                    link_factory=lambda events: ReplayLink(events, outcomes),
+                    link_factory=lambda events: ReplayLink(events, outcomes, writes),
                     clock=lambda: clock[0], recorder=recorder,
                 )  # fmt: skip
             except DaemonError as exc:

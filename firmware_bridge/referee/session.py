@@ -52,7 +52,7 @@ from firmware_bridge.referee.check import BoardCheck
 from firmware_bridge.referee.errors import DaemonError
 from firmware_bridge.referee.journal import Journal
 from firmware_bridge.referee.led_channel import LedChannel
-from firmware_bridge.referee.recorder import CONNECT, SENT, Recorder, wire
+from firmware_bridge.referee.recorder import CONNECT, SENT, UNSENT, Recorder, wire
 
 if TYPE_CHECKING:
     from firmware_bridge.referee.snapshot import Snapshot
@@ -77,6 +77,7 @@ class BoardSession:
     port: str
     log: logging.Logger
     clock: Callable[[], float]
+    now: float  # the time of the loop's turn under way (every step of a turn is dated by it)
     events: queue.Queue[Any]
     opened: Link | None
     link_factory: Callable[[queue.Queue[LinkEvent]], Link]
@@ -136,11 +137,12 @@ class BoardSession:
         self.scan_sent = -SCAN_SPACING
         self.scan_due: float | None = None
         self.scan_why = ""
-        self.last_rx = self.clock()
+        self.last_rx = self.now
         self.last_ping = 0.0
         self.leds.forget()
 
     def _connect(self, now: float) -> None:
+        self.now = now
         link, self.opened = self.opened or self.link_factory(self.events), None
         try:
             if not link.is_open:
@@ -204,7 +206,7 @@ class BoardSession:
         else:
             self.log.warning("board disconnected (%s); waiting for it on %s", reason, self.port)
         self._reset_link_state()
-        self.next_connect = self.clock() + RECONNECT_INTERVAL
+        self.next_connect = self.now + RECONNECT_INTERVAL
 
     def _send(self, message: Message) -> int | None:
         if self.link is None:
@@ -212,6 +214,8 @@ class BoardSession:
         try:
             seq, size = self.link.send(message)
         except LinkError as exc:
+            if self.recorder is not None:
+                self.recorder.add((UNSENT, str(exc)))
             self._drop_link(str(exc))
             return None
         self.log.debug("-> %s seq=%d (%d bytes)", message.NAME, seq, size)

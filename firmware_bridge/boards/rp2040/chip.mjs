@@ -428,7 +428,8 @@ function run() {
   }
   behindMax = Math.max(behindMax, wall - clock.nanos);
   const ahead = clock.nanos - Number(process.hrtime.bigint() - startWall);
-  setTimeout(run, ahead > 1_000_000 ? Math.floor(ahead / 1e6) : 0);
+  if (ahead > 1_000_000) setTimeout(run, Math.floor(ahead / 1e6));
+  else setImmediate(run); // behind: on at once (a 0 ms setTimeout waits a millisecond or more)
 }
 
 setInterval(() => {
