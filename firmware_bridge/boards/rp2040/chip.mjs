@@ -287,7 +287,9 @@ let ledByte = 0;
 let riseAt = -1;
 let ledErrors = 0;
 const latch = clock.createAlarm(() => {
-  if (ledBytes.length) {
+  // A write the hang command stopped half-way is the hang's, not the firmware's: not reported
+  // (the chain would show it; the watchdog's restart writes the whole frame again).
+  if (ledBytes.length && !hung) {
     out({ leds: Buffer.from(ledBytes).toString('hex'), at: clock.nanos - LATCH_NS });
   }
   ledBytes.length = 0;
@@ -428,8 +430,7 @@ function run() {
   }
   behindMax = Math.max(behindMax, wall - clock.nanos);
   const ahead = clock.nanos - Number(process.hrtime.bigint() - startWall);
-  if (ahead > 1_000_000) setTimeout(run, Math.floor(ahead / 1e6));
-  else setImmediate(run); // behind: on at once (a 0 ms setTimeout waits a millisecond or more)
+  setTimeout(run, ahead > 1_000_000 ? Math.floor(ahead / 1e6) : 0);
 }
 
 setInterval(() => {
