@@ -304,6 +304,12 @@ def test_a_capture_read_back_from_the_ws2812_waveform_and_an_illegal_move_put_ri
     emu.do("play h8-h6")
     daemon.wait_moves(["c2-c4", "h8-h6"])
     assert not emu.errors
+    # The session's flight recording, made on the chip, replays through this referee (issue 29).
+    assert daemon.stop() == 0
+    replay = subprocess.run([*PYTHON, "replay", str(daemon.journal), "--quiet"],
+                            capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+    assert replay.returncode == 0, replay.stdout + replay.stderr
+    assert "decided identically" in replay.stdout
 
 
 def test_the_firmware_uf2_file_is_refereed_as_written(rigs: list[Rig], tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """The simulated table, bounded for CI: self-played games of every game against the real
-daemon over the pty, with hands that behave like people and faults on the way. The long run
+daemon over the pty, with hands that behave like people and faults on the way; each game's
+flight recording is then replayed and must decide the same. The long run
 is ``python tools/table_sim.py --moves 2000`` (and ``pytest -m slow`` runs a longer one)."""
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ def _check(moves: int, seed: int, kind: str = "emulator", per_game: int | None =
     assert (tally.lost, tally.wrong, tally.stuck) == (0, 0, 0), (
         tally.line() + "\n" + "\n".join(tally.notes)
     )
+    # Every game's flight recording replays through the referee deciding the same (issue 29).
+    assert tally.replayed == tally.games and tally.differed == 0, "\n".join(tally.notes)
     assert tally.games >= len(games)  # every game was played
     assert len(tally.behaviours) >= 6, tally.line()  # and the hands misbehaved in many ways
 
@@ -68,6 +71,8 @@ def test_a_bounded_table_on_the_emulated_rp2040() -> None:
     assert (tally.lost, tally.wrong, tally.stuck) == (0, 0, 0), (
         tally.line() + "\n" + "\n".join(tally.notes)
     )
+    # Every game's flight recording replays through the referee deciding the same (issue 29).
+    assert tally.replayed == tally.games and tally.differed == 0, "\n".join(tally.notes)
     assert len(tally.behaviours) >= 2, tally.line()  # the hands misbehaved on the chip too
 
 

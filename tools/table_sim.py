@@ -37,6 +37,8 @@ from firmware_bridge.boards.table import piece_from_token, piece_token  # noqa: 
 from firmware_bridge.commands.play import choose_move  # noqa: E402
 from firmware_bridge.link import catalog  # noqa: E402
 from firmware_bridge.link.profile import Token  # noqa: E402
+from firmware_bridge.referee.journal import Journal  # noqa: E402
+from firmware_bridge.referee.replay import replay  # noqa: E402
 from tests.e2e import BOARD_KINDS, DaemonProcess, EmulatorProcess  # noqa: E402
 
 CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (\S+)")
@@ -60,6 +62,8 @@ class Tally:
     wrong: int = 0
     stuck: int = 0
     games: int = 0
+    replayed: int = 0  # games whose flight recording was replayed (board-referee replay)
+    differed: int = 0  # ... in which the replay decided otherwise than the recording
     behaviours: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
@@ -67,7 +71,8 @@ class Tally:
         done = ", ".join(f"{k} {v}" for k, v in sorted(self.behaviours.items()))
         return (f"games {self.games}, moves attempted {self.attempted}, journaled "
                 f"{self.journaled}, lost {self.lost}, wrongly accepted {self.wrong}, stuck "
-                f"{self.stuck}; hands: {done}")  # fmt: skip
+                f"{self.stuck}, replays differing {self.differed} of {self.replayed}; hands: "
+                f"{done}")  # fmt: skip
 
 
 class Table:
@@ -369,6 +374,21 @@ class Table:
         return True
 
 
+def replay_journal(path: Path) -> list[str]:
+    """Each game of the journal's flight recording replayed (what ``board-referee replay``
+    does): the first words of every difference or problem, none when it decided the same."""
+    journal = Journal(path, lock=False)
+    try:
+        found: list[str] = []
+        for game_id in journal.recorded_games():
+            result = replay(journal.recording_for(game_id))
+            found += [d.text().replace("\n", " ") for d in result.differences]
+            found += result.problems
+        return found
+    finally:
+        journal.close()
+
+
 def run(
     games: list[str],
     moves: int,
@@ -423,6 +443,11 @@ def run(
                     tally.notes.append(f"{game_id}: the daemon printed a traceback")
                     tally.wrong += 1
                 table.close()
+                differences = replay_journal(table.daemon.journal)
+                tally.replayed += 1
+                if differences:
+                    tally.differed += 1
+                    tally.notes.append(f"{game_id}: the replay differs: {differences[0]}")
             if verbose:
                 print(f"{game_id}: {tally.line()}", flush=True)
                 for note in tally.notes[shown:]:
