@@ -3,6 +3,7 @@ journal, and ``board-referee replay`` running this referee again over them."""
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import sqlite3
@@ -111,3 +112,32 @@ def test_a_damaged_or_newer_recording_says_where_and_replays_what_it_can(
     newer = replay_of(journal)
     assert newer.returncode == 1 and "Traceback" not in newer.stderr
     assert "in recording format 9; this version reads format 1" in newer.stderr, newer.stderr
+
+
+def test_the_cap_drops_the_oldest_finished_games_recordings_never_their_moves(
+    tmp_path: Path,
+) -> None:
+    from engine import Outcome, Player
+    from firmware_bridge.link import catalog
+    from firmware_bridge.referee.journal import Journal
+    from firmware_bridge.referee.recorder import pack
+
+    game = catalog.load_game("three-dragons")
+    noise = [("i", float(n), float(n), os.urandom(40).hex()) for n in range(400)]
+    size = len(pack(noise))  # random frames: a chunk packs to about 18 KB
+    journal = Journal(tmp_path / "j.sqlite3", record_cap=int(3.5 * size))
+    first = journal.start_game(game, "three-dragons", None)
+    journal.record_move(first, "c1-c4")
+    journal.record_chunk(first, [("S", 0.0, {"format": 1}), *noise])
+    journal.finish(first, Outcome(Player.ONE, "a test"))
+    second = journal.start_game(game, "three-dragons", None)
+    journal.record_move(second, "c1-c4")
+    for _ in range(2):
+        journal.record_chunk(second, noise)
+    assert journal.recorded_games() == [first, second]  # 3 chunks: under the cap
+    third_chunk = [(kind, t + 1000, at, data) for kind, t, at, data in noise]
+    journal.record_chunk(second, third_chunk)  # over it: the finished game's recording goes
+    assert journal.recorded_games() == [second]
+    assert journal.moves(first) == ["c1-c4"]  # its moves stay
+    assert len(journal.recording(second)) == 3 * len(noise)  # the game being played is whole
+    journal.close()
