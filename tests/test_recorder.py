@@ -8,6 +8,7 @@ import re
 import signal
 import sqlite3
 import subprocess
+import time
 import zlib
 from pathlib import Path
 
@@ -45,9 +46,13 @@ def played_with_faults(rigs: list[Rig], tmp_path: Path) -> Rig:
     daemon.wait_log("Black to move")
     emu.do("play h8-h7")
     daemon.wait_moves(["c2-c4", "h8-h7"])
+    ready = daemon.text().count("White to move")
     daemon.kill(signal.SIGKILL)  # a power cut: what was not yet written is lost
     daemon.start()
     daemon.wait_log("resuming game 1 .* after 2 moves")
+    deadline = time.monotonic() + 30  # the board checked against the journal: play on
+    while daemon.text().count("White to move") <= ready and time.monotonic() < deadline:
+        time.sleep(0.05)
     emu.do("play h2-h3")
     daemon.wait_moves(["c2-c4", "h8-h7", "h2-h3"])
     assert daemon.stop() == 0
