@@ -391,6 +391,25 @@ def test_the_daemon_waits_for_a_chip_that_is_still_booting(tmp_path: Path) -> No
 GRAY = (0, 1, 3, 2, 6, 7, 5, 4, 12, 13, 15, 14, 10, 11, 9, 8)  # the firmware's scan order
 
 
+def scanned_chip(
+    tmp_path: Path, config: dict[str, Any], levels: list[int]
+) -> tuple[ChipProcess, Scan]:
+    """The board of ``config`` on the chip, its sensors at ``levels`` (no noise), and its first
+    SCAN to a host; the caller closes the chip."""
+    uf2 = tmp_path / "board.uf2"
+    uf2.write_bytes(uf2_module.build_uf2(config))
+    (tmp_path / "board.json").write_text(json.dumps(config))
+    chip = ChipProcess(uf2, tmp_path / "board.json", levels, noise=0)
+    try:
+        chip.host(HostHello(2, "test"))
+        chip.host(ScanRequest())
+        _, scan = chip.wait_for(lambda m: isinstance(m, Scan), timeout=120)
+    except BaseException:
+        chip.close()
+        raise
+    return chip, scan
+
+
 @pytest.mark.parametrize("settle", [True, False], ids=["settled", "read-at-once"])
 def test_the_signal_line_settles_before_the_cell_after_an_occupied_one_is_read(
     tmp_path: Path, settle: bool
@@ -409,16 +428,8 @@ def test_the_signal_line_settles_before_the_cell_after_an_occupied_one_is_read(
         config["sensors"]["settle_us"] = 0
     closed = set(GRAY[::2])  # every other cell of the first bank, in scan order
     levels = [0 if sensor in closed else 1 for sensor in range(len(profile.sensor_cells))]
-    uf2 = tmp_path / "board.uf2"
-    uf2.write_bytes(uf2_module.build_uf2(config))
-    (tmp_path / "board.json").write_text(json.dumps(config))
-    chip = ChipProcess(uf2, tmp_path / "board.json", levels, noise=0)
-    try:
-        chip.host(HostHello(2, "test"))
-        chip.host(ScanRequest())
-        _, scan = chip.wait_for(lambda m: isinstance(m, Scan), timeout=120)
-    finally:
-        chip.close()
+    chip, scan = scanned_chip(tmp_path, config, levels)
+    chip.close()
     occupied = {sensor for sensor, reading in enumerate(scan.readings) if reading.code}
     if settle:
         assert occupied == closed
@@ -440,14 +451,8 @@ def test_a_broken_wire_that_screens_as_an_empty_cell_is_found_by_the_sweep(tmp_p
     rest = sensors["bands"]["centre"]
     levels = [rest] * sensors["count"]
     levels[0] = rest + 12000  # a piece, north pole down
-    uf2 = tmp_path / "board.uf2"
-    uf2.write_bytes(uf2_module.build_uf2(config))
-    (tmp_path / "board.json").write_text(json.dumps(config))
-    chip = ChipProcess(uf2, tmp_path / "board.json", levels, noise=0)
+    chip, scan = scanned_chip(tmp_path, config, levels)
     try:
-        chip.host(HostHello(2, "test"))
-        chip.host(ScanRequest())
-        _, scan = chip.wait_for(lambda m: isinstance(m, Scan), timeout=120)
         assert [r.code for r in scan.readings[:2]] == [2, 0]  # the piece, and an empty cell
         broke = chip.now
         chip.send({"dead": 1})
