@@ -136,10 +136,10 @@ class _Cells:
         masks = self.masks
         for channel in range(16):
             masks[channel], masks[16 + channel] = _mask(select, channel)
+        every_en, _ = _mask(enable, (1 << len(enable)) - 1)
         for bank in range(banks):
             if enable:  # every bank's EN high (off), then this bank's low
-                high, _ = _mask(enable, (1 << len(enable)) - 1)
-                low = 1 << enable[bank]
+                high, low = every_en, 1 << enable[bank]
             elif bank_select:
                 high, low = _mask(bank_select, bank & 15)
             else:

@@ -56,10 +56,9 @@ class Sensors:
         self.debounce = 1000 * settings.get("debounce_ms", 30)  # us
         # Microseconds the signal line is given after the multiplexers switch: the line and
         # every multiplexer's capacitance recharge through the pull-up (or discharge through the
-        # pull-down) before the read (docs/build-a-board.md, "Settling"); and the shorter wait
-        # of a screening read, enough for a live sensor (none: every read settled).
+        # pull-down) before the read (docs/build-a-board.md, "Settling"). The register reader
+        # (hw.cells) also takes board.json's shorter ``screen_us``.
         self.settle_us = settings.get("settle_us", 0)
-        self.screen_us = min(settings.get("screen_us", self.settle_us), self.settle_us)
         self.wait = hw.settle
         self.fault = 1000 * settings.get("fault_ms", 500)  # us
         self.stable = bytearray(count)  # what the host has been told
@@ -126,7 +125,7 @@ class Sensors:
         # read in about STEP_US; the sweep's bank moves on once a full scan.
         self.per_step = 1
         if self.cells is not None:
-            self.per_step = max(1, STEP_US // (16 * (self.screen_us + 5)))
+            self.per_step = max(1, STEP_US // (16 * (self.cells.screen_us + 5)))
         self.steps = (self.banks + self.per_step - 1) // self.per_step
         self.sweep = 0
 
@@ -205,12 +204,11 @@ class Sensors:
         """Read each followed sensor whose debounce is over, settled, and judge it: a change
         is told at its time, not at its cell's turn in the next scan."""
         follow = self.follow
-        since = self.since
         now = time.ticks_us()
         k = 0
         while k < self.nfollow:
             index = follow[k]
-            if (now - since[index]) & TICKS >= self.debounce:
+            if self._held(index, now, self.debounce):
                 self._judge(index, self.read(index), now)
                 if k < self.nfollow and follow[k] != index:
                     continue  # it left the list; another took its place

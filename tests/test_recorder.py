@@ -144,5 +144,5 @@ def test_the_cap_drops_the_oldest_finished_games_recordings_never_their_moves(
     journal.record_chunk(second, third_chunk)  # over it: the finished game's recording goes
     assert journal.recorded_games() == [second]
     assert journal.moves(first) == ["c1-c4"]  # its moves stay
-    assert len(journal.recording(second)) == 3 * len(noise)  # the game being played is whole
+    assert len(journal.recording_for(second)) == 3 * len(noise)  # the game played: whole
     journal.close()

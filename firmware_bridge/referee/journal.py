@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from engine import Cell, Game, Outcome, Piece, State
-from firmware_bridge.referee.recorder import RecordingError, pack, unpack
+from firmware_bridge.referee.recorder import SESSION, RecordingError, pack, unpack
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -153,6 +153,7 @@ class Journal:
         self.path = path
         self._lock: TextIO | None = None
         self.record_cap = record_cap  # bytes of flight recordings kept at most (None: all)
+        self._recordings_made = False  # the recordings table is there (known once true)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -340,54 +341,65 @@ class Journal:
                  "summary": r[5], "findings": json.loads(r[6]), "skipped": json.loads(r[7])}
                 for r in rows]  # fmt: skip
 
+    def seed(self, game_id: int, game: Game, profile: str, info: dict[str, Any]) -> None:
+        """A fresh journal as a recorded run found its own (a replay's, replay.py; ``info``: the
+        run's session entry): the game it went on with, at its number, with its moves so far;
+        or, for a game the run made, nothing but that number's place."""
+        if info.get("created"):
+            if game_id > 1:  # the game the run makes gets the number it got then
+                self._write("INSERT INTO games (id, game, options, profile, status, started) "
+                            "VALUES (?, 'none', '{}', 'none', 'abandoned', '')",
+                            (game_id - 1,))  # fmt: skip
+            return
+        outcome = info.get("outcome")
+        start = info.get("start")
+        self._write(
+            "INSERT INTO games (id, game, options, profile, start, status, outcome, started, "
+            "players) VALUES (?, ?, ?, ?, ?, ?, ?, '', ?)",
+            (game_id, game.id, json.dumps(dict(game.options), sort_keys=True), profile,
+             json.dumps(start) if start else None, "finished" if outcome else "playing",
+             json.dumps(outcome) if outcome else None,
+             json.dumps(info.get("people") or ["", ""])),
+        )  # fmt: skip
+        for number, (action, text) in enumerate(info.get("entries") or []):
+            self._write("INSERT INTO entries (game_id, number, action, text, at) VALUES "
+                        "(?, ?, ?, ?, '')", (game_id, number, action, text))  # fmt: skip
+
     def record_chunk(self, game_id: int, entries: list[tuple[Any, ...]]) -> None:
         """One chunk of a game's flight recording; then, with a cap set, the oldest finished
         games' recordings go (whole games, never their moves) until the rest fit."""
         data = pack(entries)
         if not self._has_recordings():
             self.db.executescript(RECORDINGS)
+            self._recordings_made = True
         self._write(
             "INSERT INTO recordings (game_id, chunk, data) VALUES (?, (SELECT COALESCE("
             "MAX(chunk), -1) + 1 FROM recordings WHERE game_id = ?), ?)",
             (game_id, game_id, data),
         )
         if self.record_cap is not None:
-            self._trim_recordings(game_id)
+            self._trim_recordings(game_id, self.record_cap)
 
     def _has_recordings(self) -> bool:
-        found = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recordings'"
-        return bool(self._read(found))
+        """Is there a recordings table (made with the first chunk; asked once it is)?"""
+        if not self._recordings_made:
+            found = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recordings'"
+            self._recordings_made = bool(self._read(found))
+        return self._recordings_made
 
-    def _trim_recordings(self, keep: int) -> None:
+    def _trim_recordings(self, keep: int, cap: int) -> None:
         total = self._read("SELECT COALESCE(SUM(LENGTH(data)), 0) FROM recordings")[0][0]
-        if total <= self.record_cap:
+        if total <= cap:
             return
         sizes = self._read(
             "SELECT r.game_id, SUM(LENGTH(r.data)) FROM recordings r JOIN games g ON "
             "g.id = r.game_id WHERE g.status != 'playing' AND r.game_id != ? "
             "GROUP BY r.game_id ORDER BY r.game_id", (keep,))  # fmt: skip
         for game_id, size in sizes:
-            if total <= (self.record_cap or 0):
+            if total <= cap:
                 break
             self._write("DELETE FROM recordings WHERE game_id = ?", (game_id,))
             total -= int(size)
-
-    def recording(self, game_id: int) -> list[tuple[Any, ...]]:
-        """A game's flight recording, every session in order. RecordingError names the first
-        entry that cannot be read; ``readable`` on it holds the entries before."""
-        if not self._has_recordings():
-            return []
-        rows = self._read(
-            "SELECT chunk, data FROM recordings WHERE game_id = ? ORDER BY chunk", (game_id,)
-        )
-        found: list[tuple[Any, ...]] = []
-        for chunk, data in rows:
-            try:
-                found.extend(unpack(bytes(data), f"game {game_id}'s recording, chunk {chunk}"))
-            except RecordingError as exc:
-                exc.readable = found  # type: ignore[attr-defined]
-                raise
-        return found
 
     def recorded_games(self) -> list[int]:
         """The games that have a recording, oldest first."""
@@ -407,17 +419,19 @@ class Journal:
         mine = [k for k, (_, g, _) in enumerate(rows) if g == game_id]
         if not mine:
             return []
+        # Each chunk read once, walking back and then forward.
+        read: dict[int, tuple[list[tuple[Any, ...]], RecordingError | None]] = {}
         start = mine[0]
-        while start > 0:  # back to the chunk where the session began
-            entries, _ = self._chunk(rows[start])
-            if any(entry[0] == "S" for entry in entries):
+        while True:  # back to the chunk where the session began
+            read[start] = self._chunk(rows[start])
+            if start == 0 or any(entry[0] == SESSION for entry in read[start][0]):
                 break
             start -= 1
         found: list[tuple[Any, ...]] = []
-        for row in rows[start : mine[-1] + 1]:
-            entries, problem = self._chunk(row)
-            if row is rows[start]:
-                begins = [i for i, e in enumerate(entries) if e[0] == "S"]
+        for k in range(start, mine[-1] + 1):
+            entries, problem = read.pop(k) if k in read else self._chunk(rows[k])
+            if k == start:
+                begins = [i for i, e in enumerate(entries) if e[0] == SESSION]
                 entries = entries[begins[-1] :] if begins else entries
             found.extend(entries)
             if problem is not None:
@@ -436,13 +450,6 @@ class Journal:
         except RecordingError as exc:
             return entries, exc
         return entries, None
-
-    def recording_bytes(self) -> dict[int, int]:
-        """The bytes each game's recording takes, by game."""
-        if not self._has_recordings():
-            return {}
-        rows = self._read("SELECT game_id, SUM(LENGTH(data)) FROM recordings GROUP BY game_id")
-        return {int(g): int(n) for g, n in rows}
 
     def timed_entries(self, game_id: int) -> list[tuple[str, str, str]]:
         """The game's entries with their times: (action, text, ISO time)."""

@@ -23,7 +23,6 @@ import json
 import time
 import zlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from firmware_bridge.link.protocol import Message, encode_frame
@@ -65,12 +64,6 @@ def software_version() -> str:
 
 class RecordingError(Exception):
     """A recording that cannot be read; the message names the first bad entry."""
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    number: int
-    entries: tuple[tuple[Any, ...], ...]
 
 
 def pack(entries: Iterable[tuple[Any, ...]]) -> bytes:
@@ -138,6 +131,11 @@ def turn_entry(event: object, now: float) -> tuple[Any, ...]:
     return (COMMAND, now, command)
 
 
+def _wall() -> str:
+    """The wall clock, as a recording notes it."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
 class Recorder:
     """Collects a session's entries and hands them to ``write`` (the journal) in chunks."""
 
@@ -148,7 +146,6 @@ class Recorder:
         self.pending: list[tuple[Any, ...]] = []
         self.flushed_at = 0.0
         self.wall_at = -WALL_EVERY
-        self.entries = 0  # written in this process, for the benchmark
 
     def session(self, game_id: int, now: float, info: dict[str, Any]) -> None:
         """A session (a run of the referee) starts, in game ``game_id``; ``info``: what a
@@ -156,14 +153,8 @@ class Recorder:
         self.flush()
         self.game_id = game_id
         self.flushed_at = now
-        wall = time.strftime("%Y-%m-%dT%H:%M:%S%z")
-        self.pending.append(
-            (
-                SESSION,
-                now,
-                {"format": FORMAT, "game": game_id, "version": self.version, "wall": wall, **info},
-            )
-        )
+        said = {"format": FORMAT, "game": game_id, "version": self.version, "wall": _wall()}
+        self.pending.append((SESSION, now, {**said, **info}))
         self.wall_at = now
 
     def switch(self, game_id: int) -> None:
@@ -182,7 +173,7 @@ class Recorder:
             return
         if now - self.wall_at >= WALL_EVERY:
             self.wall_at = now
-            self.pending.append((WALL, now, time.strftime("%Y-%m-%dT%H:%M:%S%z")))
+            self.pending.append((WALL, now, _wall()))
         self.pending.append(entry)
         if now - self.flushed_at >= CHUNK_SECONDS or len(self.pending) >= CHUNK_ENTRIES:
             self.flushed_at = now
@@ -196,7 +187,6 @@ class Recorder:
     def flush(self) -> None:
         if self.game_id is not None and self.pending:
             entries, self.pending = self.pending, []
-            self.entries += len(entries)
             self.write(self.game_id, entries)
 
 
@@ -219,7 +209,6 @@ __all__ = [
     "TURN",
     "TURNS",
     "WALL",
-    "Chunk",
     "Recorder",
     "RecordingError",
     "pack",

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import ConfigError, Game
+from engine import ConfigError
 from firmware_bridge.link import catalog
 from firmware_bridge.link.protocol import Button, FrameError, HostHello, decode_frame
 from firmware_bridge.link.serial_link import (
@@ -61,6 +61,9 @@ from firmware_bridge.referee.recorder import (
 )
 
 Entry = tuple[Any, ...]
+QUIET = logging.getLogger("board-referee.replay")  # the replayed referee's log: not shown
+QUIET.propagate = False
+QUIET.addHandler(logging.NullHandler())
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,13 +191,14 @@ def replay(
     the recorded time since the last one (for --speed and --step); ``on_turn(at, turn,
     decisions)`` after each turn that decided something."""
     result = Replayed()
-    for session in sessions(entries):
+    found = sessions(entries)
+    for session in found:
         result.sessions += 1
         try:
             _replay_session(session, result, config_dir, pace, on_turn)
         except RecordingError as exc:
             result.problems.append(str(exc))
-    if not sessions(entries) and entries:
+    if not found and entries:
         result.problems.append("the recording has no session's start: nothing to replay from")
     return result
 
@@ -228,7 +232,7 @@ def _replay_session(
     with tempfile.TemporaryDirectory(prefix="board-referee-replay-") as tmp:
         journal = Journal(Path(tmp) / "replay.sqlite3", lock=False)
         try:
-            _seed(journal, game, profile.id, info)
+            journal.seed(int(info["game"]), game, profile.id, info)
             captured: list[Entry] = []
             recorder = Recorder(lambda _game, entries: captured.extend(entries), "replay")
             clock = [float(head[1])]
@@ -236,51 +240,21 @@ def _replay_session(
             writes: list[str | None] = [
                 None if e[0] == SENT else str(e[1]) for e in session if e[0] in (SENT, UNSENT)
             ]
-            quiet = logging.getLogger("board-referee.replay")
-            quiet.propagate = False
-            quiet.addHandler(logging.NullHandler())
             try:
                 daemon = Daemon(
-                    game, profile, journal, "replay", log=quiet, start=start,
+                    game, profile, journal, "replay", log=QUIET, start=start,
                     link_factory=lambda events: ReplayLink(events, outcomes, writes),
                     clock=lambda: clock[0], recorder=recorder,
                 )  # fmt: skip
             except DaemonError as exc:
                 raise RecordingError(f"session of game {info.get('game')}: {exc}") from exc
             daemon.start_recording(clock[0])
-            run = _Run(daemon, info, clock, outcomes, config_dir)
-            run.made = lambda: [*captured, *recorder.pending]
+            run = _Run(daemon, info, clock, outcomes, config_dir, recorder, captured)
             run.go(session, result, pace, on_turn)
             recorder.flush()
             _compare(session, captured, float(head[1]), result)
         finally:
             journal.close()
-
-
-def _seed(journal: Journal, game: Game, profile_id: str, info: dict[str, Any]) -> None:
-    """The replay's journal as the recorded run found its own: the game it went on with, or
-    nothing before the game it made (the same number, so the records agree)."""
-    game_id = int(info["game"])
-    db = journal.db
-    if info.get("created"):
-        if game_id > 1:
-            db.execute("INSERT INTO games (id, game, options, profile, status, started) VALUES "
-                       "(?, 'none', '{}', 'none', 'abandoned', '')", (game_id - 1,))  # fmt: skip
-        return
-    import json
-
-    outcome = info.get("outcome")
-    db.execute(
-        "INSERT INTO games (id, game, options, profile, start, status, outcome, started, "
-        "players) VALUES (?, ?, ?, ?, ?, ?, ?, '', ?)",
-        (game_id, game.id, json.dumps(dict(game.options), sort_keys=True),
-         profile_id, json.dumps(info["start"]) if info.get("start") else None,
-         "finished" if outcome else "playing", json.dumps(outcome) if outcome else None,
-         json.dumps(info.get("people") or ["", ""])),
-    )  # fmt: skip
-    for number, (action, text) in enumerate(info.get("entries") or []):
-        db.execute("INSERT INTO entries (game_id, number, action, text, at) VALUES "
-                   "(?, ?, ?, ?, '')", (game_id, number, action, text))  # fmt: skip
 
 
 def _event(entry: Entry, daemon: Daemon, config_dir: Path | None) -> LinkEvent | Command | None:
@@ -325,7 +299,8 @@ class _Run:
     clock: list[float]
     outcomes: list[str]
     config_dir: Path | None
-    made: Callable[[], list[Entry]] = list
+    recorder: Recorder  # the replayed daemon's, writing into ``captured``
+    captured: list[Entry]
 
     def go(
         self,
@@ -340,7 +315,7 @@ class _Run:
             kind = entry[0]
             if kind not in TURNS:
                 continue
-            before = len(self.made())
+            before = len(self.captured)
             now = last
             try:
                 now = float(entry[1])
@@ -364,7 +339,8 @@ class _Run:
                 ) from exc
             result.turns += 1
             if on_turn is not None:
-                decided = [decision_words(e) for e in self.made()[before:] if e[0] in DECISIONS]
+                self.recorder.flush()  # into ``captured``: what this turn did is its tail
+                decided = [decision_words(e) for e in self.captured[before:] if e[0] in DECISIONS]
                 if decided:
                     on_turn(now - began, describe(entry), decided)
 
