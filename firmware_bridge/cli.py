@@ -14,6 +14,7 @@ Commands:
   install-service, kiosk-screen   a Pi's services and its kiosk screen
   records  the games kept in the journals
   replay   a game's flight recording run again through this referee, with what differs
+  report   one game's recording, board profile and versions in one file to send
   demo     the emulator and the daemon together, playing a scripted game of every game
 
 Any user error (unknown game or option, bad config, malformed position, illegal move) is one
@@ -52,6 +53,7 @@ COMMANDS = {
     "kiosk-screen": "install",
     "records": "records",
     "replay": "replay",
+    "report": "report",
     "demo": "demo",
 }
 

@@ -3,6 +3,8 @@ journal, and ``board-referee replay`` running this referee again over them."""
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import re
 import signal
@@ -146,3 +148,94 @@ def test_the_cap_drops_the_oldest_finished_games_recordings_never_their_moves(
     assert journal.moves(first) == ["c1-c4"]  # its moves stay
     assert len(journal.recording_for(second)) == 3 * len(noise)  # the game played: whole
     journal.close()
+
+
+def test_a_report_replays_on_its_own_board_files_and_withholds_names_unless_asked(
+    rigs: list[Rig], tmp_path: Path
+) -> None:
+    """Item 4: ``board-referee report`` packs one game's record, board profile, versions and
+    options in one file; ``replay`` takes it, with the board files it carries."""
+    from engine import Player
+    from firmware_bridge.link import catalog
+    from firmware_bridge.referee.journal import Journal
+
+    start = {
+        "game": "protect-the-goat", "to_move": 1, "phase": "movement", "south": 1,
+        "layout": {"a1": {"owner": 1, "piece": "goat"}, "b6": {"owner": 2, "piece": "goat"},
+                   "a5": {"owner": 1, "piece": "lyon"}, "i1": {"owner": 2, "piece": "lyon"}},
+        "reserve": {"1": {}, "2": {}},
+    }  # fmt: skip
+    game = catalog.load_game("protect-the-goat")
+    journal = Journal(tmp_path / "journal.sqlite3")  # Ann and Annika play it, named
+    journal.start_game(game, "protect-the-goat", game.state_from_json(start).to_json(),
+                       ("Ann", "Annika"))  # fmt: skip
+    journal.close()
+    rig = make(rigs, tmp_path, "protect-the-goat", "protect-the-goat", position=start)
+    rig.emu.do("play a5-a6")  # the lyon steps next to the goat: the battle takes it
+    rig.daemon.wait_log("Ann \\(Player 1\\) wins")
+    assert rig.daemon.stop() == 0
+    assert rig.game.player_names[Player.ONE.index] == "Player 1"
+
+    def report(*args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, object]]:
+        out = tmp_path / "game.report"
+        made = subprocess.run([*PYTHON, "report", "--journal", str(rig.daemon.journal), "-o",
+                               str(out), *args], capture_output=True, text=True, timeout=120,
+                              check=False)  # fmt: skip
+        assert made.returncode == 0, made.stdout + made.stderr
+        return made, json.loads(gzip.decompress(out.read_bytes()))
+
+    made, packed = report()
+    assert "game 1 (protect-the-goat on protect-the-goat, 1 moves, finished)" in made.stdout
+    text = json.dumps(packed)
+    assert "Ann" not in text and "Annika" not in text, "a name left in the report"
+    session = packed["recording"][0]  # type: ignore[index]
+    assert session[2]["people"] == ["Person 1", "Person 2"] and packed["names_withheld"] is True
+    assert packed["game"]["moves"] == ["a5-a6"]  # type: ignore[index]
+    assert set(packed["configs"]) == {"games/protect-the-goat.yaml",  # type: ignore[arg-type]
+                                      "boards/protect-the-goat.yaml"}  # fmt: skip
+    assert packed["firmware"] and packed["recorded_by"] == [packed["software"]]
+    out = tmp_path / "game.report"
+    result = replay_of(out)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "game 1: 1 session(s)" in result.stdout and "decided identically" in result.stdout
+
+    # The board files replayed are the report's own: its board wired otherwise decides otherwise.
+    configs = packed["configs"]
+    assert isinstance(configs, dict)
+    board = configs["boards/protect-the-goat.yaml"]
+    configs["boards/protect-the-goat.yaml"] = board.replace(
+        "start: south-west", "start: north-west"
+    )
+    other = tmp_path / "other.report"
+    other.write_bytes(gzip.compress(json.dumps(packed).encode()))
+    assert replay_of(other).returncode == 1
+    # ... and a report that is not one is named, never a traceback.
+    for damage in (b"\x1f\x8b not gzip", gzip.compress(b"{}"), gzip.compress(b"[1")):
+        other.write_bytes(damage)
+        refused = replay_of(other)
+        assert refused.returncode == 2 and "Traceback" not in refused.stderr, refused.stderr
+        assert "other.report" in refused.stderr
+
+    made, named = report("--with-names")
+    assert named["recording"][0][2]["people"] == ["Ann", "Annika"]  # type: ignore[index]
+    assert named["game"]["players"] == ["Ann", "Annika"]  # type: ignore[index]
+    assert replay_of(out).returncode == 0
+
+
+def test_names_are_withheld_as_whole_words_wherever_the_recording_holds_them() -> None:
+    from firmware_bridge.referee.report import withhold_names
+
+    entries = [
+        ("S", 1.0, {"format": 1, "people": ["Ann", " Annika "]}),
+        ("s", "Ann (Player 1) to move; Annika waits; Annex b4"),
+        ("k", 2.0, {"action": "new_game", "players": ["Bo", "Ann"]}),
+        ("r", "Bo (Player 1) wins"),
+        ("m", "Ann"),  # a move is never a name, even one spelt like it
+    ]
+    assert withhold_names(entries) == (
+        ("S", 1.0, {"format": 1, "people": ["Person 1", "Person 2"]}),
+        ("s", "Person 1 (Player 1) to move; Person 2 waits; Annex b4"),
+        ("k", 2.0, {"action": "new_game", "players": ["Person 3", "Person 1"]}),
+        ("r", "Person 3 (Player 1) wins"),
+        ("m", "Ann"),
+    )

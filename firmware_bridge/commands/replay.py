@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
 
 from firmware_bridge.commands.common import Subparsers, UserError
 from firmware_bridge.referee.journal import Journal
 from firmware_bridge.referee.recorder import RecordingError
 from firmware_bridge.referee.replay import Replayed, replay, sleeper
+from firmware_bridge.referee.report import ReportError, is_report, read_report, unpack_configs
 
 
 def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -20,7 +23,8 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
         help="run a game's flight recording through this referee and say where it decides "
         "otherwise",
     )  # fmt: skip
-    command.add_argument("journal", help="the journal the game was played in")
+    command.add_argument("journal", help="the journal the game was played in, or a report "
+                         "file (board-referee report)")  # fmt: skip
     command.add_argument("--game", type=int, help="the game's number (default: the last "
                          "recorded)")  # fmt: skip
     pace = command.add_mutually_exclusive_group()
@@ -34,10 +38,12 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 def _cmd_replay(args: argparse.Namespace) -> int:
     path = Path(args.journal)
     if not path.is_file():
-        raise UserError(f"{path}: no such journal")
+        raise UserError(f"{path}: no such journal or report")
     if args.speed is not None and not 0 < args.speed <= 1000:
         raise UserError(f"--speed is how many times the recorded speed, above 0 and up to 1000, "
                         f"not {args.speed}")  # fmt: skip
+    if is_report(path):
+        return _replay_report(args, path)
     journal = Journal(path, lock=False)
     try:
         games = journal.recorded_games()
@@ -56,14 +62,41 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             problem = str(exc)
     finally:
         journal.close()
+    config_dir = Path(args.config_dir) if args.config_dir else None
+    return _run(args, entries, game, config_dir, problem)
 
+
+def _replay_report(args: argparse.Namespace, path: Path) -> int:
+    """A report file (board-referee report): replayed with the game and board files it
+    carries, not this installation's."""
+    try:
+        report = read_report(path)
+    except ReportError as exc:
+        raise UserError(str(exc)) from None
+    if args.game is not None and args.game != report.game:
+        raise UserError(f"{path} is the report of game {report.game}, not game {args.game}")
+    if not args.quiet:
+        print(f"{path}: game {report.game}, {report.game_id} on {report.profile}, recorded by "
+              f"board-referee {', '.join(report.recorded_by) or '?'}; firmware "
+              f"{'; '.join(report.firmware) or 'not said'}")  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="board-referee-report-") as tmp:
+        try:
+            config_dir = unpack_configs(report, Path(tmp))
+        except (ReportError, OSError) as exc:
+            raise UserError(f"{path}: {exc}") from None
+        return _run(args, list(report.entries), report.game, config_dir, report.problem)
+
+
+def _run(
+    args: argparse.Namespace, entries: list[Any], game: int, config_dir: Path | None, problem: str
+) -> int:
     def show(at: float, turn: str, decided: list[str]) -> None:
         if not args.quiet:
             for words in decided:
                 print(f"{at:9.3f} s  {words}   (after {turn})")
 
-    result = replay(entries, config_dir=Path(args.config_dir) if args.config_dir else None,
-                    pace=sleeper(args.speed, args.step), on_turn=show)  # fmt: skip
+    result = replay(entries, config_dir=config_dir, pace=sleeper(args.speed, args.step),
+                    on_turn=show)  # fmt: skip
     if problem:
         result.problems.insert(0, problem)
     return _report(result, game)
