@@ -290,8 +290,8 @@ def test_new_game_of_another_game_from_the_kiosk(
     click(board, "A1")
     expect(kiosk.locator("#moves li")).to_have_count(1, timeout=TIMEOUT)
     expect(kiosk.locator("#players")).to_contain_text("score")
-    expect(kiosk.locator("#players")).to_contain_text("White (Ann Smith)")
-    expect(kiosk.locator("#players")).to_contain_text("Black (Bob)")
+    expect(kiosk.locator("#players")).to_contain_text("Ann Smith (White)")
+    expect(kiosk.locator("#players")).to_contain_text("Bob (Black)")
     referee.wait_log("abandoned game 1")
     referee.wait_log(r"new game 2: Goats Wintering \(board=4x4")
     # Swapping the emulated board for the new game's is an expected step, logged as such:

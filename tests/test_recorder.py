@@ -74,6 +74,32 @@ def test_a_session_with_faults_and_a_restart_replays_identically(
                     "move h2-h3", "sent LED_DELTA"):  # fmt: skip
         assert decided in loud, decided
 
+    # Item 3: the timeline an arbiter opens; the disputed move and what lay under it.
+    from firmware_bridge.referee.timeline import timeline_of
+
+    timeline = timeline_of(rig.daemon.journal, 1)
+    steps = timeline["steps"]
+    assert isinstance(steps, list)
+    assert [(s["move"], s["taken_back"]) for s in steps] == [
+        ("c2-c4", False), ("h8-h6", True), ("h8-h7", False), ("h2-h3", False)]  # fmt: skip
+    assert steps[0]["player"] == "White (player 1)" and steps[1]["player"] == "Black (player 2)"
+    capture = [(e["kind"], e["text"]) for e in steps[0]["events"]]
+    assert ("sensor", "c4: White's piece") in capture  # the move's own sensors ...
+    assert ("leds", "lit: remove d4") in capture and ("sensor", "d4: empty") in capture  # ... and
+    disputed = steps[1]  # its aftermath, the capture taken off
+    assert {"illegal", "board off", "taken back"} <= set(disputed["marks"])
+    said = [(e["kind"], e.get("cell", ""), e["text"]) for e in disputed["events"]]
+    at = said.index(("sensor", "g6", "g6: Black's piece"))
+    assert ("leds", "", "lit: illegal g6; put back h8") in said[at:]
+    assert any(k == "shown" and t.startswith("illegal move (pieces move in a straight line")
+               for k, _, t in said[at:])  # fmt: skip
+    assert any(t.startswith("the board disconnected") for _, _, t in said)
+    assert ("takeback", "", "took back 1 move") in [(e["kind"], "", e["text"])
+                                                     for e in steps[2]["events"]]  # fmt: skip
+    assert all(e["at"].startswith("20") for s in steps for e in s["events"])  # wall clock kept
+    restart = [e["text"] for e in steps[3]["events"]]
+    assert "the referee started and resumed the game" in restart
+
     # Another referee decides otherwise: here, the recording says the first move was another.
     db = sqlite3.connect(rig.daemon.journal)
     chunks = db.execute("SELECT rowid, data FROM recordings ORDER BY rowid").fetchall()

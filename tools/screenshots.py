@@ -61,6 +61,7 @@ PTG_WIN = {  # Player 1's lyon one step from Player 2's goat
                "e1": {"owner": 1, "piece": "phant"}, "e6": {"owner": 2, "piece": "phant"}},
     "reserve": {"1": {}, "2": {}},
 }  # fmt: skip
+TD_DISPUTE = {"game": "three-dragons", **CAPTURE}  # a capture, then an illegal move put right
 # Pictures of moments (issue 19): (file, position, board actions, what to do on the kiosk).
 MOMENTS: list[tuple[str, dict[str, Any], list[dict[str, Any]], str]] = [
     ("kiosk-protect-the-goat-battle", PTG_BATTLE,
@@ -71,6 +72,12 @@ MOMENTS: list[tuple[str, dict[str, Any], list[dict[str, Any]], str]] = [
       {"do": "place", "cell": "b6", "hand": 1}], ""),
     ("kiosk-new-game", PTG_WIN, [{"do": "lift", "cell": "a5"}, {"do": "place", "cell": "a4"}],
      "newgame"),
+    # The arbiter's two touches (issue 29): Timeline, then the disputed move.
+    ("kiosk-timeline", TD_DISPUTE,
+     [{"do": "lift", "cell": "c2"}, {"do": "place", "cell": "c4"}, {"do": "lift", "cell": "d4"},
+      {"do": "lift", "cell": "h8"}, {"do": "place", "cell": "g6"},
+      {"do": "lift", "cell": "g6"}, {"do": "place", "cell": "h8"},
+      {"do": "lift", "cell": "h8"}, {"do": "place", "cell": "h6"}], "timeline"),
 ]  # fmt: skip
 
 
@@ -182,6 +189,10 @@ def main() -> int:
                     page.locator("#btn-newgame").click()
                     page.locator('#ng-players input[name="player-1"]').fill("Ann")
                     page.wait_for_timeout(300)
+                elif then == "timeline":
+                    page.locator("#btn-timeline").click()
+                    page.locator("#tl-steps button", has_text="h8-h6").click()
+                    page.wait_for_timeout(400)
                 page.screenshot(path=str(OUT / f"{name}.png"))
                 print(f"docs/screenshots/{name}.png", flush=True)
             finally:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from firmware_bridge.referee.daemon import Command, CommandResult
 from firmware_bridge.referee.journal import JournalError, read_records
 from firmware_bridge.referee.records import CSV_HEADERS, record_row, record_text, results_csv
 from firmware_bridge.referee.snapshot import Snapshot
+from firmware_bridge.referee.timeline import timeline_of
 
 COMMAND_TIMEOUT = 5.0
 RECORDS_PER_SECOND = 5.0  # record reads served a second (a person reads one now and then)
@@ -123,6 +125,7 @@ class KioskServer(LiveServer):
         app.router.add_post("/api/takeback", self._takeback)
         app.router.add_post("/api/check", self._check)
         app.router.add_get("/api/record/{number}", self._record)
+        app.router.add_get("/api/timeline/{number}", self._timeline)
         app.router.add_get("/api/results.csv", self._results_csv)
 
     async def _games(self, request: web.Request) -> web.Response:
@@ -132,10 +135,7 @@ class KioskServer(LiveServer):
         """A game's record as text (``board-referee records --game-id N``), from the journal,
         read without locking it."""
         path = self.journal
-        text_number = request.match_info["number"]
-        if not text_number.isdigit() or len(text_number) > 12:
-            raise BadRequest(404, "a game number, like /api/record/3")
-        number = int(text_number)
+        number = _game_number(request, "/api/record/3")
         if path is None:
             raise BadRequest(404, "this referee keeps no journal")
 
@@ -150,6 +150,27 @@ class KioskServer(LiveServer):
 
         text = await self._read_limited(read)
         return web.Response(text=text, content_type="text/plain", charset="utf-8")
+
+    async def _timeline(self, request: web.Request) -> web.Response:
+        """A game's timeline (referee/timeline.py) from the journal's flight recording, read
+        without locking it: the moves, and under each what the sensors said, the LEDs lit, the
+        words shown."""
+        path = self.journal
+        number = _game_number(request, "/api/timeline/3")
+        if path is None:
+            raise BadRequest(404, "this referee keeps no journal")
+
+        def read() -> str:
+            try:
+                found = timeline_of(path, number, self.config_dir)
+            except LookupError as exc:
+                raise BadRequest(404, str(exc)) from exc
+            except (JournalError, ConfigError) as exc:
+                raise BadRequest(500, str(exc)) from exc
+            return json.dumps(found, separators=(",", ":"))
+
+        text = await self._read_limited(read)
+        return web.Response(text=text, content_type="application/json", charset="utf-8")
 
     async def _results_csv(self, request: web.Request) -> web.Response:
         """Every game of this board's journal as CSV: who played, the result, when."""
@@ -252,3 +273,10 @@ class KioskServer(LiveServer):
 
 
 CHECK_STEPS = ("start", "confirm", "dark", "skip", "stop")
+
+
+def _game_number(request: web.Request, example: str) -> int:
+    text = request.match_info["number"]
+    if not text.isdigit() or len(text) > 12:
+        raise BadRequest(404, f"a game number, like {example}")
+    return int(text)

@@ -15,6 +15,7 @@ import json
 import os
 import sqlite3
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -415,41 +416,11 @@ class Journal:
         every entry before it."""
         if not self._has_recordings():
             return []
-        rows = self._read("SELECT rowid, game_id, chunk FROM recordings ORDER BY rowid")
-        mine = [k for k, (_, g, _) in enumerate(rows) if g == game_id]
-        if not mine:
-            return []
-        # Each chunk read once, walking back and then forward.
-        read: dict[int, tuple[list[tuple[Any, ...]], RecordingError | None]] = {}
-        start = mine[0]
-        while True:  # back to the chunk where the session began
-            read[start] = self._chunk(rows[start])
-            if start == 0 or any(entry[0] == SESSION for entry in read[start][0]):
-                break
-            start -= 1
-        found: list[tuple[Any, ...]] = []
-        for k in range(start, mine[-1] + 1):
-            entries, problem = read.pop(k) if k in read else self._chunk(rows[k])
-            if k == start:
-                begins = [i for i, e in enumerate(entries) if e[0] == SESSION]
-                entries = entries[begins[-1] :] if begins else entries
-            found.extend(entries)
-            if problem is not None:
-                problem.readable = found  # type: ignore[attr-defined]
-                raise problem
-        return found
-
-    def _chunk(self, row: tuple[Any, ...]) -> tuple[list[tuple[Any, ...]], RecordingError | None]:
-        """A chunk's entries, and what stopped its reading (None: all read)."""
-        rowid, game_id, number = row
-        data = self._read("SELECT data FROM recordings WHERE rowid = ?", (rowid,))[0][0]
-        entries: list[tuple[Any, ...]] = []
-        try:
-            for entry in unpack(bytes(data), f"game {game_id}'s recording, chunk {number}"):
-                entries.append(entry)
-        except RecordingError as exc:
-            return entries, exc
-        return entries, None
+        found = _recording(self._read, game_id)
+        if found.problem is not None:
+            found.problem.readable = list(found.entries)  # type: ignore[attr-defined]
+            raise found.problem
+        return list(found.entries)
 
     def timed_entries(self, game_id: int) -> list[tuple[str, str, str]]:
         """The game's entries with their times: (action, text, ISO time)."""
@@ -531,6 +502,79 @@ class GameRecord:
             "moves": [{"move": m, "at": at} for m, at in self.moves],
             "players": list(self.players),
         }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class GameRecording:
+    """A game's flight recording as read: ``entries`` from the start of the session its first
+    entry belongs to; ``own`` the index of the first entry of the game's own chunks (those
+    before it are an earlier game's, in the same run); ``problem`` what stopped the reading."""
+
+    entries: tuple[tuple[Any, ...], ...]
+    own: int
+    problem: RecordingError | None
+
+
+def _recording(
+    read: Callable[[str, tuple[object, ...]], list[tuple[Any, ...]]], game_id: int
+) -> GameRecording:
+    rows = read("SELECT rowid, game_id, chunk FROM recordings ORDER BY rowid", ())
+    mine = [k for k, (_, g, _) in enumerate(rows) if g == game_id]
+    if not mine:
+        return GameRecording((), 0, None)
+
+    def chunk(row: tuple[Any, ...]) -> tuple[list[tuple[Any, ...]], RecordingError | None]:
+        rowid, of_game, number = row
+        data = read("SELECT data FROM recordings WHERE rowid = ?", (rowid,))[0][0]
+        entries: list[tuple[Any, ...]] = []
+        try:
+            for entry in unpack(bytes(data), f"game {of_game}'s recording, chunk {number}"):
+                entries.append(entry)
+        except RecordingError as exc:
+            return entries, exc
+        return entries, None
+
+    # Each chunk read once, walking back and then forward.
+    done: dict[int, tuple[list[tuple[Any, ...]], RecordingError | None]] = {}
+    start = mine[0]
+    while True:  # back to the chunk where the session began
+        done[start] = chunk(rows[start])
+        if start == 0 or any(entry[0] == SESSION for entry in done[start][0]):
+            break
+        start -= 1
+    found: list[tuple[Any, ...]] = []
+    own = 0
+    for k in range(start, mine[-1] + 1):
+        entries, problem = done.pop(k) if k in done else chunk(rows[k])
+        if k == start:
+            begins = [i for i, e in enumerate(entries) if e[0] == SESSION]
+            entries = entries[begins[-1] :] if begins else entries
+        if k == mine[0]:
+            own = len(found)
+        found.extend(entries)
+        if problem is not None:
+            return GameRecording(tuple(found), own, problem)
+    return GameRecording(tuple(found), own, None)
+
+
+def read_recording(path: Path, game_id: int) -> GameRecording:
+    """Game ``game_id``'s recording from the journal at ``path``, read without locking or
+    changing it (a referee may be writing it meanwhile): for the kiosk's timeline."""
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise JournalError(f"cannot read the journal {path}: {exc}") from exc
+
+    def read(sql: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:
+        return db.execute(sql, args).fetchall()
+
+    try:
+        made = read("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recordings'", ())
+        return _recording(read, game_id) if made else GameRecording((), 0, None)
+    except sqlite3.Error as exc:
+        raise JournalError(f"the journal {path} cannot be read: {exc}") from exc
+    finally:
+        db.close()
 
 
 def read_records(path: Path, game_id: int | None = None) -> list[GameRecord]:

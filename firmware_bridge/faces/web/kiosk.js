@@ -138,7 +138,7 @@ function renderPlayers(s) {
     swatch.className = "swatch";
     const label = document.createElement("span");
     const people = (s.game.people || [])[index];
-    label.textContent = name + (people ? ` (${people})` : "") +
+    label.textContent = (people ? `${people} (${name})` : name) +
       (acting === owner ? (acting !== s.to_move ? " — to act" : s.deciding ? " — chooses" : " — to move") : "") +
       (s.winner === owner ? " — winner" : "");
     const score = document.createElement("span");
@@ -357,5 +357,131 @@ $("newgame-form").addEventListener("submit", async (event) => {
     $("ng-error").textContent = capitalise(result.message);
   }
 });
+
+// -- the timeline: the moves, and under each what the board and the referee said ------------
+const KINDS = { sensor: "Sensor", scan: "Board", leds: "Lights", shown: "Shown", board: "Board",
+  button: "Button", takeback: "Take-back", result: "Result", referee: "Referee", move: "Move",
+  gap: "…" };
+let timeline = null;
+
+function clock(iso, exact) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return "";
+  const text = d.toLocaleTimeString([], { hour12: false });
+  return exact ? `${text}.${String(d.getMilliseconds()).padStart(3, "0")}` : text;
+}
+
+async function openTimeline(number) {
+  if (!number) return;
+  const dialog = $("timeline");
+  $("tl-title").textContent = `Game ${number}: loading…`;
+  $("tl-steps").replaceChildren();
+  $("tl-rows").replaceChildren();
+  $("tl-step-title").textContent = "";
+  if (!dialog.open) dialog.showModal();
+  let answer;
+  try {
+    const response = await fetch(`${API}/timeline/${number}`);
+    answer = await response.json();
+    if (!response.ok) throw new Error(answer.error || response.statusText);
+  } catch (error) {
+    $("tl-title").textContent = `Game ${number}`;
+    $("tl-problem").hidden = false;
+    $("tl-problem").textContent = `No timeline: ${error.message}`;
+    setArrows(number);
+    return;
+  }
+  timeline = answer;
+  renderTimeline();
+}
+
+function setArrows(number) {
+  $("tl-prev").disabled = number <= 1;
+  $("tl-next").disabled = !current || number >= current.game_number;
+  $("tl-prev").onclick = () => openTimeline(number - 1);
+  $("tl-next").onclick = () => openTimeline(number + 1);
+}
+
+function renderTimeline() {
+  const t = timeline;
+  $("tl-title").textContent = `Game ${t.game}: ${t.title} (${t.status}) — ${t.steps.length} move${t.steps.length === 1 ? "" : "s"}`;
+  setArrows(t.game);
+  const problem = t.problem || (t.recorded ? "" : "no flight recording of this game (recording off, or dropped under --record-cap): its moves only");
+  $("tl-problem").hidden = !problem;
+  $("tl-problem").textContent = problem;
+  const list = $("tl-steps");
+  list.replaceChildren();
+  const groups = t.steps.map((step) => ({ step, label: step.move, key: `m${step.number}` }));
+  if (t.tail.events.length) groups.push({ step: t.tail, label: "Since the last move", key: "tail" });
+  for (const group of groups.reverse()) { // newest first: the disputed move is near the top
+    const { step } = group;
+    const li = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.step = group.key;
+    if (step.taken_back) button.classList.add("taken-back");
+    const num = document.createElement("span"); num.className = "num";
+    num.textContent = step.number ? String(step.number) : "";
+    const move = document.createElement("span"); move.className = "move";
+    move.textContent = group.label;
+    const at = document.createElement("span"); at.className = "at";
+    at.textContent = step.at ? clock(step.at) : "";
+    button.append(num, move, at);
+    if (step.player) {
+      const who = document.createElement("span"); who.className = "who";
+      who.textContent = step.player + (step.recorded ? "" : " · before the recording");
+      button.appendChild(who);
+    }
+    if (step.marks.length) {
+      const marks = document.createElement("span"); marks.className = "marks";
+      for (const mark of step.marks) {
+        const tag = document.createElement("span");
+        tag.className = `mark ${mark.replace(/\W+/g, "-")}`;
+        tag.textContent = mark;
+        marks.appendChild(tag);
+      }
+      button.appendChild(marks);
+    }
+    button.addEventListener("click", () => showStep(group));
+    li.appendChild(button);
+    list.appendChild(li);
+  }
+  list.scrollTop = 0;
+  if (groups.length) showStep(groups.find((g) => g.step.number) || groups[0]);
+  else $("tl-step-title").textContent = "Nothing was recorded of this game yet.";
+}
+
+function showStep(group) {
+  const { step } = group;
+  for (const b of $("tl-steps").querySelectorAll("button")) {
+    b.setAttribute("aria-current", String(b.dataset.step === group.key));
+  }
+  $("tl-step-title").textContent = step.number
+    ? `Move ${step.number}: ${step.player ? step.player + ", " : ""}${step.move}${step.at ? " at " + clock(step.at) : ""}${step.taken_back ? " (taken back)" : ""}`
+    : "Since the last move";
+  const rows = $("tl-rows");
+  rows.replaceChildren();
+  if (!step.events.length) {
+    const tr = rows.insertRow();
+    tr.insertCell().textContent = step.recorded ? "Nothing recorded under this move." : "Played before the recording began: the move only.";
+  }
+  for (const e of step.events) {
+    const tr = rows.insertRow();
+    tr.className = e.kind + (e.kind === "shown" && /illegal/.test(e.text) ? " illegal" : "");
+    const t = tr.insertCell(); t.className = "t"; t.textContent = clock(e.at, true);
+    const k = tr.insertCell(); k.className = "k"; k.textContent = KINDS[e.kind] || e.kind;
+    const x = tr.insertCell(); x.className = "x";
+    if (e.cell && e.text.startsWith(e.cell + ":")) {
+      const cell = document.createElement("span"); cell.className = "cell"; cell.textContent = e.cell;
+      x.append(cell, document.createTextNode(e.text.slice(e.cell.length)));
+    } else {
+      x.textContent = e.text;
+    }
+  }
+  $("tl-events").scrollTop = 0;
+}
+
+$("btn-timeline").addEventListener("click", () => openTimeline(current && current.game_number));
+$("tl-close").addEventListener("click", () => $("timeline").close());
 
 connect();
