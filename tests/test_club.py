@@ -187,6 +187,16 @@ def test_moves_alerts_and_a_killed_referee_in_the_club_page(
     expect(page.locator("#btn-pass")).to_be_hidden()
     record = club.get(page.locator("#record-link").get_attribute("href") or "")
     assert re.search(r"^1\. c1-c4 ", record, re.MULTILINE), record
+    # ... and its timeline (issue 29), published by the board on its timeline topic: two
+    # touches to the move, and under it what table 1's sensors said.
+    page.locator("#btn-timeline").click()
+    page.locator("#tl-steps button", has_text="c1-c4").click()
+    rows = page.locator("#tl-rows tr")
+    expect(rows.filter(has_text="c4: White's piece")).to_have_count(1, timeout=TIMEOUT)
+    expect(rows.filter(has_text="move c1-c4 accepted")).to_have_count(1)
+    timeline = next(b for t, b in list(events.messages) if t == f"{PREFIX}/table1/timeline")
+    assert timeline["board"] == "table1" and timeline["game"] == 1
+    page.locator("#tl-close").click()
     page.locator("#club-link").click()
 
     # A referee killed outright: the broker's last will marks it offline on the page.
@@ -245,10 +255,14 @@ def test_a_broker_restart_loses_no_state_and_a_bad_message_is_ignored(
     stranger.loop_start()
     stranger.publish(f"{PREFIX}/table1/state", b"\xff not json", qos=1).wait_for_publish(5)
     stranger.publish(f"{PREFIX}/table1/state", json.dumps({"schema": 1}), qos=1)
+    stranger.publish(f"{PREFIX}/table1/timeline", json.dumps({"schema": 1, "board": "table1",
+                     "game": 1, "title": "x", "status": "playing", "steps": [{"number": "1"}],
+                     "tail": {}}), qos=1).wait_for_publish(5)  # fmt: skip
     stranger.loop_stop()
     stranger.disconnect()
     club.wait_log(r"ignored a message on board-referee/v1/table1/state: not JSON")
     club.wait_log(r"ignored a message on .*table1/state: state.game: missing")
+    club.wait_log(r"ignored a message on .*table1/timeline: timeline.steps\[0\].move: missing")
     kept = club.board("table1")
     assert kept is not None and kept["last_text"] == "c1-c4"  # the last good state, flagged
     assert kept["problem"] == "state.game: missing"

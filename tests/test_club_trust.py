@@ -203,3 +203,22 @@ def test_a_deep_command_is_answered_and_the_referee_stays_on_the_broker(
     one.wait_log(r"button TAKEBACK pressed on the club \(MQTT\)")
     club.wait_board("table1", lambda b: b["moves"] == 0)
     page.close()
+
+
+def test_a_timeline_too_large_for_the_club_drops_its_oldest_moves_events_first() -> None:
+    from firmware_bridge.faces.contract import timeline_problem
+    from firmware_bridge.faces.mqtt import fit_timeline
+
+    event = {"at": "2026-11-26T10:00:00.000+00:00", "kind": "sensor", "text": "c4: " + "x" * 90}
+    steps = [{"number": n, "move": f"m{n}", "player": "P", "at": "", "taken_back": False,
+              "marks": [], "recorded": True, "events": [event] * 100}
+             for n in range(1, 11)]  # fmt: skip
+    body = {"schema": 1, "board": "t", "game": 1, "title": "T", "status": "playing",
+            "steps": steps, "tail": {**steps[0], "number": 0, "events": []}}  # fmt: skip
+    text = fit_timeline(body, 60_000)
+    fitted = json.loads(text)
+    assert len(text) <= 60_000 and timeline_problem(fitted) is None
+    kept = [len(s["events"]) for s in fitted["steps"]]
+    assert kept[-1] == 100 and kept[0] == 1 and fitted["steps"][0]["events"][0]["kind"] == "gap"
+    assert [s["move"] for s in fitted["steps"]] == [f"m{n}" for n in range(1, 11)]
+    assert kept == sorted(kept)  # the oldest went first

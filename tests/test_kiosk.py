@@ -238,6 +238,26 @@ def test_an_illegal_move_is_shown_and_corrected(
     click(board, "d3", "c1")  # put it back as the lights say
     expect(kiosk.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
     assert referee.state()["moves"] == []
+    click(board, "c1", "c4")
+    expect(kiosk.locator("#status")).to_have_text("Black to move", timeout=TIMEOUT)
+    # The arbiter's two touches (issue 29): Timeline, then the disputed move; under it what the
+    # sensors said, the lights lit and the reason, in the order they came.
+    kiosk.locator("#btn-timeline").click()
+    kiosk.locator("#tl-steps button", has_text="c1-c4").click()
+    expect(kiosk.locator("#tl-step-title")).to_contain_text("Move 1: White (player 1), c1-c4")
+    rows = kiosk.locator("#tl-rows tr")
+    expect(rows.filter(has_text="illegal move")).to_have_count(1)
+    texts = rows.all_inner_texts()
+    said = [" ".join(t.split()) for t in texts]
+    d3 = next(k for k, t in enumerate(said) if "Sensor d3: White's piece" in t)
+    lights = [t for t in said[d3:] if "Lights lit:" in t and "d3" in t and "c1" in t]
+    assert lights and ("illegal d3" in lights[0] or "move from d3" in lights[0]), said
+    assert any("Move move c1-c4 accepted" in t for t in said[d3:]), said
+    box = kiosk.locator("#timeline").bounding_box()
+    assert box is not None and box["width"] == 800 and box["height"] == 480  # the whole screen
+    assert kiosk.locator("#tl-steps button .mark.illegal").count() == 1
+    kiosk.locator("#tl-close").click()
+    expect(kiosk.locator("#timeline")).to_be_hidden()
 
 
 def test_take_back_from_the_kiosk(
@@ -336,6 +356,17 @@ def test_bad_requests_get_a_clear_4xx_and_change_nothing(
     after = referee.state()
     assert after["game"] == before["game"] and after["game_number"] == before["game_number"]
     assert after["moves"] == []
+    for path, status, words in (("timeline/999", 404, "no game 999"),
+                                ("timeline/x1", 404, "a game number"),
+                                ("timeline/" + "9" * 13, 404, "a game number")):  # fmt: skip
+        try:
+            urllib.request.urlopen(referee.kiosk_url + "api/" + path, timeout=10)
+            raise AssertionError(f"{path} answered")
+        except urllib.error.HTTPError as error:
+            assert error.code == status and words in json.loads(error.read())["error"], path
+    with urllib.request.urlopen(referee.kiosk_url + "api/timeline/1", timeout=10) as answer:
+        shown = json.loads(answer.read())  # a game without moves: its run-up so far
+    assert shown["game"] == 1 and shown["steps"] == [] and shown["recorded"] is True
 
 
 def test_beyond_loopback_controls_need_the_token(

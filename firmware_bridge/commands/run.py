@@ -353,7 +353,8 @@ def _publisher(
     name = args.board_id or board_slug(args.port)
     publisher = MqttPublisher(mqtt, name, log=log,
                               submit=daemon.submit if args.mqtt_commands else None,
-                              commands=command if args.mqtt_commands else None)  # fmt: skip
+                              commands=command if args.mqtt_commands else None,
+                              journal=daemon.journal.path, config_dir=directory)  # fmt: skip
     publisher.start()
     daemon.attach(publisher.publish)
     return publisher

@@ -34,6 +34,7 @@ from firmware_bridge.faces.contract import (
     result_problem,
     state_problem,
     status_problem,
+    timeline_problem,
 )
 from firmware_bridge.faces.kiosk import games_catalog
 from firmware_bridge.faces.mqtt import BOARD_NAME, MAX_BOARDS, Broker, Complaints, new_client
@@ -46,6 +47,9 @@ COMMAND_TIMEOUT = 5.0
 DELAYS_KEPT = 20000  # delivery delays kept for /api/stats
 MAX_PAYLOAD = 512 * 1024  # bytes of one message (a long game's state is some 100 KB)
 MAX_DEPTH = 12  # nesting of one message (a state nests 5 deep)
+TIMELINES_KEPT = 10  # games' timelines kept per board (the latest each board published)
+TIMELINE_BYTES_KEPT = 48 * 1024 * 1024  # all boards' together: past it the largest board's
+# oldest go first (a board publishing many large timelines cannot crowd the others out)
 RESULTS_KEPT = 10000  # results kept in memory (the file keeps them all)
 SUMMARY_KEYS = ("game_number", "pieces", "signals", "last_move", "lifted", "unexpected", "ghosts",
                 "status", "notice", "to_move", "phase", "scores", "outcome", "winner",
@@ -147,6 +151,8 @@ class ClubServer(LiveServer):
         self.results_path = results_path
         self.alert_after = alert_after
         self.boards: dict[str, BoardEntry] = {}
+        self.timelines: dict[str, dict[int, str]] = {}  # board -> game number -> its timeline
+        self.timeline_bytes = 0
         self.results: deque[dict[str, Any]] = deque(maxlen=RESULTS_KEPT)
         self.known_results: set[tuple[str, int]] = set()  # (board, game number) in results
         self.games: list[dict[str, Any]] = []
@@ -186,7 +192,7 @@ class ClubServer(LiveServer):
             return
         prefix = self.broker.prefix
         client.subscribe([(f"{prefix}/+/state", 1), (f"{prefix}/+/status", 1),
-                          (f"{prefix}/+/events", 1)])  # fmt: skip
+                          (f"{prefix}/+/events", 1), (f"{prefix}/+/timeline", 1)])  # fmt: skip
         self.mqtt_connected.set()
         self.log.info("club view: connected to %s, following %s/+/", self.broker.describe(),
                       prefix)  # fmt: skip
@@ -228,7 +234,7 @@ class ClubServer(LiveServer):
         prefix = self.broker.prefix + "/"
         rest = topic[len(prefix) :] if topic.startswith(prefix) else ""
         name, _, kind = rest.partition("/")
-        if kind not in ("state", "status", "events"):
+        if kind not in ("state", "status", "events", "timeline"):
             return
         if not BOARD_NAME.fullmatch(name):
             self._ignore(topic, "a board name is letters, digits, '.', '_' and '-' (as "
@@ -237,6 +243,8 @@ class ClubServer(LiveServer):
         if not payload:  # a retained message cleared by the director: forget the board
             if kind == "state" and name in self.boards:
                 del self.boards[name]  # with its state and picture
+                gone = self.timelines.pop(name, {})
+                self.timeline_bytes -= sum(map(len, gone.values()))
                 self._changed(None)
             return
         entry = self.boards.get(name)
@@ -275,6 +283,15 @@ class ClubServer(LiveServer):
                 entry.picture_text = json.dumps(picture, separators=(",", ":"))
             entry.problem = ""
             self._maybe_result(entry, body)
+        elif kind == "timeline":
+            if problem := timeline_problem(body):
+                self._ignore(topic, problem)
+                return
+            if name not in self.timelines and len(self.timelines) >= self.max_boards:
+                self._ignore(topic, "timelines of too many boards", "too many timelines")
+                return
+            self._keep_timeline(name, int(body["game"]), bytes(payload).decode("utf-8"))
+            return  # the board's card and page do not change
         elif kind == "status":
             if problem := status_problem(body):
                 self._bad_message(entry, topic, problem)
@@ -301,6 +318,19 @@ class ClubServer(LiveServer):
             entry.last_heard = max(entry.last_heard or 0.0, heard)
         self.boards[name] = entry
         self._changed(entry)
+
+    def _keep_timeline(self, name: str, number: int, text: str) -> None:
+        kept = self.timelines.setdefault(name, {})
+        self.timeline_bytes -= len(kept.pop(number, ""))
+        kept[number] = text  # the newest last, the oldest first
+        self.timeline_bytes += len(text)
+        while len(kept) > TIMELINES_KEPT:
+            self.timeline_bytes -= len(kept.pop(next(iter(kept))))
+        while self.timeline_bytes > TIMELINE_BYTES_KEPT:
+            largest = max(self.timelines.values(), key=lambda t: sum(map(len, t.values())))
+            self.timeline_bytes -= len(largest.pop(next(iter(largest))))
+        for board in [b for b, t in self.timelines.items() if not t]:
+            del self.timelines[board]
 
     def _bad_message(self, entry: BoardEntry, topic: str, problem: str) -> None:
         """A message against the contract: logged (once a minute), and the board is shown
@@ -419,6 +449,7 @@ class ClubServer(LiveServer):
         app.router.add_get("/board/{name}/api/events", self._board_events)
         app.router.add_get("/board/{name}/api/games", self._games)
         app.router.add_get("/board/{name}/api/record/{number}", self._record)
+        app.router.add_get("/board/{name}/api/timeline/{number}", self._timeline)
         app.router.add_post("/board/{name}/api/takeback", self._takeback)
         app.router.add_post("/board/{name}/api/new-game", self._new_game)
         app.router.add_post("/board/{name}/api/button", self._button)
@@ -489,6 +520,19 @@ class ClubServer(LiveServer):
             raise BadRequest(404, "a game number, like /records/table1/3") from None
         return web.Response(text=self.record(name, number), content_type="text/plain",
                             charset="utf-8")  # fmt: skip
+
+    async def _timeline(self, request: web.Request) -> web.Response:
+        """A game's timeline as the board last published it (its ``timeline`` topic)."""
+        entry = self._entry(request)
+        text = request.match_info["number"]
+        if not text.isdigit() or len(text) > 12:
+            raise BadRequest(404, "a game number, like /board/table1/api/timeline/3")
+        found = self.timelines.get(entry.name, {}).get(int(text))
+        if found is None:
+            raise BadRequest(404, f"no timeline of game {text} of {entry.name}: the club view "
+                             "keeps what a board publishes while it runs (the board's kiosk "
+                             "has every game's)")  # fmt: skip
+        return web.Response(text=found, content_type="application/json", charset="utf-8")
 
     def _entry(self, request: web.Request) -> BoardEntry:
         name = board_name(request)

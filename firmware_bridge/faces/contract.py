@@ -212,6 +212,21 @@ RESULT = _object(
 )
 
 
+_TIMELINE_EVENT = _object({"at": _text, "kind": _text, "text": _text, "cell": _text},
+                          ("at", "kind", "text"))  # fmt: skip
+_TIMELINE_STEP = _object(
+    {"number": _whole, "move": _text, "player": _text, "at": _text, "taken_back": _flag,
+     "marks": _TEXTS, "recorded": _flag, "events": _list(_TIMELINE_EVENT)},
+    ("number", "move", "player", "at", "taken_back", "marks", "events"),
+)  # fmt: skip
+TIMELINE = _object(
+    {"board": _text, "game": _whole, "game_id": _text, "title": _text, "profile": _text,
+     "status": _text, "recorded": _flag, "problem": _text, "steps": _list(_TIMELINE_STEP),
+     "tail": _TIMELINE_STEP},
+    ("board", "game", "title", "status", "steps", "tail"),
+)  # fmt: skip
+
+
 def state_problem(body: Any) -> str | None:
     return STATE(body, "state")
 
@@ -228,4 +243,9 @@ def result_problem(body: Any) -> str | None:
     return RESULT(body, "result")
 
 
-__all__ = ["event_problem", "result_problem", "state_problem", "status_problem"]
+def timeline_problem(body: Any) -> str | None:
+    return TIMELINE(body, "timeline")
+
+
+__all__ = ["event_problem", "result_problem", "state_problem", "status_problem",
+           "timeline_problem"]  # fmt: skip

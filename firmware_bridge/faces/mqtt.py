@@ -10,6 +10,9 @@ down, slow or refusing us never delays refereeing. Per board, under ``PREFIX/BOA
 - ``events``  moves, take-backs, illegal moves, corrections, faults, game ends, new games,
               connection changes and command answers, each a JSON object with ``type``;
 - ``status``  retained: ``online``, or ``offline`` (the broker's last will, or a clean stop);
+- ``timeline`` retained: the game's timeline (referee/timeline.py) from the journal's flight
+              recording, for the club view's Timeline: again after moves, at most every
+              TIMELINE_EVERY seconds, and at the game's end;
 - ``command`` subscribed only with ``--mqtt-commands``: new game and take back from the club
               view; the broker's per-board credentials and ACLs decide who may send them.
 """
@@ -43,6 +46,8 @@ DEFAULT_PREFIX = "board-referee/v1"
 MAX_QUEUED = 1000  # messages paho keeps while the broker is away (events; state is refreshed)
 REFRESH = 30.0  # seconds: a state that only moves the last frame's time on waits this long
 RETRY_MIN, RETRY_MAX = 1, 30  # seconds of reconnect back-off
+TIMELINE_EVERY = 5.0  # seconds between two timelines published (a move's comes at once)
+TIMELINE_BYTES = 400 * 1024  # a timeline past this drops its oldest moves' events to fit
 COMMAND_BYTES = 16 * 1024  # a command is a few dozen bytes
 COMMAND_DEPTH = 8
 BOARD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -141,6 +146,10 @@ class Topics:
     @property
     def command(self) -> str:
         return f"{self.base}/command"
+
+    @property
+    def timeline(self) -> str:
+        return f"{self.base}/timeline"
 
 
 def check_board_name(name: str) -> str:
@@ -267,8 +276,12 @@ class MqttPublisher:
         log: logging.Logger,
         submit: Submit | None = None,
         commands: CommandParser | None = None,
+        journal: Path | None = None,
+        config_dir: Path | None = None,
     ) -> None:
         self.broker = broker
+        self.journal = journal  # read-only, for the timeline (None: no timeline published)
+        self.config_dir = config_dir
         self.topics = Topics(broker.prefix, check_board_name(board))
         self.log = log
         self.submit = submit
@@ -276,6 +289,7 @@ class MqttPublisher:
         self.snapshots: queue.Queue[Snapshot | None] = queue.Queue()
         self.lock = threading.Lock()
         self.latest = ""  # the latest state payload, for a (re)connect
+        self.latest_timeline = ""
         self.current = ("", "")  # (game id, profile id) in use, for a new-game command
         self.connected = False
         self.ever_connected = False
@@ -321,10 +335,28 @@ class MqttPublisher:
         previous: Snapshot | None = None
         sent_as: Snapshot | None = None  # the last one sent, without its last frame's time
         sent_at = 0.0
+        due: tuple[int, int, str | None] | None = None  # the game's timeline is to be sent
+        timeline_for: tuple[int, int, str | None] | None = None
+        timeline_at = -TIMELINE_EVERY
         while True:
-            snapshot = self.snapshots.get()
+            wait = (
+                None if due is None else max(0.0, timeline_at + TIMELINE_EVERY - time.monotonic())
+            )
+            try:
+                snapshot = self.snapshots.get(timeout=wait)
+            except queue.Empty:
+                snapshot = previous  # only the timeline fell due
             if snapshot is None:
                 return
+            key = (snapshot.game_number, len(snapshot.moves), snapshot.outcome)
+            if self.journal is not None and key != timeline_for:
+                due = key
+            if due is not None and time.monotonic() - timeline_at >= TIMELINE_EVERY:
+                timeline_at = time.monotonic()
+                if self._send_timeline(snapshot):
+                    timeline_for, due = due, None
+            if snapshot is previous:
+                continue
             stripped = _without_frame_time(snapshot)
             if stripped == sent_as and time.monotonic() - sent_at < REFRESH:
                 continue  # only the last frame's time moved on: not worth a message per board
@@ -334,6 +366,28 @@ class MqttPublisher:
             except Exception:  # the broker's face must never take anything else down
                 self.log.exception("MQTT: could not publish a snapshot")
             previous = snapshot
+
+    def _send_timeline(self, snapshot: Snapshot) -> bool:
+        """The game's timeline, read from the journal, published retained. False: the
+        recording does not hold the snapshot's last move yet (it is tried again)."""
+        from firmware_bridge.referee.timeline import timeline_of
+
+        assert self.journal is not None
+        try:
+            timeline = timeline_of(self.journal, snapshot.game_number, self.config_dir)
+        except Exception as exc:  # a journal being written, a game no longer made here
+            self.complaints.say(f"no timeline of game {snapshot.game_number}: {exc}")
+            return True
+        steps: list[dict[str, Any]] = timeline["steps"]  # type: ignore[assignment]
+        made = sum(1 for step in steps if not step["taken_back"])
+        body = {"schema": SCHEMA_VERSION, "board": self.topics.board, "at": time.time(),
+                **timeline}  # fmt: skip
+        text = fit_timeline(body, TIMELINE_BYTES)
+        with self.lock:
+            if self.connected:
+                self.client.publish(self.topics.timeline, text, qos=1, retain=True)
+            self.latest_timeline = text
+        return made >= len(snapshot.moves) or not timeline["recorded"]
 
     def _send(self, previous: Snapshot | None, snapshot: Snapshot) -> None:
         text = snapshot.to_text()
@@ -370,6 +424,8 @@ class MqttPublisher:
                            retain=True)  # fmt: skip
             if self.latest:
                 client.publish(self.topics.state, self.latest, qos=1, retain=True)
+            if self.latest_timeline:
+                client.publish(self.topics.timeline, self.latest_timeline, qos=1, retain=True)
         if self.commands is not None:
             client.subscribe(self.topics.command, qos=1)
         again = " again" if self.ever_connected else ""
@@ -420,6 +476,26 @@ class MqttPublisher:
         future.add_done_callback(answered)
 
 
+def fit_timeline(body: dict[str, Any], limit: int) -> str:
+    """The timeline as a payload of at most ``limit`` bytes where it can be: the oldest moves'
+    events are left out first (each says how many), the moves themselves kept."""
+    text = json.dumps(body, separators=(",", ":"))
+    steps = body.get("steps")
+    if len(text) <= limit or not isinstance(steps, list):
+        return text
+    for step in steps:
+        events = step.get("events") or []
+        if not events or (len(events) == 1 and events[0].get("kind") == "gap"):
+            continue
+        at = events[0].get("at", "")
+        step["events"] = [{"at": at, "kind": "gap", "text": f"{len(events)} events left out of "
+                           "the club's copy (the board's kiosk has them)"}]  # fmt: skip
+        text = json.dumps(body, separators=(",", ":"))
+        if len(text) <= limit:
+            break
+    return text
+
+
 __all__ = [
     "DEFAULT_PREFIX",
     "Broker",
@@ -429,6 +505,7 @@ __all__ = [
     "Topics",
     "check_board_name",
     "events_between",
+    "fit_timeline",
     "new_client",
     "parse_broker",
 ]
