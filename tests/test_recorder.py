@@ -13,6 +13,7 @@ import subprocess
 import time
 import zlib
 from pathlib import Path
+from typing import Any
 
 from tests.e2e import PYTHON
 from tests.test_end_to_end import TD_POSITION, Rig, make
@@ -202,7 +203,7 @@ def test_a_report_replays_on_its_own_board_files_and_withholds_names_unless_aske
     assert rig.daemon.stop() == 0
     assert rig.game.player_names[Player.ONE.index] == "Player 1"
 
-    def report(*args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, object]]:
+    def report(*args: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
         out = tmp_path / "game.report"
         made = subprocess.run([*PYTHON, "report", "--journal", str(rig.daemon.journal), "-o",
                                str(out), *args], capture_output=True, text=True, timeout=120,
@@ -214,11 +215,10 @@ def test_a_report_replays_on_its_own_board_files_and_withholds_names_unless_aske
     assert "game 1 (protect-the-goat on protect-the-goat, 1 moves, finished)" in made.stdout
     text = json.dumps(packed)
     assert "Ann" not in text and "Annika" not in text, "a name left in the report"
-    session = packed["recording"][0]  # type: ignore[index]
+    session = packed["recording"][0]
     assert session[2]["people"] == ["Person 1", "Person 2"] and packed["names_withheld"] is True
-    assert packed["game"]["moves"] == ["a5-a6"]  # type: ignore[index]
-    assert set(packed["configs"]) == {"games/protect-the-goat.yaml",  # type: ignore[arg-type]
-                                      "boards/protect-the-goat.yaml"}  # fmt: skip
+    assert packed["game"]["moves"] == ["a5-a6"]
+    assert set(packed["configs"]) == {"games/protect-the-goat.yaml", "boards/protect-the-goat.yaml"}
     assert packed["firmware"] and packed["recorded_by"] == [packed["software"]]
     out = tmp_path / "game.report"
     result = replay_of(out)
@@ -243,8 +243,8 @@ def test_a_report_replays_on_its_own_board_files_and_withholds_names_unless_aske
         assert "other.report" in refused.stderr
 
     made, named = report("--with-names")
-    assert named["recording"][0][2]["people"] == ["Ann", "Annika"]  # type: ignore[index]
-    assert named["game"]["players"] == ["Ann", "Annika"]  # type: ignore[index]
+    assert named["recording"][0][2]["people"] == ["Ann", "Annika"]
+    assert named["game"]["players"] == ["Ann", "Annika"]
     assert replay_of(out).returncode == 0
 
 

@@ -32,10 +32,11 @@ def build_ext(lib: Path, temp: Path, **env: str) -> subprocess.CompletedProcess[
     )  # fmt: skip
 
 
-def compiled_engine(extra: tuple[Path, ...] = ()) -> Path:
+def compiled_engine(extra: tuple[Path, ...] = (), level: str = "3") -> Path:
     """The folder holding the compiled engine (and a copy of ``extra`` files of the checkout,
-    at their places); raises RuntimeError with the compiler's words when it cannot be built."""
-    digest = hashlib.sha256()
+    at their places), built at C optimisation ``level``; raises RuntimeError with the
+    compiler's words when it cannot be built."""
+    digest = hashlib.sha256(level.encode())
     for path in [*sources(), ROOT / "setup.py", *extra]:
         digest.update(path.relative_to(ROOT).as_posix().encode() + path.read_bytes())
     folder = Path(sys.prefix) / "board-referee-compiled" / digest.hexdigest()[:16]
@@ -43,7 +44,7 @@ def compiled_engine(extra: tuple[Path, ...] = ()) -> Path:
         return folder
     shutil.rmtree(folder, ignore_errors=True)
     temp = folder.with_name(folder.name + "-temp")
-    result = build_ext(folder, temp)
+    result = build_ext(folder, temp, BOARD_REFEREE_OPT_LEVEL=level)
     shutil.rmtree(temp, ignore_errors=True)
     if result.returncode != 0 or not list(folder.rglob("*.so")):
         raise RuntimeError(f"the engine did not compile:\n{result.stderr[-3000:]}")

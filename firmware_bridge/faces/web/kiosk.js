@@ -406,7 +406,7 @@ function renderTimeline() {
   const t = timeline;
   $("tl-title").textContent = `Game ${t.game}: ${t.title} (${t.status}) — ${t.steps.length} move${t.steps.length === 1 ? "" : "s"}`;
   setArrows(t.game);
-  const problem = t.problem || (t.recorded ? "" : "no flight recording of this game (recording off, or dropped under --record-cap): its moves only");
+  const problem = t.problem || (t.recorded ? "" : "nothing of this game's flight recording is in the journal yet (it is written with each move and every 10 s), or recording is off (--record-cap 0) or dropped it: its moves only");
   $("tl-problem").hidden = !problem;
   $("tl-problem").textContent = problem;
   const list = $("tl-steps");
