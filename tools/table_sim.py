@@ -52,6 +52,9 @@ FIRMWARE_KINDS = ("firmware", "chip")
 # at about a seventh of a Pico's speed here, so its debounce and its answers take that much
 # longer in this process's time (the hands' own timing is scaled with it).
 SLOWER = {"chip": 6.0}
+# Lights that help and ask nothing: a lifted piece's legal destinations, a piece that may not
+# move, a charge. A player holding a piece the wrong move took goes by what they know.
+HELP = frozenset({"hint", "held", "charged"})
 
 
 @dataclass
@@ -147,8 +150,8 @@ class Table:
                 self.follow(5)
             else:
                 self.pause(0.1)
-                if not self.emu.current_leds():
-                    break
+                if not set(self.emu.current_leds().values()) - HELP:
+                    break  # nothing asked of the hands (a held piece's hints at most): tidy
         self.tidy()
 
     def follow(self, seconds: float) -> None:
