@@ -9,7 +9,9 @@ without (``--record-cap 0``). Random legal moves are played by the emulator's ha
 - play to journal: from the CHANGE that ends a move to the move's row in the journal;
 - bytes: the recording's size in the journal after the moves, per move and per hour at one
   move every 30 s (a brisk club game), and after ``--idle`` seconds of a board left alone,
-  per idle hour.
+  per idle hour;
+- the timeline: the time the kiosk takes to build the game's timeline from the journal
+  (``/api/timeline/N``, median of 5) and its size as JSON.
 
 Run: ``python tools/bench_recorder.py [--game G] [--moves N] [--idle S]``.
 """
@@ -17,6 +19,7 @@ Run: ``python tools/bench_recorder.py [--game G] [--moves N] [--idle S]``.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sqlite3
 import statistics
@@ -34,6 +37,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from bench_latency import drive, timed_table  # noqa: E402
 
 from firmware_bridge.link import catalog  # noqa: E402
+from firmware_bridge.referee.timeline import timeline_of  # noqa: E402
 
 MOVE_EVERY = 30.0  # seconds between moves in the per-hour figure
 
@@ -102,6 +106,11 @@ def run(game_id: str, moves: int, idle: float, cap: int, seed: int) -> dict[str,
             daemon.wait(10)
             timed.close()
         play_bytes = recorded_bytes(journal) - idle_bytes - before_idle
+        builds, size = [], 0
+        for _ in range(5 if cap else 0):
+            began = time.perf_counter()
+            size = len(json.dumps(timeline_of(journal, 1), separators=(",", ":")))
+            builds.append(time.perf_counter() - began)
     latencies = [s for s, _, _ in timed.latencies]
     to_journal = []
     for row in rows:
@@ -116,6 +125,8 @@ def run(game_id: str, moves: int, idle: float, cap: int, seed: int) -> dict[str,
         "journal_ms": statistics.median(to_journal) * 1000 if to_journal else float("nan"),
         "bytes_per_move": play_bytes / max(1, played),
         "idle_bytes_per_hour": idle_bytes * 3600 / idle if idle else 0.0,
+        "timeline_ms": statistics.median(builds) * 1000 if builds else float("nan"),
+        "timeline_kb": size / 1024,
     }  # fmt: skip
 
 
@@ -139,7 +150,8 @@ def main() -> None:
             per_hour = got["bytes_per_move"] * 3600 / MOVE_EVERY + idle
             line += (f"; {got['bytes_per_move']:.0f} bytes a move; an hour of play at a move "
                      f"every {MOVE_EVERY:.0f} s: {per_hour / 1e6:.2f} MB; an idle hour: "
-                     f"{idle / 1e6:.2f} MB (compressed)")  # fmt: skip
+                     f"{idle / 1e6:.2f} MB (compressed); the timeline: built in "
+                     f"{got['timeline_ms']:.0f} ms, {got['timeline_kb']:.0f} KB")  # fmt: skip
         print(line, flush=True)
 
 
