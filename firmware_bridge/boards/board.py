@@ -20,6 +20,7 @@ import time
 import tty
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -51,6 +52,20 @@ class TableSide(Protocol):
     def leds_shown(self, leds: tuple[LedPattern, ...], via: str, size: int) -> None: ...
     def unlit(self) -> None: ...
     def changed(self) -> None: ...
+
+
+class Elapsed(Protocol):
+    def is_set(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class WallTimer:
+    """Set once the wall clock reaches ``deadline`` (time.monotonic)."""
+
+    deadline: float
+
+    def is_set(self) -> bool:
+        return time.monotonic() >= self.deadline
 
 
 class BoardStartError(Exception):
@@ -130,6 +145,15 @@ class Board(ABC):
         """Is an LED frame from the host still on its way to the LEDs? (This board answers
         as it reads, so never: a firmware in a separate process says otherwise.)"""
         return False
+
+    def hold(self, seconds: float) -> None:
+        """A hand waits ``seconds`` of the board's own time (here the wall clock's: a board
+        that runs slower than real time, as the emulated chip, counts its own)."""
+        time.sleep(seconds)
+
+    def timer(self, seconds: float) -> Elapsed:
+        """Something to ask whether ``seconds`` of the board's own time have passed."""
+        return WallTimer(time.monotonic() + seconds)
 
     # -- what both boards share ------------------------------------------------------------
     @property

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from engine import Game
-from firmware_bridge.boards.board import BoardCommandError, BoardStartError
+from firmware_bridge.boards.board import BoardCommandError, BoardStartError, Elapsed, WallTimer
 from firmware_bridge.boards.firmware_files import find_tool
 from firmware_bridge.boards.micropython import MicroPythonBoard
 from firmware_bridge.boards.uf2 import Uf2Error, build_uf2
@@ -223,6 +223,27 @@ class ChipBoard(MicroPythonBoard):
             self.alarms.pop(number, None)
             self.awaited = None
 
+    def hold(self, seconds: float) -> None:
+        """A hand waits ``seconds`` of the chip's own time, however slowly the chip runs here
+        (a busy machine slows it): what a hand holds is then long enough for its debounce."""
+        passed = self.timer(seconds)
+        if isinstance(passed, threading.Event):
+            passed.wait(max(10.0, 100 * seconds))  # the chip's time, at a tenth of real time
+        else:
+            time.sleep(seconds)
+
+    def timer(self, seconds: float) -> Elapsed:
+        """Set once ``seconds`` of the chip's time have passed (at once if the chip is off:
+        its time does not run)."""
+        with self.lock:
+            self.alarm_id += 1
+            number = self.alarm_id
+            passed = self.alarms[number] = threading.Event()
+            if not self._command({"after": max(1, round(seconds * 1e9)), "id": number}):
+                self.alarms.pop(number, None)
+                return WallTimer(time.monotonic() + seconds)
+        return passed
+
     def _calibrate(self) -> None:
         raise BoardCommandError(
             "the emulated RP2040 cannot write its flash: its calibration comes with its UF2"
@@ -297,7 +318,7 @@ class ChipBoard(MicroPythonBoard):
                 self._emit("fault", kind="watchdog", text=text, **where)
             self._cycle("reset" if forced else "watchdog")
         elif "alarm" in message:
-            passed = self.alarms.get(message["alarm"])
+            passed = self.alarms.pop(message["alarm"], None)
             if passed is not None:
                 passed.set()
         elif "error" in message:

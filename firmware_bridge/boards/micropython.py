@@ -130,7 +130,7 @@ def _drain_fd(fd: int) -> None:
 
 class MicroPythonBoard(Board):
     name = "firmware"
-    hold = HOLD  # seconds a press holds a button down
+    press_hold = HOLD  # seconds a press holds a button down
 
     def __init__(
         self,
@@ -449,7 +449,7 @@ class MicroPythonBoard(Board):
     def press(self, button: Button) -> None:
         name = self._wired(button)
         self._button(name, True)
-        time.sleep(self.hold)
+        time.sleep(self.press_hold)
         self._button(name, False)
 
     def flicker(self, sensor: int, millis: float) -> None:

@@ -366,14 +366,16 @@ class Table:
             self.lift(names[move.frm])
             self._pause()
             if move.frm == move.to:  # held long enough for the firmware to report the lift
-                time.sleep(2 * self.profile.debounce + 0.02)
+                self.board.hold(2 * self.profile.debounce + 0.02)
             self.place(names[move.to])
             if move.frm == move.to and not move.cells:  # a null move: lifted, back, CONFIRM
-                self._pause(2 + self.profile.settle / max(self.pace, 0.001))
+                self._pause(2)
+                time.sleep(self.profile.settle)  # the host's settle window, in its own time
                 self.press("confirm")
 
     def _pause(self, factor: float = 1.0) -> None:
-        time.sleep(self.pace * factor)
+        """The hands' pace, in the board's own time (a slow board's debounce is its own)."""
+        self.board.hold(self.pace * factor)
 
     def follow(self, timeout: float) -> None:
         """Carry out what the LEDs ask for, like a player reading them, until nothing is asked
@@ -382,23 +384,26 @@ class Table:
         deadline = time.monotonic() + timeout
         self.taken_off.clear()
         quiet_since = time.monotonic()
-        quiet_needed = max(4 * self.pace, 2 * self.profile.settle + 0.3)
+        # Still for the host's settle and answer (wall time) and for the board's own debounce
+        # of the last hand's action and its answer to the LEDs (the board's time).
+        quiet_needed = 2 * self.profile.settle + 0.3
+        board_quiet = self.board.timer(2 * self.pace)
         while time.monotonic() < deadline:
             with self.lock:
                 before = self.led_frames
             if self._act_on_leds():
-                quiet_since = time.monotonic()
                 self.wait_for_leds(before, 1.0 + self.profile.settle)
                 self._pause()
+                quiet_since, board_quiet = time.monotonic(), self.board.timer(2 * self.pace)
                 continue
             now = time.monotonic()
-            if self.board.leds_on_the_way():  # the host has asked for more than they show
-                quiet_since = now
-            elif now - quiet_since >= quiet_needed:
+            with self.lock:
+                moved = self.led_frames != before
+            if moved or self.board.leds_on_the_way():  # the host asked for more than they show
+                quiet_since, board_quiet = now, self.board.timer(2 * self.pace)
+            elif now - quiet_since >= quiet_needed and board_quiet.is_set():
                 return
             with self.lock:
-                if self.led_frames != before:
-                    quiet_since = now
                 self.leds_changed.wait(timeout=0.05)
         raise CommandError("follow: the LEDs still asked for something when time ran out")
 
@@ -455,7 +460,7 @@ class Table:
                 raise CommandError(f"cannot slide from {frm} to {to}")
             self.pieces[target] = piece
             self._sense()
-        time.sleep(self.profile.debounce + 0.05)  # both cells read occupied for a moment
+        self.board.hold(self.profile.debounce + 0.05)  # both cells read occupied for a moment
         with self.lock:
             del self.pieces[source]
             self._sense()

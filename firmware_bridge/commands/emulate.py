@@ -70,7 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser, *, firmware: bool = False) ->
     )
     parser.add_argument("--position", help="put the pieces of this JSON position on the board")
     parser.add_argument("--json", action="store_true", help="events as JSON lines on stdout")
-    parser.add_argument("--pace", type=float, default=0.15, help="seconds between hand actions")
+    parser.add_argument("--pace", type=float, default=0.15,
+                        help="seconds between hand actions (on the emulated RP2040, of the "
+                        "chip's own time)")  # fmt: skip
     parser.add_argument("--no-draw", action="store_true", help="do not draw the board")
     parser.add_argument("--seed", type=int, default=1, help="seed for injected noise")
     parser.add_argument(
