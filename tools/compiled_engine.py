@@ -3,11 +3,16 @@
 The developer's install is editable and pure Python (setup.py); the tests and the engine
 benchmark use this to run the compiled engine too: put the folder first on ``sys.path`` (or in
 ``PYTHONPATH``). Built once per change of the engine, kept under the virtual environment.
-Run: ``python tools/compiled_engine.py`` prints the folder (building it when needed).
+Run: ``python tools/compiled_engine.py`` prints the folder (building it when needed);
+``--for-tests`` builds the tests' one (``make test`` starts it first, in the background, so the
+build runs beside the installs and lint instead of inside the suite). Two builds of the same
+folder take turns on a lock: the second finds the first's.
 """
 
 from __future__ import annotations
 
+import argparse
+import fcntl
 import hashlib
 import os
 import shutil
@@ -16,6 +21,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# The tests' build (tests/test_compiled_engine.py): the conformance suite beside the engine, at
+# -O1 (it compiles in 40% less time than a club's -O3, from the same C).
+TESTS_EXTRA = tuple(ROOT / "tests" / name
+                    for name in ("__init__.py", "helpers.py", "test_conformance.py"))  # fmt: skip
+TESTS_LEVEL = "1"
 
 
 def sources() -> list[Path]:
@@ -40,6 +50,13 @@ def compiled_engine(extra: tuple[Path, ...] = (), level: str = "3") -> Path:
     for path in [*sources(), ROOT / "setup.py", *extra]:
         digest.update(path.relative_to(ROOT).as_posix().encode() + path.read_bytes())
     folder = Path(sys.prefix) / "board-referee-compiled" / digest.hexdigest()[:16]
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with (folder.parent / f"{folder.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # a build of the same folder under way: wait for it
+        return _build(folder, level, extra)
+
+
+def _build(folder: Path, level: str, extra: tuple[Path, ...]) -> Path:
     if (folder / "done").exists():
         return folder
     shutil.rmtree(folder, ignore_errors=True)
@@ -57,4 +74,7 @@ def compiled_engine(extra: tuple[Path, ...] = (), level: str = "3") -> Path:
 
 
 if __name__ == "__main__":
-    print(compiled_engine())
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--for-tests", action="store_true", help="the tests' build")
+    args = parser.parse_args()
+    print(compiled_engine(TESTS_EXTRA, TESTS_LEVEL) if args.for_tests else compiled_engine())
