@@ -347,8 +347,11 @@ class MqttPublisher:
             )
             try:
                 snapshot = self.snapshots.get(timeout=wait)
-            except queue.Empty:
-                snapshot = previous  # only the timeline fell due
+            except queue.Empty:  # only the timeline fell due: for the snapshot last sent
+                if previous is None:
+                    due = None
+                    continue
+                snapshot = previous
             if snapshot is None:
                 return
             key = (snapshot.game_number, len(snapshot.moves), snapshot.outcome)
