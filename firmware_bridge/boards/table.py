@@ -58,6 +58,10 @@ WIRE_FAULTS = ("dead", "stuck", "flip", "noisy", "swap", "led", "ok")
 # moves read as one disturbed board (the Goats Wintering demo under pytest -n 4). A driver
 # that waits on the referee itself (the tests) leaves Table.move_gap at 0.
 REFEREE_MARGIN = 0.3
+# Where the referee says how many moves it has taken (the demo, which runs it), a scripted move
+# waits for that instead: on a starved machine the referee reads two quick placements' frames
+# together whatever the margin, and calls the board disturbed (issue 31: the demo under -n 4).
+REFEREE_WAIT = 10.0
 
 
 class CommandError(Exception):
@@ -116,6 +120,10 @@ class Table:
         self.json_mode = json_mode
         self.pace = pace
         self.move_gap = 0.0  # see REFEREE_MARGIN
+        # The referee's word on how many moves its game has, when it sends it (the demo does,
+        # on the script's stdin): a scripted move then waits for the referee to take it.
+        self.referee_moves: tuple[int, bool] | None = None  # (moves, asking for a choice)
+        self.referee_said = threading.Condition()
         self.draw = draw
         self.lock = threading.RLock()
         self.leds_changed = threading.Condition(self.lock)
@@ -373,6 +381,17 @@ class Table:
                 time.sleep(self.profile.settle)  # the host's settle window, in its own time
                 self.press("confirm")
 
+    def referee_told(self, moves: tuple[int, bool]) -> None:
+        """The referee says how many moves its game has, and whether it asks for a choice
+        (a line on the script's stdin)."""
+        with self.referee_said:
+            self.referee_moves = moves
+            self.referee_said.notify_all()
+
+    def _referee_took(self, before: tuple[int, bool], timeout: float) -> bool:
+        with self.referee_said:
+            return self.referee_said.wait_for(lambda: self.referee_moves != before, timeout)
+
     def _pause(self, factor: float = 1.0) -> None:
         """The hands' pace, in the board's own time (a slow board's debounce is its own)."""
         self.board.hold(self.pace * factor)
@@ -566,10 +585,14 @@ class Table:
             self.place(args[1])
         elif word == "play":
             _need(args, 1, "play MOVE")
+            with self.referee_said:
+                before = self.referee_moves
             self.play(args[0])
-            # A finished move: the next player acts once the referee has taken it.
-            gap = self.profile.debounce + self.move_gap if self.move_gap else 0.0
-            time.sleep(self.profile.settle + gap)
+            # A finished move: the next player acts once the referee has taken it, as it says
+            # where it says so, else after its settle window and a margin.
+            if before is None or not self._referee_took(before, REFEREE_WAIT):
+                gap = self.profile.debounce + self.move_gap if self.move_gap else 0.0
+                time.sleep(self.profile.settle + gap)
         elif word == "press":
             _need(args, 1, "press BUTTON")
             self.press(args[0])

@@ -4,6 +4,7 @@ game (the scripts: ``boards/scenarios/demo-*.txt``), each checked as it goes."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import subprocess
 import sys
 import tempfile
@@ -18,6 +19,7 @@ from firmware_bridge.faces.mqtt import MqttPublisher
 from firmware_bridge.link import catalog
 from firmware_bridge.referee.daemon import Daemon
 from firmware_bridge.referee.journal import Journal
+from firmware_bridge.referee.snapshot import Snapshot
 
 DEMOS = (
     ("three-dragons", "three-dragons", "demo-three-dragons.txt"),
@@ -70,9 +72,10 @@ def _demo_one(args: argparse.Namespace, game_id: str, profile_id: str, script: P
         command = [
             sys.executable, "-m", "firmware_bridge.cli", "--config-dir", str(directory),
             "emulate", "--game", game_id, "--board", profile_id, "--link", str(link),
-            "--script", str(script), "--pace", str(args.pace), "--linger",
+            "--script", str(script), "--pace", str(args.pace), "--linger", "--referee-says",
         ]  # fmt: skip
-        emulator = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, bufsize=1)
+        emulator = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    text=True, bufsize=1)  # fmt: skip
         finished = threading.Event()
         result: list[str] = []
 
@@ -99,6 +102,20 @@ def _demo_one(args: argparse.Namespace, game_id: str, profile_id: str, script: P
         journal = Journal(Path(tmp) / "journal.sqlite3")
         stop = threading.Event()
         daemon = Daemon(game, profile, journal, str(link), log=log)
+        told = [""]
+
+        def tell(snapshot: Snapshot) -> None:
+            """The script's hands play a move once the referee has taken the one before (or
+            asks for a choice): on a starved machine a fixed wait let two placements reach it
+            as one."""
+            said = f"moves {len(snapshot.moves)} {int(snapshot.deciding)}\n"
+            if said != told[0] and emulator.stdin is not None:
+                told[0] = said
+                with contextlib.suppress(OSError, ValueError):
+                    emulator.stdin.write(said)
+                    emulator.stdin.flush()
+
+        daemon.add_listener(tell)
         publisher = None
         if args.mqtt:
             publisher = MqttPublisher(broker_of(args), f"demo-{game_id}", log=log)

@@ -56,6 +56,12 @@ def add_arguments(parser: argparse.ArgumentParser, *, firmware: bool = False) ->
         "connected until stopped, so the host can stop first (the demo does)",
     )  # fmt: skip
     parser.add_argument(
+        "--referee-says", action="store_true",
+        help="with --script: read 'moves N D' lines on stdin (the referee's count of its game's "
+        "moves, and 1 when it asks for a choice) and play each scripted move once the referee "
+        "has taken the one before (the demo, which runs the referee, says them)",
+    )  # fmt: skip
+    parser.add_argument(
         "--wait-host",
         type=float,
         default=30.0,
@@ -118,6 +124,15 @@ def python_board(args: argparse.Namespace) -> BoardFactory:
         return EmulatedBoard(profile, link_path=link, seed=args.seed, protocol=args.protocol)
 
     return make
+
+
+def _referee_says(emulator: Table) -> None:
+    """Lines ``moves N D`` on stdin: the referee's game has N moves, and asks for a choice if D
+    is 1 (the demo runs the referee and says them)."""
+    for line in sys.stdin:
+        words = line.split()
+        if len(words) == 3 and words[0] == "moves" and all(w.isdigit() for w in words[1:]):
+            emulator.referee_told((int(words[1]), words[2] == "1"))
 
 
 def _pace(given: float | None, board: Board) -> float:
@@ -218,6 +233,8 @@ def run(
                       f"{args.wait_host:.0f} s", file=sys.stderr)  # fmt: skip
                 return 1
             emulator.move_gap = REFEREE_MARGIN  # a script plays alone: it waits for the referee
+            if args.referee_says:  # ... or for its word that it took the move (the demo)
+                threading.Thread(target=_referee_says, args=(emulator,), daemon=True).start()
             ok = emulator.run_commands(lines, stop_on_error=True)
             if args.linger:
                 print(f"script finished: {'ok' if ok else 'failed'}", flush=True)

@@ -46,10 +46,11 @@ DEFAULT_PREFIX = "board-referee/v1"
 MAX_QUEUED = 1000  # messages paho keeps while the broker is away (events; state is refreshed)
 REFRESH = 30.0  # seconds: a state that only moves the last frame's time on waits this long
 RETRY_MIN, RETRY_MAX = 1, 30  # seconds of reconnect back-off
-# Seconds between two timelines published (the first move after a quiet spell is published at
-# once). Building one reads the game's whole recording: 70 ms for 60 moves here
-# (tools/bench_recorder.py), a few times that on a Pi, so not after every move of a long game.
-TIMELINE_EVERY = 15.0
+# Seconds between two timelines published: one is published after each move, result or new
+# game, but never two within this. Building one reads the game's whole recording (70 ms for
+# 60 moves here, tools/bench_recorder.py; a few times that on a Pi): once a move, at a
+# person's pace, costs a Pi a few percent of a core late in a long game.
+TIMELINE_EVERY = 2.0
 TIMELINE_BYTES = 400 * 1024  # a timeline past this drops its oldest moves' events to fit
 COMMAND_BYTES = 16 * 1024  # a command is a few dozen bytes
 COMMAND_DEPTH = 8

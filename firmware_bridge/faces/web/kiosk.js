@@ -84,6 +84,12 @@ function render(s) {
   const warnings = s.sensor_warnings || [];
   $("sensor-warnings").hidden = !warnings.length;
   $("sensor-warnings").textContent = warnings.map((w) => capitalise(w.text) + ".").join(" ");
+  // An open timeline of this game follows it: a move made meanwhile is fetched in.
+  if ($("timeline").open && timeline && timeline.game === s.game_number &&
+      s.moves.length !== followed) {
+    followed = s.moves.length;
+    if (made(timeline) !== followed) refreshTimeline(followed);
+  }
   document.body.dataset.serial = String(s.serial);
   document.body.dataset.game = s.game.id;
 }
@@ -363,6 +369,30 @@ const KINDS = { sensor: "Sensor", scan: "Board", leds: "Lights", shown: "Shown",
   button: "Button", takeback: "Take-back", result: "Result", referee: "Referee", move: "Move",
   gap: "…" };
 let timeline = null;
+let shownStep = null; // the key of the step shown, kept when the timeline is fetched again
+let refreshing = null;
+let followed = null; // the game's move count the open timeline was last fetched for
+
+// The moves a timeline holds as the game stands (taken back ones left out).
+function made(t) { return t.steps.filter((step) => !step.taken_back).length; }
+
+// Fetch the open timeline again (the club view's copy may come a moment after the state).
+function refreshTimeline(wanted, tries = 5) {
+  if (refreshing) return;
+  refreshing = setTimeout(async () => {
+    refreshing = null;
+    if (!$("timeline").open || !timeline) return;
+    try {
+      const response = await fetch(`${API}/timeline/${timeline.game}`);
+      if (!response.ok) return;
+      const answer = await response.json();
+      if (!$("timeline").open || answer.game !== timeline.game) return;
+      timeline = answer;
+      renderTimeline();
+      if (made(answer) < wanted && tries > 1) refreshTimeline(wanted, tries - 1);
+    } catch { /* offline: the next state tries again */ }
+  }, 500);
+}
 
 function clock(iso, exact) {
   const d = new Date(iso);
@@ -373,6 +403,8 @@ function clock(iso, exact) {
 
 async function openTimeline(number) {
   if (!number) return;
+  shownStep = null;
+  followed = current && current.game_number === number ? current.moves.length : null;
   const dialog = $("timeline");
   $("tl-title").textContent = `Game ${number}: loading…`;
   $("tl-steps").replaceChildren();
@@ -393,6 +425,7 @@ async function openTimeline(number) {
   }
   timeline = answer;
   renderTimeline();
+  if (followed !== null && made(answer) < followed) refreshTimeline(followed);
 }
 
 function setArrows(number) {
@@ -447,12 +480,14 @@ function renderTimeline() {
     list.appendChild(li);
   }
   list.scrollTop = 0;
-  if (groups.length) showStep(groups.find((g) => g.step.number) || groups[0]);
+  const kept = groups.find((g) => g.key === shownStep);
+  if (groups.length) showStep(kept || groups.find((g) => g.step.number) || groups[0]);
   else $("tl-step-title").textContent = "Nothing was recorded of this game yet.";
 }
 
 function showStep(group) {
   const { step } = group;
+  shownStep = group.key;
   for (const b of $("tl-steps").querySelectorAll("button")) {
     b.setAttribute("aria-current", String(b.dataset.step === group.key));
   }
