@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine import Cell, Game, Move, MoveKind  # noqa: E402
-from firmware_bridge.boards.table import piece_from_token, piece_token  # noqa: E402
+from firmware_bridge.boards.pieces import piece_from_token, piece_token  # noqa: E402
 from firmware_bridge.commands.play import choose_move  # noqa: E402
 from firmware_bridge.link import catalog  # noqa: E402
 from firmware_bridge.link.profile import Token  # noqa: E402

@@ -45,6 +45,7 @@ from typing import Any, TextIO
 
 from engine import Cell, Game, MoveKind, Piece, Player
 from firmware_bridge.boards.board import Board, BoardCommandError
+from firmware_bridge.boards.pieces import CommandError, piece_from_token, piece_token
 from firmware_bridge.link.leds import TAGS, Signal, signals_from_frame
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import LED_OFF, Button, LedPattern, Leds, Reading, Sensing
@@ -62,31 +63,6 @@ REFEREE_MARGIN = 0.3
 # waits for that instead: on a starved machine the referee reads two quick placements' frames
 # together whatever the margin, and calls the board disturbed (issue 31: the demo under -n 4).
 REFEREE_WAIT = 10.0
-
-
-class CommandError(Exception):
-    """A command that cannot be carried out (the message says why)."""
-
-
-def piece_from_token(game: Game, token: str) -> Piece:
-    """A piece from the text form ``place`` takes and ``pieces`` prints: P (player 1's), p
-    (player 2's), D5 (a die showing 5; a stateful piece without pips shows 1)."""
-    symbol, digits = token[0], token[1:]
-    kind = game.kind_by_symbol.get(symbol.upper())
-    if kind is None or (digits and not digits.isdigit()):
-        raise CommandError(f"{token!r} is not a piece (a symbol like P or p, then pips)")
-    owner = Player.ONE if symbol.isupper() else Player.TWO
-    state = int(digits) if digits else None
-    if state is None and game.pieces[kind].has_state:
-        state = 1
-    return Piece(kind, owner, state)
-
-
-def piece_token(game: Game, piece: Piece) -> str:
-    """The text form of ``piece``, as ``piece_from_token`` reads it."""
-    symbol = game.pieces[piece.kind].symbol
-    symbol = symbol if piece.owner is Player.ONE else symbol.lower()
-    return symbol if piece.state is None else f"{symbol}{piece.state}"
 
 
 class Table:

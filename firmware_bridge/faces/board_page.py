@@ -23,7 +23,8 @@ from typing import Any
 from aiohttp import web
 
 from engine import ConfigError
-from firmware_bridge.boards.table import CommandError, Table
+from firmware_bridge.boards.pieces import CommandError
+from firmware_bridge.boards.table import Table
 from firmware_bridge.faces.webserver import BadRequest, LiveServer
 from firmware_bridge.link import catalog
 from firmware_bridge.referee.snapshot import board_picture
