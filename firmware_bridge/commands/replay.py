@@ -44,26 +44,30 @@ def _cmd_replay(args: argparse.Namespace) -> int:
                         f"not {args.speed}")  # fmt: skip
     if is_report(path):
         return _replay_report(args, path)
+    game, entries, problem = recorded_game(path, args.game)
+    config_dir = Path(args.config_dir) if args.config_dir else None
+    return _run(args, entries, game, config_dir, problem)
+
+
+def recorded_game(path: Path, wanted: int | None) -> tuple[int, list[Any], str]:
+    """Game ``wanted``'s recording in the journal at ``path`` (None: the last recorded), and
+    what stopped its reading ("" when nothing did): whatever is readable is given."""
     journal = Journal(path, lock=False)
     try:
         games = journal.recorded_games()
         if not games:
             raise UserError(f"{path} holds no flight recording (recorded from this version on; "
                             "run --record-cap 0 records nothing)")  # fmt: skip
-        game = args.game if args.game is not None else games[-1]
+        game = wanted if wanted is not None else games[-1]
         if game not in games:
             shown = ", ".join(map(str, games[-10:]))
             raise UserError(f"{path} has no recording of game {game} (recorded: {shown})")
-        problem = ""
         try:
-            entries = journal.recording_for(game)
-        except RecordingError as exc:  # what was readable is replayed, and the damage named
-            entries = list(getattr(exc, "readable", []))
-            problem = str(exc)
+            return game, journal.recording_for(game), ""
+        except RecordingError as exc:  # the readable part, and the damage named
+            return game, list(getattr(exc, "readable", [])), str(exc)
     finally:
         journal.close()
-    config_dir = Path(args.config_dir) if args.config_dir else None
-    return _run(args, entries, game, config_dir, problem)
 
 
 def _replay_report(args: argparse.Namespace, path: Path) -> int:

@@ -7,9 +7,9 @@ import argparse
 from pathlib import Path
 
 from firmware_bridge.commands.common import Subparsers, UserError
+from firmware_bridge.commands.replay import recorded_game
 from firmware_bridge.faces.hosts import state_dir
 from firmware_bridge.referee.journal import Journal, read_records
-from firmware_bridge.referee.recorder import RecordingError
 from firmware_bridge.referee.report import ReportError, make_report, write_report
 
 
@@ -61,24 +61,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.is_dir():
         raise UserError(f"{output} is a folder: -o names the report file to write")
-    journal = Journal(path, lock=False)
-    problem = ""
-    try:
-        games = journal.recorded_games()
-        if not games:
-            raise UserError(f"{path} holds no flight recording (run --record-cap 0 records "
-                            "nothing)")  # fmt: skip
-        game = args.game if args.game is not None else games[-1]
-        if game not in games:
-            shown = ", ".join(map(str, games[-10:]))
-            raise UserError(f"{path} has no recording of game {game} (recorded: {shown})")
-        try:
-            entries = journal.recording_for(game)
-        except RecordingError as exc:  # the readable part is packed, and the damage named
-            entries = list(getattr(exc, "readable", []))
-            problem = str(exc)
-    finally:
-        journal.close()
+    game, entries, problem = recorded_game(path, args.game)
     records = read_records(path, game)
     if not records:
         raise UserError(f"{path}: game {game} has a recording but no record (edited by hand?)")

@@ -165,33 +165,27 @@ class _Builder:
 
     def close(self, now: float, move: str) -> None:
         self.settle()
-        player = ""
-        if self.state is not None:
-            try:
-                mover = self.state.to_move
-                self.state.apply(self.state.parse(move))
-                player = self._label(mover)
-            except (IllegalMoveError, InvalidMoveError, ValueError):
-                self.state = None  # the recording and the rules part here: no more labels
-        self.steps.append(Step(len(self.steps) + 1, move, player, self.wall(now), False,
+        self.steps.append(Step(len(self.steps) + 1, move, self._made(move), self.wall(now), False,
                                tuple(self.open.marks), _kept(self.open.events)))  # fmt: skip
         self.open = _Open([], [])
         self.aftermath = _Open([], [])
 
     def close_unrecorded(self, move: str) -> None:
         """A move made before the recording began: its text and player, nothing under it."""
-        player = ""
-        if self.state is not None:
-            try:
-                mover = self.state.to_move
-                self.state.apply(self.state.parse(move))
-                player = self._label(mover)
-            except (IllegalMoveError, InvalidMoveError, ValueError):
-                self.state = None
-        self.steps.append(Step(len(self.steps) + 1, move, player, "", False, (), (), False))
+        self.steps.append(Step(len(self.steps) + 1, move, self._made(move), "", False, (), (),
+                               False))  # fmt: skip
 
-    def _label(self, player: Player) -> str:
-        return player_label(self.game.player_names, player, self.people)
+    def _made(self, move: str) -> str:
+        """The move played on the rules' state; who made it, in words ("" once unknown)."""
+        if self.state is None:
+            return ""
+        try:
+            mover = self.state.to_move
+            self.state.apply(self.state.parse(move))
+        except (IllegalMoveError, InvalidMoveError, ValueError):
+            self.state = None  # the recording and the rules part here: no more labels
+            return ""
+        return player_label(self.game.player_names, mover, self.people)
 
     def take_back(self, now: float, count: int) -> None:
         self.add(now, "takeback", f"took back {count} move{'s' if count != 1 else ''}",
