@@ -434,18 +434,23 @@ class Table:
         return False
 
     def expect(self, spec: dict[str, str] | None, within: float) -> None:
-        """Wait until the LEDs show exactly ``spec`` (cell name -> signal value)."""
+        """Wait until the LEDs show exactly ``spec`` (cell name -> signal value), for at most
+        ``within`` seconds of the board's own time (a slow board's answer comes in its time)."""
         names = self.game.board.names
         wanted = spec or {}
+        passed = self.board.timer(within)
+        stalled = time.monotonic() + 30 * within  # a board whose time stopped
 
         def shown() -> dict[str, str]:
             return {names[c]: s.value for c, s in self.signals.items()}
 
         with self.lock:
-            if not self.leds_changed.wait_for(lambda: shown() == wanted, timeout=within):
-                raise CommandError(
-                    f"expected LEDs {wanted or 'all off'}, saw {shown() or 'all off'}"
-                )
+            while shown() != wanted:
+                if passed.is_set() or time.monotonic() > stalled:
+                    raise CommandError(
+                        f"expected LEDs {wanted or 'all off'}, saw {shown() or 'all off'}"
+                    )
+                self.leds_changed.wait(timeout=0.05)
 
     def slide(self, frm: str, to: str) -> None:
         with self.lock:
