@@ -48,11 +48,10 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	@# mypy (a single core's 12 s, cold) beside the tests, its verdict said after theirs.
-	@# Four workers on two cores: the end-to-end tests spend much of their time waiting on
-	@# settle windows and hands, and the emulated chip's hands count the chip's own time, so a
-	@# chip slowed by the load still gets every press and piece its debounce needs.
+	@# Three workers on two cores: the end-to-end tests spend much of their time waiting on
+	@# settle windows and hands (four were no faster here, and starved the board check's person).
 	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & checking=$$!; \
-	$(BIN)/pytest -q -n 4 --dist worksteal --durations=10; tests=$$?; \
+	$(BIN)/pytest -q -n 3 --dist worksteal --durations=10; tests=$$?; \
 	wait $$checking; typed=$$?; cat $(VENV)/mypy.log; \
 	[ $$tests -eq 0 ] && [ $$typed -eq 0 ]
 

@@ -105,7 +105,9 @@ class Builder:
                     self.emu.do(f"wait {0.2 * self.patience}")
                 token = "S" if step["owner"] == self.game.player_names[0] else "s"
                 self.emu.do(f"place {cell} {token}")
-            elif step["phase"] == "lift":
+            elif step["phase"] == "lift" and step["cell"] in self.emu.pieces():
+                # (None there: the check moved on from a reading the person did not make, a
+                # swapped pair under a slow machine; they see nothing to lift, and say so.)
                 self.emu.do(f"lift {step['cell']}")
             try:
                 step = self.next_step(timeout=3, after=step)
