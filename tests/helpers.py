@@ -7,6 +7,15 @@ from typing import Any
 from engine import Game, Move, Piece, Player, State
 from firmware_bridge.link import catalog
 
+# Protect the Goat, Player 1 to move: their lyon (a5) one step from Player 2's goat (b6), whose
+# capture ends the game (a5-a6: the battle takes it).
+GOAT_IN_REACH: dict[str, Any] = {
+    "game": "protect-the-goat", "to_move": 1, "phase": "movement", "south": 1,
+    "layout": {"a1": {"owner": 1, "piece": "goat"}, "b6": {"owner": 2, "piece": "goat"},
+               "a5": {"owner": 1, "piece": "lyon"}, "i1": {"owner": 2, "piece": "lyon"}},
+    "reserve": {"1": {}, "2": {}},
+}  # fmt: skip
+
 
 def load(game_id: str, **options: object) -> Game:
     return catalog.load_game(game_id, options)

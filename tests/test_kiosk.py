@@ -25,6 +25,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from firmware_bridge.link import catalog
 from firmware_bridge.referee.journal import Journal
+from tests.helpers import GOAT_IN_REACH
 from tests.mosquitto import free_port
 from tests.test_end_to_end import TD_POSITION
 
@@ -505,12 +506,7 @@ def test_the_new_game_dialog_fits_800x480_with_options_in_words(
 def test_the_kiosk_shows_the_result_and_the_set_up_that_starts_the_next_game(
     browser: Browser, referees: list[Referee], tmp_path: Path
 ) -> None:
-    start = {
-        "game": "protect-the-goat", "to_move": 1, "phase": "movement", "south": 1,
-        "layout": {"a1": {"owner": 1, "piece": "goat"}, "b6": {"owner": 2, "piece": "goat"},
-                   "a5": {"owner": 1, "piece": "lyon"}, "i1": {"owner": 2, "piece": "lyon"}},
-        "reserve": {"1": {}, "2": {}},
-    }  # fmt: skip
+    start = GOAT_IN_REACH
     position = tmp_path / "position.json"
     position.write_text(json.dumps(start))
     # Ann and Dana play it (named with the New game control, as the journal keeps them).

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.e2e import PYTHON
+from tests.helpers import GOAT_IN_REACH
 from tests.test_end_to_end import TD_POSITION, Rig, make
 
 
@@ -186,12 +187,7 @@ def test_a_report_replays_on_its_own_board_files_and_withholds_names_unless_aske
     from firmware_bridge.link import catalog
     from firmware_bridge.referee.journal import Journal
 
-    start = {
-        "game": "protect-the-goat", "to_move": 1, "phase": "movement", "south": 1,
-        "layout": {"a1": {"owner": 1, "piece": "goat"}, "b6": {"owner": 2, "piece": "goat"},
-                   "a5": {"owner": 1, "piece": "lyon"}, "i1": {"owner": 2, "piece": "lyon"}},
-        "reserve": {"1": {}, "2": {}},
-    }  # fmt: skip
+    start = GOAT_IN_REACH
     game = catalog.load_game("protect-the-goat")
     journal = Journal(tmp_path / "journal.sqlite3")  # Ann and Annika play it, named
     journal.start_game(game, "protect-the-goat", game.state_from_json(start).to_json(),

@@ -29,7 +29,7 @@ import threading
 import time
 from pathlib import Path
 
-from bench_latency import drive, free_port, percentile, timed_table
+from bench_latency import drive, free_port, percentile, timed_table, to_journal, watch_journal
 
 from engine import Game
 from firmware_bridge.link import catalog
@@ -58,24 +58,6 @@ def fill_journal(path: Path, game: Game, profile: str) -> None:
             [(n, m, f"c{m % 9 + 1}-c{(m + 3) % 9 + 1}", at)
              for n in range(1, GAMES_IN_JOURNAL + 1) for m in range(1, MOVES_PER_OLD_GAME + 1)],
         )  # fmt: skip
-    db.close()
-
-
-def watch_journal(path: Path, rows: list[float], stop: threading.Event) -> None:
-    """Note when each new entry of the game being played reaches the journal."""
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-    seen = None
-    while not stop.is_set():
-        try:
-            ((count,),) = db.execute(
-                "SELECT COUNT(*) FROM entries WHERE game_id > ?", (GAMES_IN_JOURNAL,)
-            ).fetchall()
-        except sqlite3.Error:
-            count = seen
-        if seen is not None and count is not None and count > seen:
-            rows.extend([time.monotonic()] * (count - seen))
-        seen = count
-        time.sleep(0.002)
     db.close()
 
 
@@ -118,7 +100,9 @@ def run_phase(game_id: str, moves: int, seed: int, flood: list[str] | None) -> d
                 attacker = subprocess.Popen([sys.executable, __file__, "--attack",
                                              f"127.0.0.1:{port}", *flood])  # fmt: skip
                 time.sleep(5)  # the flood at full strength before the first move
-            watcher = threading.Thread(target=watch_journal, args=(journal, rows, stop))
+            watcher = threading.Thread(
+                target=watch_journal, args=(journal, rows, stop, GAMES_IN_JOURNAL)
+            )
             watcher.start()
             timed.latencies.clear()
             timed.changes.clear()
@@ -135,13 +119,8 @@ def run_phase(game_id: str, moves: int, seed: int, flood: list[str] | None) -> d
             timed.close()
         log_lines = len(log_path.read_text().splitlines())
     led = [s for s, _, _ in timed.latencies]
-    journaled = []
-    for row in rows:
-        before = [c for c in timed.changes if c <= row]
-        if before:
-            journaled.append(row - before[-1])
-    return {"played": played, "led": led, "journal": journaled, "rss": rss, "peak": peak,
-            "fds": fds, "log": log_lines}  # fmt: skip
+    return {"played": played, "led": led, "journal": to_journal(rows, timed.changes), "rss": rss,
+            "peak": peak, "fds": fds, "log": log_lines}  # fmt: skip
 
 
 def show(name: str, figures: dict[str, object]) -> None:

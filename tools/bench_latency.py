@@ -18,6 +18,7 @@ import argparse
 import io
 import random
 import socket
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -68,6 +69,41 @@ def listen(url: str, pushes: list[float], stop: threading.Event) -> None:
                         return
         except OSError:
             time.sleep(0.1)
+
+
+def watch_journal(
+    path: Path, rows: list[float], stop: threading.Event, after_game: int = 0
+) -> None:
+    """Note when each new entry (of games numbered above ``after_game``) reaches the journal,
+    read-only, from the moment it can be opened (the referee makes it)."""
+    db: sqlite3.Connection | None = None
+    seen: int | None = None
+    while not stop.is_set():
+        count = seen
+        try:
+            if db is None:
+                db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.1)
+            ((count,),) = db.execute(
+                "SELECT COUNT(*) FROM entries WHERE game_id > ?", (after_game,)
+            ).fetchall()
+        except sqlite3.Error:
+            pass  # not made yet, or busy: the next look
+        if seen is not None and count is not None and count > seen:
+            rows.extend([time.monotonic()] * (count - seen))
+        seen = count
+        time.sleep(0.002)
+    if db is not None:
+        db.close()
+
+
+def to_journal(rows: list[float], changes: list[float]) -> list[float]:
+    """For each entry that reached the journal, the time since the last CHANGE before it."""
+    times = []
+    for row in rows:
+        before = [c for c in changes if c <= row]
+        if before:
+            times.append(row - before[-1])
+    return times
 
 
 def percentile(values: list[float], fraction: float) -> float:

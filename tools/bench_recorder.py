@@ -34,30 +34,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
-from bench_latency import drive, timed_table  # noqa: E402
+from bench_latency import drive, percentile, timed_table, to_journal, watch_journal  # noqa: E402
 
 from firmware_bridge.link import catalog  # noqa: E402
 from firmware_bridge.referee.timeline import timeline_of  # noqa: E402
 
 MOVE_EVERY = 30.0  # seconds between moves in the per-hour figure
-
-
-def watch_journal(path: Path, seen: list[float], stop: threading.Event) -> None:
-    """Note the time each new move row appears in the journal."""
-    count = 0
-    while not stop.is_set():
-        try:
-            db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=0.1)
-            try:
-                now = db.execute("SELECT COUNT(*) FROM entries").fetchone()[0]
-            finally:
-                db.close()
-        except sqlite3.Error:
-            now = count
-        stamp = time.monotonic()
-        seen.extend([stamp] * max(0, now - count))
-        count = max(count, now)
-        time.sleep(0.002)
 
 
 def recorded_bytes(path: Path) -> int:
@@ -112,17 +94,12 @@ def run(game_id: str, moves: int, idle: float, cap: int, seed: int) -> dict[str,
             size = len(json.dumps(timeline_of(journal, 1), separators=(",", ":")))
             builds.append(time.perf_counter() - began)
     latencies = [s for s, _, _ in timed.latencies]
-    to_journal = []
-    for row in rows:
-        before = [c for c in timed.changes if c <= row]
-        if before:
-            to_journal.append(row - before[-1])
+    journaled = to_journal(rows, timed.changes)
     return {
         "moves": played,
         "led_ms": statistics.median(latencies) * 1000 if latencies else float("nan"),
-        "led_p99_ms": sorted(latencies)[int(0.99 * (len(latencies) - 1))] * 1000
-        if latencies else float("nan"),
-        "journal_ms": statistics.median(to_journal) * 1000 if to_journal else float("nan"),
+        "led_p99_ms": percentile(latencies, 0.99) * 1000 if latencies else float("nan"),
+        "journal_ms": statistics.median(journaled) * 1000 if journaled else float("nan"),
         "bytes_per_move": play_bytes / max(1, played),
         "idle_bytes_per_hour": idle_bytes * 3600 / idle if idle else 0.0,
         "timeline_ms": statistics.median(builds) * 1000 if builds else float("nan"),

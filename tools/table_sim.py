@@ -36,6 +36,7 @@ from engine import Cell, Game, Move, MoveKind  # noqa: E402
 from firmware_bridge.boards.pieces import piece_from_token, piece_token  # noqa: E402
 from firmware_bridge.commands.play import choose_move  # noqa: E402
 from firmware_bridge.link import catalog  # noqa: E402
+from firmware_bridge.link.leds import HELP  # noqa: E402
 from firmware_bridge.link.profile import Token  # noqa: E402
 from firmware_bridge.referee.journal import Journal  # noqa: E402
 from firmware_bridge.referee.replay import replay  # noqa: E402
@@ -52,9 +53,6 @@ FIRMWARE_KINDS = ("firmware", "chip")
 # at about a seventh of a Pico's speed here, so its debounce and its answers take that much
 # longer in this process's time (the hands' own timing is scaled with it).
 SLOWER = {"chip": 6.0}
-# Lights that help and ask nothing: a lifted piece's legal destinations, a piece that may not
-# move, a charge. A player holding a piece the wrong move took goes by what they know.
-HELP = frozenset({"hint", "held", "charged"})
 
 
 @dataclass
@@ -150,7 +148,7 @@ class Table:
                 self.follow(5)
             else:
                 self.pause(0.1)
-                if not set(self.emu.current_leds().values()) - HELP:
+                if not set(self.emu.current_leds().values()) - {s.value for s in HELP}:
                     break  # nothing asked of the hands (a held piece's hints at most): tidy
         self.tidy()
 

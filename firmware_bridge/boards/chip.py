@@ -49,7 +49,6 @@ from firmware_bridge.link.protocol import (
     LedDelta,
     LedPattern,
     Leds,
-    leds_crc,
 )
 from firmware_bridge.link.serial_link import FrameProtocol, LinkEvent, Received, drain
 
@@ -346,14 +345,9 @@ class ChipBoard(MicroPythonBoard):
             dark = (LedPattern(0, 0, 0, 0),) * message.count
             bases = [self.accepted or dark, *(f[0] for f in reversed(self.frames.values()))]
             for base in bases:
-                if len(base) != message.count:
-                    continue
-                leds = list(base)
-                for index, led in message.changes:
-                    if 0 <= index < len(leds):
-                        leds[index] = led
-                if leds_crc(tuple(leds)) == message.crc:
-                    self._pending(event.seq, tuple(leds), message.NAME, event.size)
+                leds = message.apply(base)
+                if leds is not None:
+                    self._pending(event.seq, leds, message.NAME, event.size)
                     return
 
     def _pending(self, seq: int, leds: tuple[LedPattern, ...], via: str, size: int) -> None:

@@ -57,10 +57,14 @@ TAGS: Mapping[Signal, str] = {
 }
 
 
+# Lights that help and ask nothing of the hands: dim, and a player may go on without them.
+HELP = frozenset({Signal.HINT, Signal.HELD, Signal.CHARGED})
+
+
 def pattern_for(signal: Signal, led_kind: LedKind) -> LedPattern:
     led = VOCABULARY[signal]
     if led_kind is LedKind.MONO:  # one colour: brightness only, the rhythm carries the meaning
-        level = 60 if signal in (Signal.HINT, Signal.HELD, Signal.CHARGED) else 255
+        level = 60 if signal in HELP else 255
         return LedPattern(level, level, level, led.pattern)
     return led
 

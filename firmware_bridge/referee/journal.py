@@ -67,6 +67,7 @@ CREATE TABLE IF NOT EXISTS recordings (
     PRIMARY KEY (game_id, chunk)
 );
 """
+HAS_RECORDINGS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recordings'"
 
 
 class JournalError(Exception):
@@ -384,8 +385,7 @@ class Journal:
     def _has_recordings(self) -> bool:
         """Is there a recordings table (made with the first chunk; asked once it is)?"""
         if not self._recordings_made:
-            found = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recordings'"
-            self._recordings_made = bool(self._read(found))
+            self._recordings_made = bool(self._read(HAS_RECORDINGS))
         return self._recordings_made
 
     def _trim_recordings(self, keep: int, cap: int) -> None:
@@ -569,7 +569,7 @@ def read_recording(path: Path, game_id: int) -> GameRecording:
         return db.execute(sql, args).fetchall()
 
     try:
-        made = read("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'recordings'", ())
+        made = read(HAS_RECORDINGS, ())
         return _recording(read, game_id) if made else GameRecording((), 0, None)
     except sqlite3.Error as exc:
         raise JournalError(f"the journal {path} cannot be read: {exc}") from exc

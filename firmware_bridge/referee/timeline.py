@@ -117,7 +117,7 @@ class _Builder:
         self.steps: list[Step] = []
         self.open = _Open([], [])
         self.anchor: tuple[float, dt.datetime] | None = None
-        self.leds: list[LedPattern] = [LED_OFF] * len(profile.led_cells)
+        self.leds: tuple[LedPattern, ...] = (LED_OFF,) * len(profile.led_cells)
         self.lit: dict[str, str] = {}
         self.state: State | None = None
         self.emit = False  # False while reading an earlier game's entries of the same run
@@ -247,16 +247,15 @@ class _Builder:
             _, message = decode_frame(bytes.fromhex(frame))
         except (FrameError, ValueError):
             return
-        if isinstance(message, Leds):
-            self.leds = list(message.leds[: len(self.leds)])
-            self.leds += [LED_OFF] * (len(self.profile.led_cells) - len(self.leds))
+        # What the board shows after it, as the board takes it: a frame of another size, or a
+        # delta whose checksum names another frame, leaves it as it was (NAK, then a whole one).
+        if isinstance(message, Leds) and len(message.leds) == len(self.leds):
+            self.leds = message.leds
         elif isinstance(message, LedDelta):
-            for index, led in message.changes:
-                if 0 <= index < len(self.leds):
-                    self.leds[index] = led
+            self.leds = message.apply(self.leds) or self.leds
         else:
             return
-        signals = signals_from_frame(Leds(tuple(self.leds)), self.profile)
+        signals = signals_from_frame(Leds(self.leds), self.profile)
         lit = {self.game.board.name(c): s.value for c, s in signals.items()}
         if lit == self.lit:
             return
@@ -317,7 +316,7 @@ def build_timeline(
         if kind == SESSION and len(entry) > 2 and isinstance(entry[2], dict):
             info = entry[2]
             built.note_wall(now, info.get("wall"))
-            built.leds = [LED_OFF] * len(profile.led_cells)  # a fresh run: the board is dark
+            built.leds = (LED_OFF,) * len(profile.led_cells)  # a fresh run: the board is dark
             built.lit = {}
             if built.emit and not built.steps:  # moves made before the recording began
                 for text in _moves_so_far(info.get("entries")):
