@@ -182,6 +182,7 @@ class ChipBoard(MicroPythonBoard):
         self.proc = None
         for passed in self.alarms.values():  # no more chip time: a hand waiting on it lets go
             passed.set()
+        self.alarms.clear()
         if proc is None:
             return
         with contextlib.suppress(KeyError, ValueError):
@@ -210,16 +211,14 @@ class ChipBoard(MicroPythonBoard):
     def _button_until_told(self, button: Button, down: bool, cap_ns: int = 1_000_000_000,
                            timeout: float = 30.0) -> None:  # fmt: skip
         with self.lock:
-            self.alarm_id += 1
-            number = self.alarm_id
-            told = self.alarms[number] = threading.Event()
-            self.awaited = (button, down, told)
+            told = self.timer(cap_ns / 1e9)  # set by the firmware's word, or by the cap
+            if isinstance(told, threading.Event):
+                self.awaited = (button, down, told)
             self._button(button.name.lower(), down)
-            if not self._command({"after": cap_ns, "id": number}):
-                told.set()
+        if not isinstance(told, threading.Event):
+            return  # no chip to tell: nothing to wait for
         told.wait(timeout)
         with self.lock:
-            self.alarms.pop(number, None)
             self.awaited = None
 
     def hold(self, seconds: float) -> None:
