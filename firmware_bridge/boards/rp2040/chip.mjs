@@ -272,8 +272,50 @@ if (linear) {
     value = Math.max(0, Math.min(ADC_MAX, value));
     const done = clock.createAlarm(() => mcu.adc.completeADCRead(value, false));
     done.schedule(mcu.adc.sampleTime * 1000);
+    adcDoneAt = clock.nanos + mcu.adc.sampleTime * 1000;
   };
 }
+
+// -- busy waits ------------------------------------------------------------------------------------
+// The firmware waits microseconds by spinning: on the timer (the multiplexers' settling,
+// sleep_us) and on the ADC's READY bit. A Pico spins about six times a microsecond; here each
+// spin costs a dozen emulated instructions, and these spins were over half of all the
+// instructions the chip ran. When the same instruction reads again a register that cannot
+// have changed yet (the timer within the same microsecond, CS while a conversion runs), the
+// chip's clock goes on to the moment it changes: the loop ends at the same tick of the timer,
+// or the same conversion's end, as it would on the chip, at most one spin (a fraction of a
+// microsecond) sooner, and everything else keeps its timing.
+const TIMERAWL = 0x28;
+const ADC_CS = 0x00;
+let adcDoneAt = -1;
+const spin = { pc: -1, micros: -1 };
+
+function skipTo(nanos) {
+  if (nanos > clock.nanos) clock.tick(nanos - clock.nanos);
+}
+
+const timerPeripheral = mcu.peripherals[0x40054];
+const timerRead = timerPeripheral.readUint32.bind(timerPeripheral);
+timerPeripheral.readUint32 = (offset) => {
+  if (offset === TIMERAWL) {
+    const pc = mcu.core.PC;
+    const micros = Math.floor(clock.nanos / 1000);
+    if (pc === spin.pc && micros === spin.micros) skipTo((micros + 1) * 1000);
+    spin.pc = pc;
+    spin.micros = Math.floor(clock.nanos / 1000);
+  }
+  return timerRead(offset);
+};
+const adcRead = mcu.adc.readUint32.bind(mcu.adc);
+let adcPollPc = -1;
+mcu.adc.readUint32 = (offset) => {
+  if (offset === ADC_CS) {
+    const pc = mcu.core.PC;
+    if (pc === adcPollPc && mcu.adc.busy && adcDoneAt > clock.nanos) skipTo(adcDoneAt);
+    adcPollPc = pc;
+  }
+  return adcRead(offset);
+};
 
 // -- buttons ---------------------------------------------------------------------------------------
 const buttonPins = board.buttons.pins || {};
