@@ -256,6 +256,9 @@ CASES: list[tuple[str, Setup | None, list[str], str]] = [
     # -- the emulator
     ("emulator link in a missing folder", None,
      ["emulate", "--game", "vanguard", "--link", "no/such/folder/board"], "no/such/folder"),
+    ("emulator's settle window out of range", None,
+     ["emulate", "--game", "vanguard", "--host-settle-ms", "-5", "--link", "b"],
+     "--host-settle-ms"),
     ("emulator profile unknown", None, ["emulate", "--game", "vanguard", "--board", "nope"],
      "nope"),
     ("emulator script missing", None,

@@ -443,7 +443,8 @@ def test_faces_stopped_while_starting_are_not_left_running(tmp_path: Path) -> No
     journal = Journal(tmp_path / "j.sqlite3")
     daemon = Daemon(TD, profile, journal, "unused", log=log)
     args = argparse.Namespace(allow_host=[], board_id="", emulate="python",
-                              emulator_web="127.0.0.1:0", position=None)  # fmt: skip
+                              emulator_web="127.0.0.1:0", position=None,
+                              settle_ms=None)  # fmt: skip
     faces = Faces(args, directory=catalog.config_dir(None),
                   journal_path=tmp_path / "j.sqlite3", log=log)  # fmt: skip
     link = tmp_path / "board"

@@ -99,7 +99,7 @@ def test_a_refused_button_is_answered_on_the_board(rigs: list[Rig], tmp_path: Pa
 
 
 def test_a_flicker_shorter_than_the_settle_window_is_never_called_illegal(tmp_path: Path) -> None:
-    emu = EmulatorProcess(tmp_path, "three-dragons", "three-dragons")
+    emu = EmulatorProcess(tmp_path, "three-dragons", "three-dragons", settle_ms=500)
     # Flickers of up to 250 ms against a 500 ms window: with 300 ms, the 50 ms left was less
     # than the emulator's own timer can be late on a machine running the suite in parallel.
     daemon = DaemonProcess(tmp_path, "three-dragons", "three-dragons", emu.link, settle_ms=500)

@@ -77,10 +77,14 @@ class Table:
         out: TextIO,
         json_mode: bool = False,
         pace: float = 0.15,
+        host_settle: float | None = None,
         draw: bool = True,
     ) -> None:
         self.game = game
         self.profile = profile
+        # The referee's settle window (the profile's, unless it runs with another): the hands
+        # give it this long to take in what they did before they look again.
+        self.host_settle = profile.settle if host_settle is None else host_settle
         self.board = board
         self.pieces = dict(pieces)
         self.box: list[tuple[Cell | None, Piece]] = []
@@ -354,7 +358,7 @@ class Table:
             self.place(names[move.to])
             if move.frm == move.to and not move.cells:  # a null move: lifted, back, CONFIRM
                 self._pause(2)
-                time.sleep(self.profile.settle)  # the host's settle window, in its own time
+                time.sleep(self.host_settle)  # the host's settle window, in its own time
                 self.press("confirm")
 
     def referee_told(self, moves: tuple[int, bool]) -> None:
@@ -381,13 +385,13 @@ class Table:
         quiet_since = time.monotonic()
         # Still for the host's settle and answer (wall time) and for the board's own debounce
         # of the last hand's action and its answer to the LEDs (the board's time).
-        quiet_needed = 2 * self.profile.settle + 0.3
+        quiet_needed = 2 * self.host_settle + 0.3
         board_quiet = self.board.timer(2 * self.pace)
         while time.monotonic() < deadline:
             with self.lock:
                 before = self.led_frames
             if self._act_on_leds():
-                self.wait_for_leds(before, 1.0 + self.profile.settle)
+                self.wait_for_leds(before, 1.0 + self.host_settle)
                 self._pause()
                 quiet_since, board_quiet = time.monotonic(), self.board.timer(2 * self.pace)
                 continue
@@ -573,7 +577,7 @@ class Table:
             # where it says so, else after its settle window and a margin.
             if before is None or not self._referee_took(before, REFEREE_WAIT):
                 gap = self.profile.debounce + self.move_gap if self.move_gap else 0.0
-                time.sleep(self.profile.settle + gap)
+                time.sleep(self.host_settle + gap)
         elif word == "press":
             _need(args, 1, "press BUTTON")
             self.press(args[0])

@@ -79,6 +79,11 @@ def add_arguments(parser: argparse.ArgumentParser, *, firmware: bool = False) ->
     parser.add_argument("--pace", type=float,
                         help="seconds between hand actions (default 0.15; on the emulated "
                         "RP2040, of the chip's own time, default 0.05)")  # fmt: skip
+    parser.add_argument(
+        "--host-settle-ms", type=int, metavar="MS",
+        help="the referee's settle window, when it runs with another than the profile's "
+        "(run --settle-ms): the hands give the referee this long to take in what they did",
+    )  # fmt: skip
     parser.add_argument("--no-draw", action="store_true", help="do not draw the board")
     parser.add_argument("--seed", type=int, default=1, help="seed for injected noise")
     parser.add_argument(
@@ -146,6 +151,11 @@ def _pace(given: float | None, board: Board) -> float:
 def run(
     args: argparse.Namespace, options: dict[str, str], make_board: BoardFactory | None = None
 ) -> int:
+    settle = args.host_settle_ms
+    if settle is not None and not 0 <= settle <= 10000:
+        print("board-referee: error: --host-settle-ms must be between 0 and 10000",
+              file=sys.stderr)  # fmt: skip
+        return 2
     directory = catalog.config_dir(args.config_dir)
     game_id = args.game or catalog.profile_game(args.board, directory)
     game = catalog.load_game(game_id, options, directory)
@@ -168,6 +178,7 @@ def run(
         return 2
     emulator = Table(game, profile, pieces, board, link_path=link, out=sys.stdout,
                      json_mode=args.json, pace=_pace(args.pace, board),
+                     host_settle=None if settle is None else settle / 1000.0,
                      draw=not args.no_draw)  # fmt: skip
     web = None
     if args.web:

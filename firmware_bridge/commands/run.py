@@ -407,6 +407,8 @@ def _start_emulator(
     ]  # fmt: skip
     for name in args.allow_host:
         command += ["--allow-host", name]
+    if args.settle_ms is not None:
+        command += ["--host-settle-ms", str(args.settle_ms)]
     for key, value in game.options.items():
         command += ["--option", f"{key}={value}"]
     if kiosk_url:
