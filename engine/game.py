@@ -284,6 +284,7 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         self._in_hand = False
         self._lazy: Any = _UNKNOWN  # cached outcome() for "no legal move" positions
         self._moves: list[Move] | None = None  # this position's moves, with list_moves_once
+        self._legal: frozenset[Move] | None = None  # the same as a set, once a move is checked
         # Read on every apply: kept on the instance, where a compiled build reads them directly.
         self._list_once: bool = self.list_moves_once
         self._decision_phases: frozenset[str] = game.decision_phases
@@ -374,7 +375,9 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         return iter(moves)
 
     def is_legal(self, move: Move) -> bool:
-        return move in set(self.legal_moves())
+        if self._legal is None:  # kept: checking each of a position's moves lists them once
+            self._legal = frozenset(self.legal_moves())
+        return move in self._legal
 
     def outcome(self) -> Outcome | None:
         if self._outcome is not None:
@@ -438,8 +441,7 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
             raise
         self._record = None
         self._stack.append(record)
-        self._lazy = _UNKNOWN
-        self._moves = None
+        self._lazy, self._moves, self._legal = _UNKNOWN, None, None  # a new position
         phase = self.phase
         return Effect(record, self.to_move, phase, phase in self._decision_phases, self.outcome())
 
@@ -460,8 +462,7 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
                 self._seen[record.seen_key] = count
             else:
                 del self._seen[record.seen_key]
-        self._lazy = _UNKNOWN
-        self._moves = None
+        self._lazy, self._moves, self._legal = _UNKNOWN, None, None  # a new position
         return record.move
 
     def copy(self, *, stack: bool = True) -> Self:
@@ -471,8 +472,7 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         clone._restore(self._snapshot())  # whose turn, the phase, the game's state, the draw count
         clone._stack = list(self._stack) if stack else []
         clone._seen = dict(self._seen)
-        clone._lazy = self._lazy
-        clone._moves = self._moves
+        clone._lazy, clone._moves, clone._legal = self._lazy, self._moves, self._legal
         return clone
 
     def footprint(self, move: Move) -> Footprint:
