@@ -142,12 +142,18 @@ class Leds:
         step = (now_ms // STEP_MS) & 7
         if step == self.drawn:
             return False
-        # The chain shows this step already when nothing lit changes from the step before; a
-        # lit one is redrawn at step 0 all the same (a pixel upset by noise on the data line).
-        next_one = self.drawn >= 0 and (step - self.drawn) & 7 == 1
-        if next_one and not self.moves & (0x80 >> step) and (step or not self.lit):
-            self.drawn = step
-            return False
+        # The chain shows this step already when nothing lit changes at the steps since the
+        # one drawn (more than one when the loop was held up); a lit one is redrawn at step 0
+        # all the same (a pixel upset by noise on the data line).
+        if self.drawn >= 0:
+            passed = 0
+            at = self.drawn
+            while at != step:
+                at = (at + 1) & 7
+                passed |= 0x80 >> at
+            if not self.moves & passed and not (passed & 0x80 and self.lit):
+                self.drawn = step
+                return False
         self.drawn = step
         cfg = self.cfg
         cfg[0] = self.count

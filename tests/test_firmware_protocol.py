@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -42,6 +43,8 @@ from firmware_bridge.link.protocol import (
 )
 
 OFF = LedPattern(0, 0, 0, 0)
+ROOT = Path(__file__).resolve().parent.parent
+FIRMWARE = ROOT / "firmware"
 
 
 class Pico:
@@ -380,6 +383,25 @@ def test_the_chain_is_written_when_a_step_changes_something_and_once_a_second(
         assert len(board.writes()) - before <= 1
     finally:
         board.close()
+
+
+def test_a_held_up_loop_writes_the_chain_only_for_steps_that_show_something_new(
+    tmp_path: Path,
+) -> None:
+    """The loop can come back several blink steps later (a long chain write; the Unix port on a
+    busy machine): the chain is written if a step passed shows something new (a lit LED that
+    changes, step 0 with any lit), not merely because steps were missed (a dark board's chain
+    was written again at every late step)."""
+    for name in ("leds.py", "codec.py"):
+        shutil.copyfile(FIRMWARE / name, tmp_path / name)
+    shutil.copyfile(ROOT / "tests" / "firmware" / "check_leds.py", tmp_path / "check.py")
+    result = subprocess.run([find_micropython(), "check.py"], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=60, check=False)  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    writes = json.loads(result.stdout)
+    assert writes["dark"] == [1, 0, 0, 0, 0, 0]  # steps 0, 1, 4, 7, 1, 5
+    assert writes["still"] == [1, 0, 0, 0, 1, 0]  # steps 0, 1, 4, 7, 1 (past 0: refreshed), 2
+    assert writes["blinking"] == [1, 0, 0, 1, 0, 1]  # 0, 1, 3, 6 (past 4: off), 7, 2 (past 0)
 
 
 def test_a_board_out_of_memory_at_start_says_so_in_frames_not_text(tmp_path: Path) -> None:
