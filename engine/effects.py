@@ -87,12 +87,17 @@ class MoveRecord:
     """One applied move, as ``State.apply`` records it: enough to undo it (the cells it changed
     and the state before it) and to describe what it did. Engine-internal."""
 
-    __slots__ = ("auto", "events", "hand", "move", "player", "seen_key", "snapshot")
+    __slots__ = ("auto", "events", "hand", "known", "move", "player", "seen_key", "snapshot")
 
-    def __init__(self, move: Move, player: Player, snapshot: tuple[Any, ...]) -> None:
+    def __init__(
+        self, move: Move, player: Player, snapshot: tuple[Any, ...], known: tuple[Any, ...]
+    ) -> None:
         self.move = move
         self.player = player
         self.snapshot = snapshot
+        # What the position before was found to allow (its outcome, moves): an undo puts it back,
+        # so a footprint (apply, undo) does not list the position's moves again.
+        self.known = known
         self.hand: list[RawChange] = []  # what the player's hand did
         self.auto: list[RawChange] = []  # the automatic consequences, in order
         self.events: list[RawEvent] = []

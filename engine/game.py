@@ -429,7 +429,8 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         """Play ``move`` and its forced consequences. With ``check``, reject illegal moves."""
         if check:
             self._check_legal(move)
-        record = MoveRecord(move, self.to_move, self._snapshot())
+        known = (self._lazy, self._moves, self._legal)
+        record = MoveRecord(move, self.to_move, self._snapshot(), known)
         self._record = record
         self._in_hand = True
         try:
@@ -462,7 +463,7 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
                 self._seen[record.seen_key] = count
             else:
                 del self._seen[record.seen_key]
-        self._lazy, self._moves, self._legal = _UNKNOWN, None, None  # a new position
+        self._lazy, self._moves, self._legal = record.known  # as found before the move
         return record.move
 
     def copy(self, *, stack: bool = True) -> Self:
