@@ -38,6 +38,10 @@ run: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/board-referee demo
 
+# The suite starts some 300 Python processes (referees, emulators, commands): with
+# PYTHONDONTWRITEBYTECODE set, as on some machines, each compiled every module it imports
+# again. make test lets Python keep its bytecode (__pycache__, ignored by git).
+test: export PYTHONDONTWRITEBYTECODE :=
 test: $(STAMP)
 	@# The compiled engine's build for its tests (a minute of one core) starts first, beside
 	@# the installs and lint below; the suite's fixture waits for it (tools/compiled_engine.py)
@@ -48,10 +52,10 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	@# mypy (a single core's 12 s, cold) beside the tests, its verdict said after theirs.
-	@# Three workers on two cores: the end-to-end tests spend much of their time waiting on
-	@# settle windows and hands (four were no faster here, and starved the board check's person).
+	@# Four workers on two cores: the end-to-end tests spend much of their time waiting on
+	@# settle windows and hands.
 	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & checking=$$!; \
-	$(BIN)/pytest -q -n 3 --dist worksteal --durations=10; tests=$$?; \
+	$(BIN)/pytest -q -n 4 --dist worksteal --durations=10; tests=$$?; \
 	wait $$checking; typed=$$?; cat $(VENV)/mypy.log; \
 	[ $$tests -eq 0 ] && [ $$typed -eq 0 ]
 
