@@ -15,7 +15,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from tests.e2e import PYTHON
+from firmware_bridge.referee.journal import read_recording
+from tests.e2e import PYTHON, wait_until
 from tests.helpers import GOAT_IN_REACH
 from tests.test_end_to_end import TD_POSITION, Rig, make
 
@@ -50,6 +51,10 @@ def played_with_faults(rigs: list[Rig], tmp_path: Path) -> Rig:
     daemon.wait_log("Black to move")
     emu.do("play h8-h7")
     daemon.wait_moves(["c2-c4", "h8-h7"])
+    # The power cut comes once the move's turn is in the recording too (written just after the
+    # move itself: a cut between the two loses that turn's recording, not the move).
+    wait_until(lambda: ("m", "h8-h7") in read_recording(daemon.journal, 1).entries, 30,
+               daemon.text)  # fmt: skip
     ready = daemon.text().count("White to move")
     daemon.kill(signal.SIGKILL)  # a power cut: what was not yet written is lost
     daemon.start()
