@@ -392,8 +392,15 @@ class Table:
                 before = self.led_frames
             if self._act_on_leds():
                 self.wait_for_leds(before, 1.0 + self.host_settle)
-                self._pause()
+                # Still from the LEDs' answer on, the hands' pause included, unless they ask
+                # for more meanwhile.
+                with self.lock:
+                    answered = self.led_frames
                 quiet_since, board_quiet = time.monotonic(), self.board.timer(2 * self.pace)
+                self._pause()
+                with self.lock:
+                    if self.led_frames != answered:
+                        quiet_since, board_quiet = time.monotonic(), self.board.timer(2 * self.pace)
                 continue
             now = time.monotonic()
             with self.lock:
