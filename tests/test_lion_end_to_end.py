@@ -101,7 +101,11 @@ def test_null_move_charge_promotion_squash_and_marks_survive_a_restart(
     # A null move is never inferred: CONFIRM needs a piece lifted and put back first.
     emu.do("press confirm")
     daemon.wait_log("lift its piece, put it back, then press CONFIRM")
+    # Held until the referee has seen it lifted: a piece put back within the board's debounce
+    # is never reported (on a busy machine the next command came that soon).
+    lifted = daemon.text().count("White is moving")
     emu.do("lift b5")
+    wait_until(lambda: daemon.text().count("White is moving") > lifted, 10, daemon.text)
     emu.do("place b5")
     time.sleep(0.6)
     assert daemon.moves() == ["c3-c6", "e5-e6"]
