@@ -258,6 +258,10 @@ for (const n of signals) {
   mcu.gpio[n].addListener(() => retargetAll()); // its pulls switched on or off
 }
 
+// A conversion's result, given when its sample time is over (one at a time: the ADC starts
+// one only when it is not busy).
+let adcValue = 0;
+const adcDone = clock.createAlarm(() => mcu.adc.completeADCRead(adcValue, false));
 if (linear) {
   mcu.adc.onADCRead = (channel) => {
     reading();
@@ -269,10 +273,8 @@ if (linear) {
       const jitter = sensor >= 0 && sensor < count ? (noise[sensor] / 65535) * VDD * gauss() : 0;
       value = Math.round(((volts + jitter) / VDD) * ADC_MAX);
     }
-    value = Math.max(0, Math.min(ADC_MAX, value));
-    const done = clock.createAlarm(() => mcu.adc.completeADCRead(value, false));
-    done.schedule(mcu.adc.sampleTime * 1000);
-    adcDoneAt = clock.nanos + mcu.adc.sampleTime * 1000;
+    adcValue = Math.max(0, Math.min(ADC_MAX, value));
+    adcDone.schedule(mcu.adc.sampleTime * 1000);
   };
 }
 
@@ -287,8 +289,9 @@ if (linear) {
 // microsecond) sooner, and everything else keeps its timing.
 const TIMERAWL = 0x28;
 const ADC_CS = 0x00;
-let adcDoneAt = -1;
-const spin = { pc: -1, micros: -1 };
+let timerPc = -1; // the instruction that read the timer last, and the microsecond it read
+let timerMicros = -1;
+let adcPc = -1; // the instruction that read the ADC's CS last
 
 function skipTo(nanos) {
   if (nanos > clock.nanos) clock.tick(nanos - clock.nanos);
@@ -299,20 +302,20 @@ const timerRead = timerPeripheral.readUint32.bind(timerPeripheral);
 timerPeripheral.readUint32 = (offset) => {
   if (offset === TIMERAWL) {
     const pc = mcu.core.PC;
-    const micros = Math.floor(clock.nanos / 1000);
-    if (pc === spin.pc && micros === spin.micros) skipTo((micros + 1) * 1000);
-    spin.pc = pc;
-    spin.micros = Math.floor(clock.nanos / 1000);
+    if (pc === timerPc && Math.floor(clock.nanos / 1000) === timerMicros) {
+      skipTo((timerMicros + 1) * 1000);
+    }
+    timerPc = pc;
+    timerMicros = Math.floor(clock.nanos / 1000);
   }
   return timerRead(offset);
 };
 const adcRead = mcu.adc.readUint32.bind(mcu.adc);
-let adcPollPc = -1;
 mcu.adc.readUint32 = (offset) => {
   if (offset === ADC_CS) {
     const pc = mcu.core.PC;
-    if (pc === adcPollPc && mcu.adc.busy && adcDoneAt > clock.nanos) skipTo(adcDoneAt);
-    adcPollPc = pc;
+    if (pc === adcPc && mcu.adc.busy) skipTo(adcDone.nanos); // the conversion's end
+    adcPc = pc;
   }
   return adcRead(offset);
 };
