@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from firmware_bridge.boards.firmware_files import board_config, install
+from firmware_bridge.boards.firmware_files import board_config, firmware_dir, install
 from firmware_bridge.boards.micropython import find_micropython
 from firmware_bridge.link import catalog
 from firmware_bridge.link.protocol import (
@@ -43,8 +43,6 @@ from firmware_bridge.link.protocol import (
 )
 
 OFF = LedPattern(0, 0, 0, 0)
-ROOT = Path(__file__).resolve().parent.parent
-FIRMWARE = ROOT / "firmware"
 
 
 class Pico:
@@ -393,8 +391,8 @@ def test_a_held_up_loop_writes_the_chain_only_for_steps_that_show_something_new(
     changes, step 0 with any lit), not merely because steps were missed (a dark board's chain
     was written again at every late step)."""
     for name in ("leds.py", "codec.py"):
-        shutil.copyfile(FIRMWARE / name, tmp_path / name)
-    shutil.copyfile(ROOT / "tests" / "firmware" / "check_leds.py", tmp_path / "check.py")
+        shutil.copyfile(firmware_dir() / name, tmp_path / name)
+    shutil.copyfile(Path(__file__).parent / "firmware" / "check_leds.py", tmp_path / "check.py")
     result = subprocess.run([find_micropython(), "check.py"], cwd=tmp_path, capture_output=True,
                             text=True, timeout=60, check=False)  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr

@@ -35,6 +35,16 @@ class UserError(Exception):
     """A problem with what the user asked for; reported as one line, exit status 2."""
 
 
+def settle_seconds(millis: int | None, option: str) -> float | None:
+    """A settle window given on the command line in milliseconds, in seconds (None: not
+    given, the profile's holds)."""
+    if millis is None:
+        return None
+    if not 0 <= millis <= 10000:
+        raise UserError(f"{option} must be between 0 and 10000")
+    return millis / 1000.0
+
+
 def token_path(journal_path: Path) -> Path:
     """The kiosk's access token file (beside the journal; the emulated board's page shares it)."""
     return journal_path.parent / "kiosk-token"

@@ -16,7 +16,7 @@ from engine import Game
 from firmware_bridge.boards.board import Board, BoardStartError
 from firmware_bridge.boards.emulated import EmulatedBoard
 from firmware_bridge.boards.table import REFEREE_MARGIN, Table
-from firmware_bridge.commands.common import Subparsers, parse_options
+from firmware_bridge.commands.common import Subparsers, parse_options, settle_seconds
 from firmware_bridge.faces.hosts import add_allow_host_argument
 from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile
@@ -151,11 +151,7 @@ def _pace(given: float | None, board: Board) -> float:
 def run(
     args: argparse.Namespace, options: dict[str, str], make_board: BoardFactory | None = None
 ) -> int:
-    settle = args.host_settle_ms
-    if settle is not None and not 0 <= settle <= 10000:
-        print("board-referee: error: --host-settle-ms must be between 0 and 10000",
-              file=sys.stderr)  # fmt: skip
-        return 2
+    host_settle = settle_seconds(args.host_settle_ms, "--host-settle-ms")
     directory = catalog.config_dir(args.config_dir)
     game_id = args.game or catalog.profile_game(args.board, directory)
     game = catalog.load_game(game_id, options, directory)
@@ -178,7 +174,7 @@ def run(
         return 2
     emulator = Table(game, profile, pieces, board, link_path=link, out=sys.stdout,
                      json_mode=args.json, pace=_pace(args.pace, board),
-                     host_settle=None if settle is None else settle / 1000.0,
+                     host_settle=host_settle,
                      draw=not args.no_draw)  # fmt: skip
     web = None
     if args.web:

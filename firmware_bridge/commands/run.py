@@ -39,6 +39,7 @@ from firmware_bridge.commands.common import (
     journal_path,
     mqtt_arguments,
     parse_options,
+    settle_seconds,
     start_state,
     token_path,
 )
@@ -183,10 +184,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     folder: Path | None = None
     try:
         game, profile = _run_game(args, journal, directory)
-        if args.settle_ms is not None:
-            if not 0 <= args.settle_ms <= 10000:
-                raise UserError("--settle-ms must be between 0 and 10000")
-            profile = dataclasses.replace(profile, settle=args.settle_ms / 1000.0)
+        settle = settle_seconds(args.settle_ms, "--settle-ms")
+        if settle is not None:
+            profile = dataclasses.replace(profile, settle=settle)
         start = start_state(game, args.position) if args.position else None
         port = args.port
         stop = threading.Event()
