@@ -147,3 +147,57 @@ def test_the_emulator_answers_wrong_led_counts_and_noise_as_the_firmware_does(
     finally:
         port.close()
         emulator.board.close()
+
+
+def test_a_lift_held_past_the_debounce_is_reported_though_the_board_thread_ran_late(
+    tmp_path: Path,
+) -> None:
+    """A piece held in the air longer than the debounce and put back is a lift a real board
+    reports (a squash is made that way); the emulator's I/O thread running late (a busy
+    machine, here held off by its lock) must not swallow it."""
+    import queue
+
+    import serial
+
+    from firmware_bridge.link.protocol import Change, Hello, HostHello, encode_frame
+    from firmware_bridge.link.serial_link import FrameProtocol, LinkEvent, Received, drain
+
+    game = catalog.load_game("three-dragons")
+    profile = catalog.load_profile("three-dragons", game)
+    emulator = Emulator(game, profile, {}, link_path=tmp_path / "board", out=SlowPipe(),  # type: ignore[arg-type]
+                        json_mode=True)  # fmt: skip
+    emulator.board.start()
+    port = serial.serial_for_url(str(tmp_path / "board"), timeout=0.05)
+    events: queue.Queue[LinkEvent] = queue.Queue()
+    decoder = FrameProtocol(events)
+    sensor = profile.sensor_cells.index(game.board.cell("e5"))
+    readings: list[int] = []  # the codes reported for e5's sensor, in order
+
+    def until(test: object, seconds: float = 3.0) -> None:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            decoder.data_received(port.read(4096))
+            for event in drain(events):
+                if isinstance(event, Received) and isinstance(event.message, Change):
+                    readings.extend(r.code for s, r in event.message.changes if s == sensor)
+                if isinstance(event, Received) and isinstance(event.message, Hello):
+                    readings.append(-1)
+            if test():  # type: ignore[operator]
+                return
+        raise AssertionError(f"not heard in {seconds} s: {readings}")
+
+    try:
+        port.write(encode_frame(HostHello(2, "referee"), 1))
+        until(lambda: -1 in readings)
+        emulator.place("e5", "S")
+        until(lambda: len(readings) == 2)
+        occupied = readings[-1]
+        with emulator.lock:  # the board's thread cannot run its timers meanwhile
+            emulator.lift("e5")
+            time.sleep(profile.debounce + 0.05)  # held past the debounce ...
+            emulator.place("e5", "S")  # ... and put back
+        until(lambda: len(readings) == 4)
+        assert readings[2:] == [0, occupied]
+    finally:
+        port.close()
+        emulator.board.close()

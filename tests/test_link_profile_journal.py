@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from engine import ConfigError, Piece, Player
+from engine import ConfigError, Outcome, Piece, Player
 from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile, build_profile
 from firmware_bridge.link.protocol import (
@@ -40,7 +40,7 @@ from firmware_bridge.link.serial_link import (
     VirtualLink,
 )
 from firmware_bridge.referee.daemon import Daemon
-from firmware_bridge.referee.journal import Journal, last_turn_layouts, replay
+from firmware_bridge.referee.journal import Journal, JournalError, last_turn_layouts, replay
 from tests.helpers import load
 
 TD = load("three-dragons")
@@ -196,6 +196,21 @@ def test_journal_records_replays_and_resumes(tmp_path: Path) -> None:
     assert [state.notation(m) for m in state.history] == ["c1-c4", "c9-c6"]
     again.abandon(game_id)
     assert again.unfinished() is None
+
+
+def test_a_winning_move_and_the_result_are_written_together_or_not_at_all(
+    tmp_path: Path, mocker: Any
+) -> None:
+    journal = Journal(tmp_path / "j.sqlite3")
+    game_id = journal.start_game(TD, "three-dragons", None)
+    journal.record_move(game_id, "c1-c4")
+    mocker.patch.object(journal, "finish", side_effect=JournalError("disk full"))
+    with pytest.raises(JournalError):
+        journal.record_move(game_id, "c9-c6", Outcome(Player.TWO, "a test"))
+    assert journal.moves(game_id) == ["c1-c4"]  # the move went with the result it ended in
+    mocker.stopall()
+    journal.record_move(game_id, "c9-c6", Outcome(Player.TWO, "a test"))
+    assert journal.moves(game_id) == ["c1-c4", "c9-c6"] and journal.unfinished() is None
 
 
 def test_last_turn_layouts_cover_the_whole_turn() -> None:

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from engine import Outcome
 from firmware_bridge.link import catalog, cobs
 from firmware_bridge.link.protocol import (
     Ack,
@@ -125,9 +126,9 @@ class TracingJournal(Journal):
         super().__init__(path)
         self.trace = trace
 
-    def record_move(self, game_id: int, text: str) -> None:
+    def record_move(self, game_id: int, text: str, outcome: Outcome | None = None) -> None:
         self.trace.append(f"journal {text}")
-        super().record_move(game_id, text)
+        super().record_move(game_id, text, outcome)
 
 
 @pytest.fixture

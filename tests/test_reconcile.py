@@ -523,6 +523,23 @@ def test_a_knocked_piece_never_passes_for_a_strike_and_return() -> None:
     assert table.committed() == ["a3-a3xb3"]
 
 
+def test_a_squash_held_in_the_air_past_the_settle_window_is_a_move_in_progress() -> None:
+    # A player who lifts the squashing elephant and thinks before putting it back is still
+    # making the move: the board is never called disturbed, and the return completes it.
+    for board in (LION_OWNER, catalog.load_profile("the-lion-game-reed", LION)):
+        state = LION.new_state()
+        state.apply(state.parse("a3-a7"))  # White's cobra takes a7, beside Black's elephant
+        table = Table(state, board)
+        table.lift("a7")
+        table.lift("b8")  # the elephant squashes where it stands ...
+        table.settle()
+        assert table.rec.alert == "" and "put back" not in table.rec.status, table.rec.status
+        assert table.committed() == []
+        table.place("b8")  # ... and is put back: now it is the move
+        table.settle()
+        assert table.committed() == ["b8-b8xa7"]
+
+
 # -- what the players are told (issue 19) -------------------------------------------------------
 GW = load("goats-wintering", board="5x5")
 GW_OWNER = catalog.load_profile("goats-wintering", GW)

@@ -568,7 +568,7 @@ class Daemon(BoardSession, Showing):
         if self.recorder is not None:
             self._record_decision(record)
         if isinstance(record, Committed):
-            self.journal.record_move(self.game_id, record.text)
+            self.journal.record_move(self.game_id, record.text, record.effect.outcome)
             footprint = record.effect.footprint()
             self.health.moved({*footprint.hand, *footprint.result})
             self.notice = ""
@@ -583,7 +583,6 @@ class Daemon(BoardSession, Showing):
                 self.log.info("  score: %s", ", ".join(f"{names[p.index]} {n}"
                                                        for p, n in scores.items()))  # fmt: skip
             if record.effect.outcome is not None:
-                self.journal.finish(self.game_id, record.effect.outcome)
                 self.log.info("game over: %s", record.effect.outcome.describe(
                     self.game.player_names, self.people))  # fmt: skip
         elif isinstance(record, TookBack):

@@ -10,6 +10,7 @@ within the operator's cap, the oldest finished games' first; their moves always 
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -304,8 +305,21 @@ class Journal:
             (game_id, count + 1, action, text, _now()),
         )
 
-    def record_move(self, game_id: int, text: str) -> None:
-        self._append(game_id, "move", text)
+    def record_move(self, game_id: int, text: str, outcome: Outcome | None = None) -> None:
+        """A move, and the end of the game when the move ends it, in one transaction: a power
+        cut never leaves the winning move without the result (nor a result before its move)."""
+        if outcome is None:
+            self._append(game_id, "move", text)
+            return
+        self._write("BEGIN IMMEDIATE", ())
+        try:
+            self._append(game_id, "move", text)
+            self.finish(game_id, outcome)
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise
+        self._write("COMMIT", ())
 
     def record_takeback(self, game_id: int, count: int) -> None:
         self._append(game_id, "takeback", str(count))

@@ -445,8 +445,10 @@ class Reconciler(Prompts):
                 cells = set(base)
                 for layer in path.tokens:
                     cells.update(layer)
+                held = _held(path.moves[0])
                 if all(
-                    sensed.get(cell)
+                    (cell == held and sensed.get(cell) is None)
+                    or sensed.get(cell)
                     in _with_gap(
                         base.get(cell, {None}) | {layer.get(cell) for layer in path.tokens}
                     )
@@ -464,15 +466,14 @@ class Reconciler(Prompts):
         knocked off the board must never pass for one."""
         if not path.hand_cells or not path.touch_cells <= self.touched:
             return False
-        first = path.moves[0]
-        if (
-            first.kind is MoveKind.MOVE
-            and first.frm == first.to
-            and first.frm not in path.hand_cells
-            and first.frm not in self.lifted
-        ):
-            return False
         current = self._tokens(self.state.layout())
+        held = _held(path.moves[0])
+        if (
+            held is not None
+            and held not in path.hand_cells
+            and (held not in self.lifted or self.sensed.get(held) != current.get(held))
+        ):
+            return False  # not lifted yet, or still in the hand
         for cell in path.hand_cells:
             shown = self.sensed.get(cell)
             if shown == current.get(cell) or shown not in {t.get(cell) for t in path.tokens}:
@@ -511,6 +512,15 @@ class Reconciler(Prompts):
     # -- signals ----------------------------------------------------------------------------
     def _tokens(self, layout: Mapping[Cell, Piece]) -> Tokens:
         return self.profile.tokens(layout)
+
+
+def _held(move: Move) -> Cell | None:
+    """The cell of a move that leaves its piece where it stands (a strike and return, a
+    squash, a null move): the piece is lifted and put back, so the cell may be empty for as
+    long as a player holds it, though no layout of the turn shows it empty."""
+    if move.kind is MoveKind.MOVE and move.frm == move.to:
+        return move.frm
+    return None
 
 
 def _values(layers: list[Tokens], cells: set[Cell]) -> dict[Cell, set[Token | None]]:
