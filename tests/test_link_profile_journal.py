@@ -34,6 +34,7 @@ from firmware_bridge.link.protocol import (
 from firmware_bridge.link.serial_link import (
     BadFrame,
     Connected,
+    Disconnected,
     FrameProtocol,
     Received,
     SerialLink,
@@ -81,6 +82,26 @@ def test_a_host_hello_ends_a_half_frame_left_on_the_line_first() -> None:
         events = events_of(link.events, 3)
         assert isinstance(events[1], BadFrame)
         assert isinstance(events[2], Received) and events[2].message == HostHello(2, "host")
+    finally:
+        link.close()
+
+
+def test_a_port_that_vanishes_under_the_reader_is_a_disconnect_not_a_dead_thread(
+    mocker: Any,
+) -> None:
+    """An unplugged USB board can fail pyserial's ``in_waiting`` with a bare OSError (EIO), not
+    a SerialException: the main loop must still hear that the link is gone."""
+    import serial.urlhandler.protocol_loop as loop
+
+    link = SerialLink("loop://")
+    link.open()
+    try:
+        assert isinstance(events_of(link.events, 1)[0], Connected)
+        mocker.patch.object(loop.Serial, "in_waiting", new_callable=mocker.PropertyMock,
+                            side_effect=OSError(5, "Input/output error"))  # fmt: skip
+        gone = link.events.get(timeout=5)
+        assert isinstance(gone, Disconnected) and "Input/output error" in gone.reason
+        assert not link.is_open
     finally:
         link.close()
 

@@ -19,6 +19,7 @@ import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import serial
 import serial.threaded
@@ -110,6 +111,29 @@ class FrameProtocol(serial.threaded.Packetizer):
         self.events.put(Disconnected(reason))
 
 
+if TYPE_CHECKING:  # generic only in the type stubs
+    _ReaderThread = serial.threaded.ReaderThread[FrameProtocol]
+else:
+    _ReaderThread = serial.threaded.ReaderThread
+
+
+class _Reader(_ReaderThread):
+    """pyserial's reader thread, but a port that vanishes under ``in_waiting`` (an unplugged
+    USB board fails its ioctl with a bare OSError, which pyserial's loop does not catch) ends
+    the connection as any read error does: the main loop hears of it, and no thread dies with
+    a traceback."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except OSError as exc:
+            self.alive = False
+            protocol: FrameProtocol | None = self.protocol
+            self.protocol = None  # type: ignore[assignment]  # as pyserial's own run leaves it
+            if protocol is not None:
+                protocol.connection_lost(exc)
+
+
 class Link(ABC):
     """A connection to one board."""
 
@@ -182,7 +206,7 @@ class SerialLink(Link):
                 ) from exc
             raise LinkError(f"cannot open {self.url}: {exc}") from exc
         events = self.events
-        thread = serial.threaded.ReaderThread(port, lambda: FrameProtocol(events))
+        thread = _Reader(port, lambda: FrameProtocol(events))
         thread.start()
         thread.connect()
         self._thread = thread
