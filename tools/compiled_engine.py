@@ -36,7 +36,8 @@ def build_ext(lib: Path, temp: Path, **env: str) -> subprocess.CompletedProcess[
     """setup.py's build of the extensions into ``lib`` (whatever the environment asks)."""
     clean = {k: v for k, v in os.environ.items() if k != "BOARD_REFEREE_PURE"}
     return subprocess.run(
-        [sys.executable, "setup.py", "-q", "build_ext", "-b", str(lib), "-t", str(temp)],
+        [sys.executable, "setup.py", "-q", "build_ext", "-j", str(os.cpu_count() or 1),
+         "-b", str(lib), "-t", str(temp)],
         cwd=ROOT, env={**clean, **env}, capture_output=True, text=True, timeout=900,
         check=False,
     )  # fmt: skip
