@@ -506,8 +506,8 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
             "phase": self.phase,
             "outcome": None if outcome is None else outcome.to_json(),
             "layout": {
-                self.game.board.names[cell]: piece.to_json()
-                for cell, piece in enumerate(self.cells)
+                name: piece.to_json()
+                for name, piece in zip(self.game.board.names, self.cells, strict=True)
                 if piece is not None
             },
             "quiet_moves": self.quiet,
