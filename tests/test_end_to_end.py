@@ -319,6 +319,7 @@ def test_a_partial_fix_after_a_restart_is_never_taken_for_a_move(
     that a legal move would explain (White c4-c1): it must not be recorded."""
     rig = make(rigs, tmp_path, "three-dragons", "three-dragons")
     rig.emu.do("play c1-c4")
+    rig.daemon.wait_moves(["c1-c4"])  # Black moves once the referee has taken White's move
     rig.emu.do("play c9-c6")
     rig.daemon.wait_moves(["c1-c4", "c9-c6"])
     rig.daemon.kill(signal.SIGKILL)

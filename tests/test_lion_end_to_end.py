@@ -113,10 +113,14 @@ def test_null_move_charge_promotion_squash_and_marks_survive_a_restart(
     daemon.wait_moves(["c3-c6", "e5-e6", "b5-b5"])
     emu.do("expect none within=5")  # moving another piece ended the charge
     emu.do("play e6-e5")
+    # Each player moves once the referee has taken the last move (two moves inside one settle
+    # window, on a busy machine, read as one disturbed board).
+    daemon.wait_moves(["c3-c6", "e5-e6", "b5-b5", "e6-e5"])
     # Promotion on an owner board: the sensors cannot see the swap, so the cell says ADJUST.
     emu.do("play b8-b9")
     emu.do("expect b9=adjust within=5")
     emu.do("play e5-e6")
+    daemon.wait_moves(["c3-c6", "e5-e6", "b5-b5", "e6-e5", "b8-b9", "e5-e6"])
     # A squash: the elephant stops before the burrow and is stuck, which its LED shows.
     emu.do("play f7-f8xf9")
     daemon.wait_moves(["c3-c6", "e5-e6", "b5-b5", "e6-e5", "b8-b9", "e5-e6", "f7-f8xf9"])
