@@ -184,9 +184,7 @@ def test_each_move_is_journaled_before_the_leds_change(rig: Any) -> None:
     _, board, trace = rig
     trace.clear()
     board.move("c2", "c4")  # its capture lights d4
-    assert _wait(lambda: "journal c2-c4" in trace)
-    time.sleep(0.1)
-    assert "leds" in trace, trace
+    assert _wait(lambda: "journal c2-c4" in trace and "leds" in trace), trace
     assert trace.index("journal c2-c4") < trace.index("leds"), trace
 
 
