@@ -29,8 +29,8 @@ import sys
 from collections.abc import Sequence
 
 from firmware_bridge.commands.common import USER_ERRORS, UserError
+from firmware_bridge.faces.broker import MqttError
 from firmware_bridge.faces.hosts import WebError
-from firmware_bridge.faces.mqtt import MqttError
 from firmware_bridge.link import catalog
 from firmware_bridge.referee.errors import DaemonError
 from firmware_bridge.referee.journal import JournalError

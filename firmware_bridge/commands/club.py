@@ -11,6 +11,7 @@ from pathlib import Path
 
 from firmware_bridge.commands import logs
 from firmware_bridge.commands.common import Subparsers, UserError, broker_of, mqtt_arguments
+from firmware_bridge.faces.broker import MAX_BOARDS
 from firmware_bridge.faces.hosts import (
     add_allow_host_argument,
     is_loopback,
@@ -21,7 +22,6 @@ from firmware_bridge.faces.hosts import (
     say_urls,
     state_dir,
 )
-from firmware_bridge.faces.mqtt import MAX_BOARDS
 from firmware_bridge.link import catalog
 
 DEFAULT_CLUB = "127.0.0.1:8090"

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine import ConfigError, Game, IllegalMoveError, InvalidMoveError, PositionError, State
+from firmware_bridge.faces.broker import BOARD_NAME, parse_broker
 from firmware_bridge.faces.hosts import state_dir
-from firmware_bridge.faces.mqtt import BOARD_NAME, parse_broker
 from firmware_bridge.link import catalog
 
 # What each command's add_parser is given: the command line's subparsers (generic only to

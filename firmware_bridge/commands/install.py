@@ -14,8 +14,8 @@ from pathlib import Path
 from firmware_bridge.commands import service
 from firmware_bridge.commands.common import DEFAULT_KIOSK, Subparsers, UserError, board_name
 from firmware_bridge.faces import screen
+from firmware_bridge.faces.broker import MqttError, parse_broker
 from firmware_bridge.faces.hosts import WebError, parse_address
-from firmware_bridge.faces.mqtt import MqttError, parse_broker
 from firmware_bridge.link.serial_link import PortError, check_port
 
 

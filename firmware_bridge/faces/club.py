@@ -29,6 +29,7 @@ from typing import Any
 import paho.mqtt.client as paho
 from aiohttp import web
 
+from firmware_bridge.faces.broker import BOARD_NAME, MAX_BOARDS, Broker
 from firmware_bridge.faces.contract import (
     event_problem,
     result_problem,
@@ -37,7 +38,7 @@ from firmware_bridge.faces.contract import (
     timeline_problem,
 )
 from firmware_bridge.faces.kiosk import games_catalog
-from firmware_bridge.faces.mqtt import BOARD_NAME, MAX_BOARDS, Broker, Complaints, new_client
+from firmware_bridge.faces.mqtt import Complaints, new_client
 from firmware_bridge.faces.safejson import JsonLimitError, loads_limited
 from firmware_bridge.faces.webserver import WEB, BadRequest, LiveServer
 from firmware_bridge.referee.journal import GameRecord, people_of

@@ -25,15 +25,20 @@ import dataclasses
 import json
 import logging
 import queue
-import re
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote, urlsplit
 
+from firmware_bridge.faces.broker import (
+    DEFAULT_PREFIX,
+    Broker,
+    MqttError,
+    check_board_name,
+    parse_broker,
+)
 from firmware_bridge.faces.safejson import JsonLimitError, loads_limited
 from firmware_bridge.referee.daemon import Command, CommandResult
 from firmware_bridge.referee.snapshot import Snapshot
@@ -42,7 +47,6 @@ if TYPE_CHECKING:  # paho is imported when a client is made: a run without MQTT 
     import paho.mqtt.client as paho
 
 SCHEMA_VERSION = 1
-DEFAULT_PREFIX = "board-referee/v1"
 MAX_QUEUED = 1000  # messages paho keeps while the broker is away (events; state is refreshed)
 REFRESH = 30.0  # seconds: a state that only moves the last frame's time on waits this long
 RETRY_MIN, RETRY_MAX = 1, 30  # seconds of reconnect back-off
@@ -54,76 +58,6 @@ TIMELINE_EVERY = 2.0
 TIMELINE_BYTES = 400 * 1024  # a timeline past this drops its oldest moves' events to fit
 COMMAND_BYTES = 16 * 1024  # a command is a few dozen bytes
 COMMAND_DEPTH = 8
-BOARD_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
-MAX_BOARDS = 250  # boards the club view follows at once (club --max-boards)
-
-
-class MqttError(Exception):
-    """A broker URL or option that can never work; the message says why."""
-
-
-@dataclass(frozen=True, slots=True)
-class Broker:
-    """Where the broker is and how to log in. ``mqtt://[USER[:PASSWORD]@]HOST[:PORT]``, or
-    ``mqtts://`` for TLS (port 8883 by default)."""
-
-    host: str
-    port: int
-    tls: bool = False
-    username: str | None = None
-    password: str | None = None
-    ca_file: str | None = None
-    prefix: str = DEFAULT_PREFIX
-
-    def describe(self) -> str:
-        scheme = "mqtts" if self.tls else "mqtt"
-        user = f"{self.username}@" if self.username else ""
-        return f"{scheme}://{user}{self.host}:{self.port}"
-
-
-def parse_broker(
-    url: str,
-    *,
-    username: str | None = None,
-    password: str | None = None,
-    password_file: str | None = None,
-    ca_file: str | None = None,
-    prefix: str | None = None,
-) -> Broker:
-    """The broker from its URL and options (options win over the URL's user and password)."""
-    parts = urlsplit(url if "://" in url else f"mqtt://{url}")
-    if parts.scheme not in ("mqtt", "mqtts"):
-        raise MqttError(f"--mqtt {url!r}: use mqtt://HOST[:PORT] or mqtts://HOST[:PORT]")
-    try:
-        port = parts.port
-    except ValueError:
-        raise MqttError(f"--mqtt {url!r}: the port is not a number from 1 to 65535") from None
-    if not parts.hostname:
-        raise MqttError(f"--mqtt {url!r}: name the broker's host, like mqtt://club-pi:1883")
-    if parts.path not in ("", "/"):
-        raise MqttError(f"--mqtt {url!r}: no path after the host (set --mqtt-prefix instead)")
-    tls = parts.scheme == "mqtts"
-    if password_file:
-        try:
-            password = Path(password_file).read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError) as exc:
-            why = getattr(exc, "strerror", None) or exc
-            raise MqttError(f"--mqtt-password-file {password_file}: {why}") from None
-    if ca_file and not Path(ca_file).is_file():
-        raise MqttError(f"--mqtt-ca {ca_file}: no such file")
-    prefix = (prefix if prefix is not None else DEFAULT_PREFIX).strip("/")
-    if not prefix or any(c in prefix for c in "+#"):
-        raise MqttError(f"--mqtt-prefix {prefix!r}: a topic path without + or #")
-    return Broker(
-        parts.hostname,
-        port or (8883 if tls else 1883),
-        tls,
-        username or (unquote(parts.username) if parts.username else None),
-        password if password is not None else
-        (unquote(parts.password) if parts.password else None),
-        ca_file,
-        prefix,
-    )  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,12 +88,6 @@ class Topics:
     @property
     def timeline(self) -> str:
         return f"{self.base}/timeline"
-
-
-def check_board_name(name: str) -> str:
-    if not BOARD_NAME.fullmatch(name):
-        raise MqttError(f"board name {name!r}: letters, digits, '.', '_' and '-' only")
-    return name
 
 
 def new_client(broker: Broker, client_id: str) -> paho.Client:

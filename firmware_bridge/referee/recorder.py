@@ -18,7 +18,6 @@ the referee did.
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import time
 import zlib
@@ -56,6 +55,8 @@ DECISIONS = frozenset({SENT, UNSENT, MOVE, TAKEBACK, RESULT, SHOWN})
 
 def software_version() -> str:
     """This referee's version, as a recording names the one that made it."""
+    import importlib.metadata  # (20 ms to import: only a recording asks)
+
     try:
         return importlib.metadata.version("board-referee")
     except importlib.metadata.PackageNotFoundError:
