@@ -43,6 +43,7 @@ from firmware_bridge.link.protocol import (
 )
 
 OFF = LedPattern(0, 0, 0, 0)
+UNTIL_WAIT = 10.0  # seconds a test waits for an answer it names
 
 
 class Pico:
@@ -107,10 +108,11 @@ class Pico:
         self.proc.stdin.flush()
 
     def frames(self, seconds: float = 0.5, until: type[Message] | None = None) -> list[Message]:
-        """The frames the board sends within ``seconds`` (or until one of type ``until``)."""
+        """The frames the board sends within ``seconds``, or until one of type ``until`` (then
+        waited for up to UNTIL_WAIT: a busy machine's MicroPython answers late, never not)."""
         assert self.proc.stdout is not None
         found: list[Message] = []
-        deadline = time.monotonic() + seconds
+        deadline = time.monotonic() + (seconds if until is None else max(seconds, UNTIL_WAIT))
         while time.monotonic() < deadline:
             out = self.proc.stdout.fileno()
             ready, _, _ = select.select([out, self.events], [], [], 0.02)
