@@ -201,8 +201,10 @@ def test_a_lost_last_change_followed_only_by_a_pong_brings_a_scan_at_once(rig: A
     assert _wait(lambda: daemon.journal.moves(daemon.game_id) == ["c2-c4"])
 
 
-def test_a_loss_right_after_a_scan_request_is_not_forgotten(rig: Any) -> None:
+def test_a_loss_right_after_a_scan_request_is_not_forgotten(rig: Any, mocker: Any) -> None:
     daemon, board, _ = rig
+    # The spacing widened from 0.1 s so that the test lands inside it on a busy machine too.
+    mocker.patch("firmware_bridge.referee.session.SCAN_SPACING", 0.5)
     first = time.monotonic()
     host = board.link.peer
     assert host is not None
@@ -212,9 +214,10 @@ def test_a_loss_right_after_a_scan_request_is_not_forgotten(rig: Any) -> None:
     board.move("c2", "c4", lose=True)  # lost within the scan spacing ...
     board.send(Ack(0))  # ... and revealed by an ACK's sequence number
     revealed = time.monotonic()
-    assert revealed - asked < 0.1, "the test was too slow to land inside the spacing"
+    assert revealed - asked < 0.5, "the test was too slow to land inside the spacing"
     assert _wait(lambda: board.scans_after(asked), 1.0), "the second SCAN was dropped"
-    assert board.scans_after(asked)[0] - revealed < 0.15
+    # Sent when the spacing ends, not at the SCAN retry a second after the first.
+    assert board.scans_after(asked)[0] - asked < 0.8
     assert _wait(lambda: daemon.journal.moves(daemon.game_id) == ["c2-c4"])
 
 
