@@ -88,7 +88,7 @@ def test_a_refused_button_is_answered_on_the_board(rigs: list[Rig], tmp_path: Pa
     rig = make(rigs, tmp_path, "three-dragons", "three-dragons")
     rig.emu.do("press select")  # nothing to select
     rig.daemon.wait_log("SELECT refused: nothing to select")
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + 10
     while "refused" not in rig.emu.current_leds().values() and time.monotonic() < deadline:
         time.sleep(0.01)
     flashed = rig.emu.current_leds()
