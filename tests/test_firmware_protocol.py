@@ -343,7 +343,7 @@ def test_the_leds_blink_their_patterns_within_the_power_budget(tmp_path: Path) -
         half = LedPattern(0, 255, 0, 0xF0)  # on for half a second, off for half
         board.send(Leds((half,) + (OFF,) * 76))
         board.frames(0.3, until=Ack)
-        seen = set()
+        seen: set[bytes] = set()
 
         def blinked() -> bool:  # GRB: seen dark, and seen green
             return bytes(3) in seen and any(p[0] > 0 and p[1] == 0 for p in seen)
