@@ -3,13 +3,33 @@
 from __future__ import annotations
 
 import json
+import queue
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+import serial
 
 from engine import Piece, Player
 from firmware_bridge.boards.emulated import Emulator
 from firmware_bridge.link import catalog
+from firmware_bridge.link.protocol import (
+    Change,
+    Fault,
+    Hello,
+    HostHello,
+    LedDelta,
+    LedPattern,
+    Leds,
+    Message,
+    Nak,
+    NakReason,
+    Ping,
+    Pong,
+    encode_frame,
+)
+from firmware_bridge.link.serial_link import FrameProtocol, LinkEvent, Received, drain
 
 
 class SlowPipe:
@@ -83,70 +103,64 @@ def test_the_box_offers_only_the_pieces_the_variant_plays_with(tmp_path: Path) -
     assert kinds == {"base": ["stone"], "strength": ["die"], "dragons": ["die", "dragon"]}
 
 
+class Host:
+    """The host's end of a started Three Dragons emulator's pty: the messages heard, in order."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.game = catalog.load_game("three-dragons")
+        self.profile = catalog.load_profile("three-dragons", self.game)
+        self.emulator = Emulator(self.game, self.profile, {}, link_path=tmp_path / "board",
+                                 out=SlowPipe(), json_mode=True)  # type: ignore[arg-type]  # fmt: skip
+        self.emulator.board.start()
+        self.port = serial.serial_for_url(str(tmp_path / "board"), timeout=0.05)
+        self.events: queue.Queue[LinkEvent] = queue.Queue()
+        self.decoder = FrameProtocol(self.events)
+        self.heard: list[Message] = []
+
+    def send(self, message: Message, seq: int) -> None:
+        self.port.write(encode_frame(message, seq))
+
+    def until(self, test: Callable[[Message], bool], seconds: float = 3.0) -> list[Message]:
+        """What was heard, once a message heard passes ``test``."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            self.decoder.data_received(self.port.read(4096))
+            self.heard.extend(e.message for e in drain(self.events) if isinstance(e, Received))
+            if any(test(m) for m in self.heard):
+                return self.heard
+        raise AssertionError(f"not heard in {seconds} s: {self.heard}")
+
+    def close(self) -> None:
+        self.port.close()
+        self.emulator.board.close()
+
+
 def test_the_emulator_answers_wrong_led_counts_and_noise_as_the_firmware_does(
     tmp_path: Path,
 ) -> None:
     """The Python board keeps to the firmware's answers (issue 30, items 10 and 11): an LED
     frame or delta for another number of LEDs is NAK(seq, WRONG_SIZE) at any size, and noise
     gets at most one NAK per 100 ms and a FAULT that counts the damaged frames left unanswered."""
-    import queue
-
-    import serial
-
-    from firmware_bridge.link.protocol import (
-        Fault,
-        Hello,
-        HostHello,
-        LedDelta,
-        LedPattern,
-        Leds,
-        Nak,
-        NakReason,
-        Ping,
-        Pong,
-        encode_frame,
-    )
-    from firmware_bridge.link.serial_link import FrameProtocol, LinkEvent, Received, drain
-
-    game = catalog.load_game("three-dragons")
-    profile = catalog.load_profile("three-dragons", game)
-    emulator = Emulator(game, profile, {}, link_path=tmp_path / "board", out=SlowPipe(),  # type: ignore[arg-type]
-                        json_mode=True)  # fmt: skip
-    emulator.board.start()
-    port = serial.serial_for_url(str(tmp_path / "board"), timeout=0.05)
-    events: queue.Queue[LinkEvent] = queue.Queue()
-    decoder = FrameProtocol(events)
-    heard: list[object] = []
-
-    def until(test: object, seconds: float = 3.0) -> list[object]:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            decoder.data_received(port.read(4096))
-            heard.extend(e.message for e in drain(events) if isinstance(e, Received))
-            if any(test(m) for m in heard):  # type: ignore[operator]
-                return heard
-        raise AssertionError(f"not heard in {seconds} s: {heard}")
-
+    host = Host(tmp_path)
     try:
-        port.write(encode_frame(HostHello(2, "referee"), 20))  # LED_DELTA is protocol 2's
-        until(lambda m: isinstance(m, Hello) and m.protocol == 2)
+        host.send(HostHello(2, "referee"), 20)  # LED_DELTA is protocol 2's
+        host.until(lambda m: isinstance(m, Hello) and m.protocol == 2)
         for seq, count in enumerate((76, 78, 79, 300)):
-            port.write(encode_frame(Leds((LedPattern(1, 2, 3, 0xFF),) * count), seq))
-            until(lambda m, seq=seq: m == Nak(seq, NakReason.WRONG_SIZE))
-        port.write(encode_frame(LedDelta(300, 0, ((0, LedPattern(1, 1, 1, 0xFF)),)), 9))
-        until(lambda m: m == Nak(9, NakReason.WRONG_SIZE))
-        heard.clear()
-        port.write(b"\x01\x00" * 2048)
-        until(lambda m: isinstance(m, Fault) and m.code == 5)
+            host.send(Leds((LedPattern(1, 2, 3, 0xFF),) * count), seq)
+            host.until(lambda m, seq=seq: m == Nak(seq, NakReason.WRONG_SIZE))  # type: ignore[misc]
+        host.send(LedDelta(300, 0, ((0, LedPattern(1, 1, 1, 0xFF)),)), 9)
+        host.until(lambda m: m == Nak(9, NakReason.WRONG_SIZE))
+        host.heard.clear()
+        host.port.write(b"\x01\x00" * 2048)
+        heard = host.until(lambda m: isinstance(m, Fault) and m.code == 5)
         naks = [m for m in heard if m == Nak(255, NakReason.BAD_FRAME)]
         fault = next(m for m in heard if isinstance(m, Fault))
         assert 1 <= len(naks) <= 5
         assert fault.text == f"noise on the line: {2048 - len(naks)} damaged frames not answered"
-        port.write(encode_frame(Ping(5), 10))
-        until(lambda m: m == Pong(5))
+        host.send(Ping(5), 10)
+        host.until(lambda m: m == Pong(5))
     finally:
-        port.close()
-        emulator.board.close()
+        host.close()
 
 
 def test_a_lift_held_past_the_debounce_is_reported_though_the_board_thread_ran_late(
@@ -155,49 +169,25 @@ def test_a_lift_held_past_the_debounce_is_reported_though_the_board_thread_ran_l
     """A piece held in the air longer than the debounce and put back is a lift a real board
     reports (a squash is made that way); the emulator's I/O thread running late (a busy
     machine, here held off by its lock) must not swallow it."""
-    import queue
+    host = Host(tmp_path)
+    emulator = host.emulator
+    sensor = host.profile.sensor_cells.index(host.game.board.cell("e5"))
 
-    import serial
-
-    from firmware_bridge.link.protocol import Change, Hello, HostHello, encode_frame
-    from firmware_bridge.link.serial_link import FrameProtocol, LinkEvent, Received, drain
-
-    game = catalog.load_game("three-dragons")
-    profile = catalog.load_profile("three-dragons", game)
-    emulator = Emulator(game, profile, {}, link_path=tmp_path / "board", out=SlowPipe(),  # type: ignore[arg-type]
-                        json_mode=True)  # fmt: skip
-    emulator.board.start()
-    port = serial.serial_for_url(str(tmp_path / "board"), timeout=0.05)
-    events: queue.Queue[LinkEvent] = queue.Queue()
-    decoder = FrameProtocol(events)
-    sensor = profile.sensor_cells.index(game.board.cell("e5"))
-    readings: list[int] = []  # the codes reported for e5's sensor, in order
-
-    def until(test: object, seconds: float = 3.0) -> None:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            decoder.data_received(port.read(4096))
-            for event in drain(events):
-                if isinstance(event, Received) and isinstance(event.message, Change):
-                    readings.extend(r.code for s, r in event.message.changes if s == sensor)
-                if isinstance(event, Received) and isinstance(event.message, Hello):
-                    readings.append(-1)
-            if test():  # type: ignore[operator]
-                return
-        raise AssertionError(f"not heard in {seconds} s: {readings}")
+    def codes() -> list[int]:  # e5's readings, as reported, in order
+        return [r.code for m in host.heard if isinstance(m, Change)
+                for s, r in m.changes if s == sensor]  # fmt: skip
 
     try:
-        port.write(encode_frame(HostHello(2, "referee"), 1))
-        until(lambda: -1 in readings)
+        host.send(HostHello(2, "referee"), 1)
+        host.until(lambda m: isinstance(m, Hello))
         emulator.place("e5", "S")
-        until(lambda: len(readings) == 2)
-        occupied = readings[-1]
+        host.until(lambda _: len(codes()) == 1)
+        occupied = codes()[0]
         with emulator.lock:  # the board's thread cannot run its timers meanwhile
             emulator.lift("e5")
-            time.sleep(profile.debounce + 0.05)  # held past the debounce ...
+            time.sleep(host.profile.debounce + 0.05)  # held past the debounce ...
             emulator.place("e5", "S")  # ... and put back
-        until(lambda: len(readings) == 4)
-        assert readings[2:] == [0, occupied]
+        host.until(lambda _: len(codes()) == 3)
+        assert codes()[1:] == [0, occupied]
     finally:
-        port.close()
-        emulator.board.close()
+        host.close()
