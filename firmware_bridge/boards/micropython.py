@@ -37,7 +37,13 @@ from typing import Any
 
 from engine import Game, Player
 from firmware_bridge.boards.board import Board, BoardCommandError, BoardStartError
-from firmware_bridge.boards.firmware_files import bench_script, board_config, find_tool, install
+from firmware_bridge.boards.firmware_files import (
+    bench_script,
+    board_config,
+    find_mpy_cross,
+    find_tool,
+    install,
+)
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import (
     Ack,
@@ -152,7 +158,7 @@ class MicroPythonBoard(Board):
         self.flash = flash or Path(tempfile.mkdtemp(prefix="board-referee-pico-"))
         self.calibrate_first = calibrate
         self.heap = heap
-        self.compiled = compiled and find_tool("mpy-cross", "BOARD_REFEREE_MPY_CROSS") is not None
+        self.compiled = compiled and find_mpy_cross() is not None
         self.board_id = board_id or "firmware-host"
         self.interpreter = self._interpreter()
         self.config: dict[str, Any] = {}

