@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from engine import Cell, Game, MoveKind, Piece, Player
-from firmware_bridge.boards.board import Board, BoardCommandError
+from firmware_bridge.boards.board import Board, BoardCommandError, Elapsed
 from firmware_bridge.boards.pieces import CommandError, piece_from_token, piece_token
 from firmware_bridge.link.leds import TAGS, Signal, signals_from_frame
 from firmware_bridge.link.profile import BoardProfile
@@ -382,11 +382,14 @@ class Table:
         LEDs are not still while the host's newest LED frame is on its way to them."""
         deadline = time.monotonic() + timeout
         self.taken_off.clear()
-        quiet_since = time.monotonic()
         # Still for the host's settle and answer (wall time) and for the board's own debounce
         # of the last hand's action and its answer to the LEDs (the board's time).
         quiet_needed = 2 * self.host_settle + 0.3
-        board_quiet = self.board.timer(2 * self.pace)
+
+        def still_from_now() -> tuple[float, Elapsed]:
+            return time.monotonic(), self.board.timer(2 * self.pace)
+
+        quiet_since, board_quiet = still_from_now()
         while time.monotonic() < deadline:
             with self.lock:
                 before = self.led_frames
@@ -396,18 +399,17 @@ class Table:
                 # for more meanwhile.
                 with self.lock:
                     answered = self.led_frames
-                quiet_since, board_quiet = time.monotonic(), self.board.timer(2 * self.pace)
+                quiet_since, board_quiet = still_from_now()
                 self._pause()
                 with self.lock:
                     if self.led_frames != answered:
-                        quiet_since, board_quiet = time.monotonic(), self.board.timer(2 * self.pace)
+                        quiet_since, board_quiet = still_from_now()
                 continue
-            now = time.monotonic()
             with self.lock:
                 moved = self.led_frames != before
             if moved or self.board.leds_on_the_way():  # the host asked for more than they show
-                quiet_since, board_quiet = now, self.board.timer(2 * self.pace)
-            elif now - quiet_since >= quiet_needed and board_quiet.is_set():
+                quiet_since, board_quiet = still_from_now()
+            elif time.monotonic() - quiet_since >= quiet_needed and board_quiet.is_set():
                 return
             with self.lock:
                 self.leds_changed.wait(timeout=0.05)
