@@ -125,6 +125,10 @@ class Game(ABC):
             return f"{names[move.frm]}x{names[move.to]}"
         if kind is MoveKind.REMOVE:
             return "x" + "+".join(names[c] for c in move.cells)
+        if kind is MoveKind.RESIGN:
+            return f"resign:{move.piece}"
+        if kind is MoveKind.DRAW:
+            return "draw"
         return "pass"
 
     def parse_move(self, text: str) -> Move:
@@ -132,6 +136,10 @@ class Game(ABC):
         raw = text.strip()
         if raw.lower() == "pass":
             return PASS
+        if raw.lower() == "draw":
+            return Move.agreed_draw()
+        if raw.lower() in ("resign:1", "resign:2"):
+            return Move.resign(int(raw[-1]))
         if match := _PLACE.match(raw):
             symbol = match.group(1).upper()
             if symbol not in self.kind_by_symbol:
@@ -154,7 +162,8 @@ class Game(ABC):
                 raise InvalidMoveError(f"{text!r}: a cell is named twice")
             return Move.remove(cells)
         raise InvalidMoveError(
-            f"{text!r} is not a move (forms: a1-a4, a1-a3xb2, S@c1, c2xd3, xd4, xd4+f4, pass)"
+            f"{text!r} is not a move (forms: a1-a4, a1-a3xb2, S@c1, c2xd3, xd4, xd4+f4, pass; "
+            "the players' own results: resign:1, resign:2, draw)"
         )
 
     def _cell(self, name: str, text: str) -> Cell:
@@ -357,6 +366,11 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         """Each player's score, for games that keep one (None: the game has no score)."""
         return None
 
+    def reserve(self, player: Player) -> dict[str, int]:
+        """The pieces ``player`` still has to place, by kind (games with a placement phase;
+        empty otherwise): what a face says in words ("still to place: 1 goat, 2 phants")."""
+        return {}
+
     # -- public API -------------------------------------------------------------------------
     @property
     def deciding(self) -> bool:
@@ -427,6 +441,8 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
 
     def apply(self, move: Move, *, check: bool = True) -> Effect:
         """Play ``move`` and its forced consequences. With ``check``, reject illegal moves."""
+        if move.kind is MoveKind.RESIGN or move.kind is MoveKind.DRAW:
+            return self._declare(move)
         if check:
             self._check_legal(move)
         known = (self._lazy, self._moves, self._legal)
@@ -445,6 +461,27 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         self._lazy, self._moves, self._legal = _UNKNOWN, None, None  # a new position
         phase = self.phase
         return Effect(record, self.to_move, phase, phase in self._decision_phases, self.outcome())
+
+    def _declare(self, move: Move) -> Effect:
+        """A result the players declare: a resignation (of either player, whoever is to move)
+        or an agreed draw. The board stays as it is; ``undo`` withdraws it."""
+        outcome = self.outcome()
+        if outcome is not None:
+            raise IllegalMoveError(f"the game is over ({outcome.describe(self.game.player_names)})")
+        if move.kind is MoveKind.RESIGN and move.piece not in ("1", "2"):
+            raise IllegalMoveError(f"{move.piece!r}: a resignation is player 1's or player 2's")
+        known = (self._lazy, self._moves, self._legal)
+        player = Player(int(move.piece)) if move.kind is MoveKind.RESIGN else self.to_move
+        record = MoveRecord(move, player, self._snapshot(), known)
+        self._record = record
+        if move.kind is MoveKind.RESIGN:
+            self._win(player.other, f"{self.game.player_names[player.index]} resigned")
+        else:
+            self._draw("agreed by the players")
+        self._record = None
+        self._stack.append(record)
+        self._lazy, self._moves, self._legal = _UNKNOWN, None, None
+        return Effect(record, self.to_move, self.phase, False, self._outcome)
 
     def undo(self) -> Move:
         """Take back the last applied move (a hand move or a decision) with its consequences."""

@@ -18,6 +18,11 @@ class MoveKind(Enum):
     PASS = "pass"  # nothing changes on the board; physically a button press
     CAPTURE = "capture"  # decision: the piece on ``frm`` captures the piece on ``to``
     REMOVE = "remove"  # decision: the pieces on ``cells`` are removed
+    # Results the players declare, not rules: nothing changes on the board, the game ends.
+    # Either player may resign at any time (``piece`` holds the resigning player, "1" or "2");
+    # a draw is agreed by both. Never among a position's legal moves; a take-back withdraws it.
+    RESIGN = "resign"
+    DRAW = "draw"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +56,24 @@ class Move:
     def remove(cls, cells: tuple[Cell, ...] | list[Cell]) -> Move:
         return cls(MoveKind.REMOVE, cells=tuple(sorted(cells)))
 
+    @classmethod
+    def resign(cls, player: int) -> Move:
+        """Player ``player`` (1 or 2) resigns."""
+        return cls(MoveKind.RESIGN, piece=str(int(player)))
+
+    @classmethod
+    def agreed_draw(cls) -> Move:
+        return AGREED_DRAW
+
     @property
     def is_decision(self) -> bool:
         return self.kind in (MoveKind.CAPTURE, MoveKind.REMOVE)
 
+    @property
+    def is_declared(self) -> bool:
+        """A result the players declare (a resignation, an agreed draw), not a move."""
+        return self.kind in (MoveKind.RESIGN, MoveKind.DRAW)
+
 
 PASS = Move(MoveKind.PASS)
+AGREED_DRAW = Move(MoveKind.DRAW)

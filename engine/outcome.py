@@ -29,13 +29,9 @@ class Outcome:
 def player_label(
     player_names: tuple[str, str], player: Player, people: tuple[str, str] = ("", "")
 ) -> str:
-    """``White (player 1)``, or just ``Player 1`` where the game uses the default names; the
-    person playing the side first when there is one: ``Dana (Player 2)``, ``Dana (White,
-    player 1)``."""
+    """A side as a result names it: ``White``, ``Player 1``; the person playing it first when
+    there is one: ``Carol (White)``, ``Dana (Player 2)``. One wording everywhere (the kiosk,
+    the move list, the records, the CSV, the club view)."""
     name = player_names[player.index]
-    number = f"player {int(player)}"
     person = people[player.index].strip()
-    default = name.lower() == number
-    if person:
-        return f"{person} ({name})" if default else f"{person} ({name}, {number})"
-    return name if default else f"{name} ({number})"
+    return f"{person} ({name})" if person else name

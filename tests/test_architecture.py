@@ -15,13 +15,15 @@ ROOT = Path(__file__).resolve().parent.parent
 # What each folder may import, besides itself and the standard library and third parties.
 ALLOWED: dict[str, set[str]] = {
     "engine": set(),
-    "link": {"engine"},
-    "referee": {"engine", "link"},
-    "boards": {"engine", "link"},
+    # The words players read (firmware_bridge/words.py): every folder says things.
+    "words": {"engine"},
+    "link": {"engine", "words"},
+    "referee": {"engine", "link", "words"},
+    "boards": {"engine", "link", "words"},
     # The emulated board's page is the face of a simulated table: it reads the table.
-    "faces": {"engine", "link", "referee", "boards"},
-    "commands": {"engine", "link", "referee", "boards", "faces"},  # the dispatcher imports them
-    "cli": {"engine", "link", "referee", "boards", "faces", "commands"},
+    "faces": {"engine", "link", "referee", "boards", "words"},
+    "commands": {"engine", "link", "referee", "boards", "faces", "words"},
+    "cli": {"engine", "link", "referee", "boards", "faces", "commands", "words"},
 }
 
 

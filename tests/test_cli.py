@@ -237,13 +237,13 @@ def test_demo_runs_every_scripted_game_over_the_emulator() -> None:
         "protect-the-goat": (["result: Player 1 wins: Player 1 captured the goat"], []),
         "vanguard": (["journal of Vanguard: B1-A1 E7-D6"], ["the ram runs on: D6-C5-C4"]),
         "goats-wintering": (
-            ["result: Black (player 2) wins: two passes, White 1, Black 3"],
+            ["result: Black wins: two passes, White 1, Black 3"],
             ["score: White 1, Black 2"],
         ),
         "the-lion-game": (
             [
                 "journal of The Lion Game: g3-g3 f7-f6 d3-d4 e8-e6 d4-d6 c7-c6 d6-d8",
-                "result: White (player 1) wins: White captured the lion",
+                "result: White wins: White captured the lion",
             ],
             ["the rhinoceros charges d6-d8, trampling 2"],
         ),

@@ -2,7 +2,27 @@
 
 from __future__ import annotations
 
+import logging
+import queue
+from pathlib import Path
+from typing import Any
+
+from firmware_bridge.link import catalog
+from firmware_bridge.link.protocol import (
+    Button,
+    Change,
+    Hello,
+    LedKind,
+    Pong,
+    Reading,
+    Scan,
+    Sensing,
+)
+from firmware_bridge.link.serial_link import Link, Received
+from firmware_bridge.referee.daemon import Daemon
 from firmware_bridge.referee.health import FLAP_COUNT, PHANTOM_AFTER, QUIET_AFTER, SensorHealth
+from firmware_bridge.referee.journal import Journal
+from firmware_bridge.words import sensor_brief
 
 NAMES = ("a1", "b1", "c1")
 
@@ -38,6 +58,74 @@ def test_a_cell_asked_to_be_cleared_for_long_is_named_until_it_is_clear() -> Non
     assert health.tick(PHANTOM_AFTER)
     (warning,) = health.warnings()
     assert (warning.cell, warning.kind) == ("c1", "phantom")
-    assert "its sensor is stuck" in warning.text
+    assert "its sensor may be stuck" in warning.text
+    assert health.brief() == "Check the sensors: c1 may be stuck"
     assert health.asked_to_clear([], PHANTOM_AFTER + 1)  # the piece came off: nothing to say
     assert health.warnings() == ()
+
+
+def test_many_sensor_warnings_are_one_short_line() -> None:
+    cells = [f"{c}{r}" for c in "abcdefgh" for r in "12"]
+    line = sensor_brief(cells[:3], cells[3:])
+    assert line.startswith("Check the sensors: ") and len(line) < 100, line
+    assert "and 9 more may be stuck" in line and "keep changing" in line
+
+
+class _Wire(Link):
+    """A board's port that takes every frame and never reads (the test hands the daemon what
+    the board says, at the times it chooses)."""
+
+    def __init__(self, events: queue.Queue[Any]) -> None:
+        super().__init__(events)
+        self._open = False
+
+    @property
+    def is_open(self) -> bool:
+        return self._open
+
+    def open(self) -> None:
+        self._open = True
+
+    def _write(self, data: bytes) -> None:
+        pass
+
+    def close(self) -> None:
+        self._open = False
+
+
+def test_an_illegal_move_stays_the_headline_however_long_it_stays(tmp_path: Path) -> None:
+    """Three Dragons, b8-c7 (no piece moves diagonally) left on the board past the stuck-sensor
+    window: the kiosk's headline and the club's alert stay "illegal move"; the suspicion of a
+    stuck sensor on c7 is added beneath, one short line."""
+    game = catalog.load_game("three-dragons")
+    profile = catalog.load_profile("three-dragons", game)
+    journal = Journal(tmp_path / "j.sqlite3")
+    now = [100.0]
+    daemon = Daemon(game, profile, journal, "wire", log=logging.getLogger("test"),
+                    link_factory=_Wire, clock=lambda: now[0])  # fmt: skip
+    state = game.new_state()
+    readings = [Reading(0, 0)] * len(profile.sensor_cells)
+    for cell, piece in state.layout().items():
+        readings[profile.sensor_cells.index(cell)] = Reading(1 + int(piece.owner), 0)
+
+    def board_says(seq: int, message: Any, after: float) -> None:
+        now[0] += after
+        daemon.turn(Received(seq, message, now[0], 8), now[0], early=False)
+
+    daemon._connect(now[0])
+    board_says(0, Hello(1, len(readings), len(profile.led_cells), Sensing.OWNER, LedKind.RGB,
+                        frozenset(Button), "test", "wire"), 0.1)  # fmt: skip
+    board_says(1, Scan(0, tuple(readings)), 0.1)
+    assert daemon.snapshot().status == "White to move"
+    b8, c7 = (profile.sensor_cells.index(game.board.index[n]) for n in ("b8", "c7"))
+    board_says(2, Change(1, ((b8, Reading(0, 0)),)), 1.0)  # Black's stone lifted off b8 ...
+    board_says(3, Change(2, ((c7, Reading(3, 0)),)), 0.2)  # ... and put down on c7
+    for second in range(40):  # half a minute and more, well past the stuck-sensor window
+        board_says(4 + second, Pong(0), 1.0)  # the board answers the referee's pings
+        shown = daemon.snapshot()
+        assert shown.status.startswith("illegal move"), shown.status
+        assert "take Black's stone off c7" in shown.status and "b8" in shown.status
+        assert shown.alert == "illegal"
+    assert now[0] - 100.0 > PHANTOM_AFTER
+    assert shown.sensor_brief == "Check the sensors: c7 may be stuck"
+    journal.close()

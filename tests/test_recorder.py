@@ -89,7 +89,7 @@ def test_a_session_with_faults_and_a_restart_replays_identically(
     assert isinstance(steps, list)
     assert [(s["move"], s["taken_back"]) for s in steps] == [
         ("c2-c4", False), ("h8-h6", True), ("h8-h7", False), ("h2-h3", False)]  # fmt: skip
-    assert steps[0]["player"] == "White (player 1)" and steps[1]["player"] == "Black (player 2)"
+    assert steps[0]["player"] == "White" and steps[1]["player"] == "Black"
     capture = [(e["kind"], e["text"]) for e in steps[0]["events"]]
     assert ("sensor", "c4: White's piece") in capture  # the move's own sensors ...
     assert ("leds", "lit: remove d4") in capture and ("sensor", "d4: empty") in capture  # ... and

@@ -313,21 +313,15 @@ class ProtectTheGoatState(GameState[ProtectTheGoat, GoatExtra]):
             return "if you cannot move either, passing ends the game in a draw"
         return ""
 
+    def reserve(self, player: Player) -> dict[str, int]:
+        counts = self.extra.reserve[player.index]
+        return {k: n for k, n in zip(self.game.kinds, counts, strict=True) if n}
+
     def status_lines(self) -> list[str]:
-        lines: list[str] = []
-        game = self.game
-        for player in Player:
-            counts = self.extra.reserve[player.index]
-            if any(counts):
-                listed = " ".join(
-                    f"{game.pieces[k].symbol}x{n}"
-                    for k, n in zip(game.kinds, counts, strict=True)
-                    if n
-                )
-                lines.append(f"{self._name(player)} still to place: {listed}")
+        # What is still to place is ``reserve``: a face says it in its own words.
         if self.extra.south is not None:
-            lines.append(f"{self._name(self.extra.south)} sits at the south edge")
-        return lines
+            return [f"{self._name(self.extra.south)} sits at the south edge"]
+        return []
 
     # -- positions --------------------------------------------------------------------------
     def _extra_keys(self) -> tuple[str, ...]:

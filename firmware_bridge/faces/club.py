@@ -54,7 +54,7 @@ TIMELINE_BYTES_KEPT = 48 * 1024 * 1024  # all boards' together: past it the larg
 RESULTS_KEPT = 10000  # results kept in memory (the file keeps them all)
 SUMMARY_KEYS = ("game_number", "pieces", "signals", "last_move", "lifted", "unexpected", "ghosts",
                 "status", "notice", "to_move", "phase", "scores", "outcome", "winner",
-                "alert", "alert_since", "at", "sensor_warnings")  # fmt: skip
+                "alert", "alert_since", "at", "sensor_warnings", "sensor_brief")  # fmt: skip
 
 
 @dataclass
@@ -98,7 +98,7 @@ class BoardEntry:
             options=game.get("options", {}),
             key=s["board"]["key"],
             moves=len(moves),
-            last_text=moves[-1].get("text", "") if moves else "",
+            last_text=(moves[-1].get("words") or moves[-1].get("text", "")) if moves else "",
             connection={
                 "state": connection.get("state", ""),
                 "message": connection.get("message", ""),
@@ -590,7 +590,7 @@ class ClubServer(LiveServer):
     # -- controls, to a board's command topic -------------------------------------------------
     async def _games(self, request: web.Request) -> web.Response:
         entry = self.boards.get(board_name(request))
-        return web.json_response({"games": self.games, "token_required": self.token is not None,
+        return web.json_response({"games": self.games, "token_required": self.needs_token(request),
                                   "face": "club",
                                   "commands": entry is not None and entry.commands})  # fmt: skip
 

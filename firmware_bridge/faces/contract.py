@@ -149,7 +149,15 @@ STATE = _object(
         "winner": _maybe(_player),
         "moves": _list(
             _object(
-                {"number": _whole, "player": _text, "text": _text, "at": _text, "events": _TEXTS},
+                {
+                    "number": _whole,
+                    "player": _text,
+                    "text": _text,
+                    "at": _text,
+                    "events": _TEXTS,
+                    "words": _text,
+                    "who": _text,
+                },
                 ("text", "at"),
             )
         ),
@@ -179,6 +187,8 @@ STATE = _object(
             )
         ),
         "sensor_warnings": _list(_mapping(_text)),
+        "sensor_brief": _text,
+        "buttons": _TEXTS,
     },
     ("schema", "game", "board", "pieces", "status", "moves"),
 )

@@ -129,7 +129,7 @@ class KioskServer(LiveServer):
         app.router.add_get("/api/results.csv", self._results_csv)
 
     async def _games(self, request: web.Request) -> web.Response:
-        return web.json_response({"games": self.games, "token_required": self.token is not None})
+        return web.json_response({"games": self.games, "token_required": self.needs_token(request)})
 
     async def _record(self, request: web.Request) -> web.Response:
         """A game's record as text (``board-referee records --game-id N``), from the journal,

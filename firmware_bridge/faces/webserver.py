@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import errno
 import hmac
+import ipaddress
 import logging
 import resource
 import threading
@@ -387,8 +388,13 @@ class LiveServer:
 
     def authorise(self, request: web.Request) -> None:
         """A control's access token (header ``X-Board-Referee-Token`` or ``?token=``), needed
-        when the server listens beyond loopback (401 without it, 403 with a wrong one)."""
-        if self.token is None:
+        when the server listens beyond loopback (401 without it, 403 with a wrong one), from
+        every machine but this one: the screen beside the board (``kiosk-screen``) opens the
+        page on loopback, and nobody can type a token on a touchscreen. A request from this
+        machine is trusted as it is when the server listens on loopback only; another site's
+        page in this machine's browser is still refused by ``_guard`` (Origin, Sec-Fetch-Site,
+        JSON only), and a request a proxy passes on (``Forwarded``) is not this machine's."""
+        if self.token is None or from_this_machine(request):
             return
         given = request.headers.get(TOKEN_HEADER) or request.query.get("token")
         if not given:
@@ -401,6 +407,10 @@ class LiveServer:
         # token itself is URL-safe ASCII, so a replaced character never matches).
         if not hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode()):
             raise BadRequest(403, "wrong access token")
+
+    def needs_token(self, request: web.Request) -> bool:
+        """Whether this request's page must send the access token with a control."""
+        return self.token is not None and not from_this_machine(request)
 
     @staticmethod
     async def body(request: web.Request) -> dict[str, Any]:
@@ -419,6 +429,23 @@ class LiveServer:
         if not isinstance(body, dict):
             raise BadRequest(400, "the request body must be a JSON object")
         return body
+
+
+FORWARDING_HEADERS = ("Forwarded", "X-Forwarded-For", "X-Real-IP", "X-Forwarded-Host")
+
+
+def from_this_machine(request: web.Request) -> bool:
+    """A request whose connection comes from this machine's loopback (127.0.0.0/8, ::1), not
+    passed on by a proxy on it (which would make every machine look like this one)."""
+    peer = request.transport.get_extra_info("peername") if request.transport else None
+    address = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+    if address.startswith("::ffff:"):
+        address = address[7:]
+    try:
+        loopback = ipaddress.ip_address(address.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+    return loopback and not any(h in request.headers for h in FORWARDING_HEADERS)
 
 
 class _Counted(asyncio.Protocol):

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine import Cell, Effect, Game, State
+from firmware_bridge import words
 from firmware_bridge.link.leds import Signal, led_frame
 from firmware_bridge.link.profile import BoardProfile, Token
 from firmware_bridge.link.protocol import (
@@ -85,12 +86,12 @@ class Command:
     queue, like the board's frames, and acts through the same path as the board's buttons:
     ``press`` a button, or start a ``new_game`` of ``game`` on ``profile``."""
 
-    action: str  # press | new_game | check
+    action: str  # press | new_game | check | declare
     button: Button | None = None
     game: Game | None = None
     profile: BoardProfile | None = None
     source: str = "kiosk"
-    what: str = ""  # for check: start | stop | confirm | dark | skip
+    what: str = ""  # check: start | stop | confirm | dark | skip; declare: resign:N | draw
     cells: tuple[str, ...] | None = None  # for check start: only these cells (by name)
     players: tuple[str, str] | None = None  # for new_game: who plays each side (None: as now)
     reply: concurrent.futures.Future[CommandResult] = field(
@@ -153,6 +154,7 @@ class Daemon(BoardSession, Showing):
         self.created = opened_game.created  # the game row was made by this run (may be forgotten)
         self.resumed = opened_game.resumed  # an unfinished game of the journal goes on
         self.rec = Reconciler(state, profile)
+        self.rec.people = self.people
         self.rec.resumed = self.resumed
         if state.plies:
             self.rec.restart_turn_from(last_turn_layouts(state))
@@ -167,7 +169,8 @@ class Daemon(BoardSession, Showing):
         self.waiting_since = 0.0
         self.next_reminder = 0.0
         self.listeners: list[Listener] = []
-        self.moves: MoveList = history_from_journal(journal, game, self.game_id, self.game_start)
+        self.moves: MoveList = history_from_journal(journal, game, self.game_id, self.game_start,
+                                                    self.people)  # fmt: skip
         self.faults: list[tuple[float, int, str]] = []
         self.mismatch = ""  # why the connected board does not fit the profile
         # A new game on another board profile: until a fitting board says HELLO, a misfit or
@@ -363,10 +366,13 @@ class Daemon(BoardSession, Showing):
                 result = self._check_command(command, now)
             elif command.action == "new_game" and command.game is not None:
                 profile = command.profile or self.profile
-                if command.players is not None:
-                    self.people = command.players
+                # Names go with the game they were given for: a new game without names has
+                # none (never the last game's people, unseen).
+                self.people = command.players or ("", "")
                 self._switch(command.game, profile)
                 result = CommandResult(True, f"new game of {command.game.title}: set up the board")
+            elif command.action == "declare":
+                result = self._declare(command.what, now)
             else:
                 result = CommandResult(False, f"unknown command {command.action!r}")
         except Exception as exc:  # a face's command must never stop the referee
@@ -449,6 +455,25 @@ class Daemon(BoardSession, Showing):
         if self.leds.wanted(led_frame(check.signals(), self.profile)):
             self._send_leds(now)
 
+    def _declare(self, what: str, now: float) -> CommandResult:
+        """A result the players declare at the kiosk: a resignation or an agreed draw. It is
+        journaled as the game's last entry (replayed, taken back like a move)."""
+        try:
+            move = self.state.parse(what)
+        except ValueError:
+            move = None
+        if move is None or not move.is_declared:
+            return CommandResult(False, f"{what!r}: resign:1, resign:2 or draw")
+        if self.check is not None:
+            return CommandResult(False, "the board check is running: finish it first")
+        outcome = self.state.outcome()
+        if outcome is not None:
+            return CommandResult(False, "the game is over already")
+        records = self.rec.declare(move)
+        self._process(records)
+        return CommandResult(True, words.declared_result(move, self.game.player_names,
+                                                         self.people))  # fmt: skip
+
     def _switch(self, game: Game, profile: BoardProfile) -> None:
         """Start a new game (of this or another game) chosen from a face."""
         if self.state.outcome() is None:
@@ -459,6 +484,7 @@ class Daemon(BoardSession, Showing):
         self.start_json = self.game_start = None
         state = game.new_state()
         self.rec = Reconciler(state, profile)
+        self.rec.people = self.people
         self.rec.start_setup()
         self.game_id = self.journal.start_game(game, profile.id, None, self.people)
         self.moves = []
@@ -490,7 +516,8 @@ class Daemon(BoardSession, Showing):
 
     def _remember(self, text: str, effect: Effect) -> None:
         """Keep the move list with times and captures beside the journal, for the faces."""
-        self.moves.append(move_entry(self.game, len(self.moves) + 1, text, iso_now(), effect))
+        self.moves.append(move_entry(self.game, len(self.moves) + 1, text, iso_now(), effect,
+                                     people=self.people))  # fmt: skip
 
     def _publish(self, now: float) -> None:
         self.dirty = False
@@ -586,7 +613,7 @@ class Daemon(BoardSession, Showing):
                 self.log.info("game over: %s", record.effect.outcome.describe(
                     self.game.player_names, self.people))  # fmt: skip
         elif isinstance(record, TookBack):
-            self.journal.record_takeback(self.game_id, len(record.moves))
+            self.journal.record_takeback(self.game_id, len(record.moves), reopen=record.reopened)
             del self.moves[len(self.moves) - len(record.moves) :]
             self.log.info("took back %s", " ".join(reversed(record.moves)))
         elif isinstance(record, NewGame):

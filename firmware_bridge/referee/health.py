@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from engine import Cell
+from firmware_bridge import words
 from firmware_bridge.link.profile import Token
 
 FLAP_WINDOW = 30.0  # seconds in which ...
@@ -89,27 +90,16 @@ class SensorHealth:
         for cell in sorted(self.flapping):
             name = self.names[cell]
             count = len(self.changes.get(cell, ()))
-            found.append(
-                SensorWarning(
-                    name,
-                    "flapping",
-                    (
-                        f"the sensor under {name} keeps changing with nothing moved ({count} "
-                        f"times in {FLAP_WINDOW:.0f} s): a loose wire or a cold joint? Check "
-                        "the board"
-                    ),
-                )
-            )
+            text = words.sensor_flapping(name, count, FLAP_WINDOW)
+            found.append(SensorWarning(name, "flapping", text))
         for cell in sorted(self.phantoms):
             name = self.names[cell]
-            found.append(
-                SensorWarning(
-                    name,
-                    "phantom",
-                    (
-                        f"{name} keeps reading a piece the game does not have there: take it "
-                        f"off; if nothing is on {name}, its sensor is stuck. Check the board"
-                    ),
-                )
-            )
+            found.append(SensorWarning(name, "phantom", words.sensor_phantom(name)))
         return tuple(found)
+
+    def brief(self) -> str:
+        """Every warning in one short line (the kiosk shows it under what must happen now,
+        never in its place: a suspicion of a sensor never hides an illegal move)."""
+        names = self.names
+        return words.sensor_brief((names[c] for c in self.flapping),
+                                  (names[c] for c in self.phantoms))  # fmt: skip

@@ -7,8 +7,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine import Effect, EventKind, Game, Piece
+from firmware_bridge import words
 from firmware_bridge.referee.journal import Journal
 from firmware_bridge.referee.snapshot import MoveView
+from firmware_bridge.words import NOBODY, People
 
 MoveList = list[tuple[MoveView, tuple[Piece, ...]]]  # each move, and the pieces it captured
 
@@ -18,11 +20,20 @@ def iso_now() -> str:
 
 
 def move_entry(
-    game: Game, number: int, text: str, at: str, effect: Effect
+    game: Game, number: int, text: str, at: str, effect: Effect, *, people: People = NOBODY
 ) -> tuple[MoveView, tuple[Piece, ...]]:
-    who = game.player_names[effect.player.index]
-    events = tuple(e.text for e in effect.events[1:])
-    return MoveView(number, who, text, at, events), captured(effect)
+    """A move as the faces list it: who (the person, when named), the move in words, what it
+    made happen, and its result in the one wording results have everywhere."""
+    names = game.player_names
+    move = effect.move
+    body = effect.events if move.is_declared else effect.events[1:]  # [0]: the move itself
+    events = [e.text for e in body if e.kind is not EventKind.END]
+    if effect.outcome is not None:
+        events.append(words.result(effect.outcome, names, people))
+    view = MoveView(number, names[effect.player.index], text, at, tuple(events),
+                    words.move_words(game, move, effect, people),
+                    words.person(names, people, effect.player))  # fmt: skip
+    return view, captured(effect)
 
 
 def captured(effect: Effect) -> tuple[Piece, ...]:
@@ -38,7 +49,11 @@ def captured(effect: Effect) -> tuple[Piece, ...]:
 
 
 def history_from_journal(
-    journal: Journal, game: Game, game_id: int, start: dict[str, Any] | None
+    journal: Journal,
+    game: Game,
+    game_id: int,
+    start: dict[str, Any] | None,
+    people: People = NOBODY,
 ) -> MoveList:
     """The move list of a resumed game, rebuilt from the journal with its times."""
     state = game.state_from_json(start) if start else game.new_state()
@@ -50,5 +65,5 @@ def history_from_journal(
             del moves[len(moves) - int(text) :]
             continue
         effect = state.apply(state.parse(text), check=False)
-        moves.append(move_entry(game, len(moves) + 1, text, at, effect))
+        moves.append(move_entry(game, len(moves) + 1, text, at, effect, people=people))
     return moves

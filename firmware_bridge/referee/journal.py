@@ -321,8 +321,23 @@ class Journal:
             raise
         self._write("COMMIT", ())
 
-    def record_takeback(self, game_id: int, count: int) -> None:
-        self._append(game_id, "takeback", str(count))
+    def record_takeback(self, game_id: int, count: int, *, reopen: bool = False) -> None:
+        """A take-back of ``count`` entries; ``reopen``: it took back the end of the game (the
+        winning move, a resignation), so the game is played on and its result is withdrawn,
+        in the same transaction (never a reopened game that still shows its result)."""
+        if not reopen:
+            self._append(game_id, "takeback", str(count))
+            return
+        self._write("BEGIN IMMEDIATE", ())
+        try:
+            self._append(game_id, "takeback", str(count))
+            self._write("UPDATE games SET status = 'playing', outcome = NULL, ended = NULL "
+                        "WHERE id = ?", (game_id,))  # fmt: skip
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise
+        self._write("COMMIT", ())
 
     def finish(self, game_id: int, outcome: Outcome) -> None:
         self._write(

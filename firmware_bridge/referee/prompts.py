@@ -14,6 +14,7 @@ import math
 from collections.abc import Mapping
 
 from engine import Cell, Move, MoveKind, NoteKind, Piece, Player, State
+from firmware_bridge import words
 from firmware_bridge.link.leds import Signal
 from firmware_bridge.link.profile import UNREADABLE, BoardProfile, Token
 from firmware_bridge.referee.turn import Path, Tokens
@@ -27,6 +28,7 @@ class Prompts:
 
     state: State
     profile: BoardProfile
+    people: tuple[str, str]  # who plays each side ("": not named), for the words
     sensed: Tokens
     signals: dict[Cell, Signal]
     status: str
@@ -73,7 +75,7 @@ class Prompts:
         sensed = self.sensed
         signals: dict[Cell, Signal] = {}
         names = state.game.player_names
-        player = names[state.to_move.index]
+        player = words.person(names, self.people, state.to_move)
         alert, self.alert = self.alert, ""
         self.acting = state.to_move
         self.next_game = ""
@@ -91,7 +93,8 @@ class Prompts:
                 # The LEDs stay dark over the final position; the words say the set-up.
                 setup = self.guide(sensed, target, setup=True)
                 self.next_game = self._next_game_text(setup, target)
-                self.status = f"game over: {outcome.describe(names)}; {self.next_game}"
+                ended = words.result(outcome, names, self.people)
+                self.status = f"game over: {ended}; {self.next_game}"
             elif state.deciding:
                 signals = self._decision_signals()
                 self.status = f"{player}: choose by doing one of {self._options_text()}"
@@ -130,7 +133,8 @@ class Prompts:
                 assert outcome is not None
                 self.acting = None
                 self.next_game = self._next_game_text(signals, target)
-                self.status = f"game over: {outcome.describe(names)}; {self.next_game}"
+                ended = words.result(outcome, names, self.people)
+                self.status = f"game over: {ended}; {self.next_game}"
             elif self.taking_back:
                 self.acting = None
                 signals = self.guide(sensed, layout, back=True)
@@ -165,7 +169,8 @@ class Prompts:
                 else:
                     actor = self._actor(signals)
                     self.acting = actor
-                    self.status = self._guide_status(signals, names[actor.index], actor=actor)
+                    who = words.person(names, self.people, actor)
+                    self.status = self._guide_status(signals, who, actor=actor)
         if not settled:  # corrections wait for a stable board, so a flicker never shows one
             signals = {
                 c: s for c, s in signals.items()
@@ -337,7 +342,8 @@ class Prompts:
             if len(owners) > 1:
                 return f"the {noun}"
             owner = owners.pop()
-            whose = "your" if owner is actor else f"{self.state.game.player_names[owner.index]}'s"
+            names = self.state.game.player_names
+            whose = "your" if owner is actor else words.owner(names, self.people, owner)
             return f"{whose} {noun}"
 
         def on(cells: list[Cell]) -> str:

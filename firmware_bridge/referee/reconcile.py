@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine import Cell, Effect, Move, MoveKind, Piece, Player, State
+from firmware_bridge import words
 from firmware_bridge.link.leds import Signal
 from firmware_bridge.link.profile import BoardProfile, Token
 from firmware_bridge.link.protocol import Button
@@ -55,6 +56,7 @@ class Committed:
 @dataclass(frozen=True, slots=True)
 class TookBack:
     moves: tuple[str, ...]  # the moves undone, last first
+    reopened: bool = False  # it took back the end of the game: its result is withdrawn
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +71,7 @@ class Reconciler(Prompts):
     def __init__(self, state: State, profile: BoardProfile) -> None:
         self.state = state
         self.profile = profile
+        self.people: tuple[str, str] = ("", "")  # who plays each side, for the words
         self.settle = profile.settle
         self.sensed: Tokens = {}
         self.last_change = -math.inf
@@ -212,6 +215,16 @@ class Reconciler(Prompts):
         records.extend(self.evaluate(now))
         return records
 
+    def declare(self, move: Move) -> list[Record]:
+        """A result the players declare (a resignation, an agreed draw): the game ends with
+        the board as it stands; a take-back withdraws it."""
+        text = self.state.notation(move)
+        effect = self.state.apply(move)
+        self.choosing = []
+        self.lifted.clear()
+        self._changed()
+        return [Committed(move, text, effect)]
+
     def _refuse(self, why: str) -> None:
         self.notice = why
         self.refused = True
@@ -322,11 +335,14 @@ class Reconciler(Prompts):
             self._refuse("nothing to take back")
             return []
         undone: list[str] = []
+        taken: list[Move] = []
+        ended = state.outcome() is not None
         shown = [*self.turn_layouts, state.layout()]  # what the board may show now
         # Back to the start of the turn in progress, or else of the previous turn.
         while state.plies:
             move = state.undo()
             undone.append(state.notation(move))
+            taken.insert(0, move)
             if not move.is_decision:
                 break
         # The layouts taken back stay in the turn's layouts, so the pieces going back are
@@ -340,8 +356,8 @@ class Reconciler(Prompts):
         self.touched.clear()
         self.choosing = []
         self._changed()
-        self.notice = f"took back {' '.join(reversed(undone))}: put the board back"
-        return [TookBack(tuple(undone))]
+        self.notice = words.took_back(state.game, taken, self.people)
+        return [TookBack(tuple(undone), reopened=ended)]
 
     def _changed(self) -> None:
         self._paths = None
@@ -505,6 +521,10 @@ class Reconciler(Prompts):
             if len(values) < 2 or sensed.get(cell) not in _with_gap(values):
                 return False
         return True
+
+    def has_invisible_moves(self) -> bool:
+        """Whether a move of this turn changes nothing the sensors see (made with CONFIRM)."""
+        return any(not p.hand_cells and len(p.moves) == 1 for p in self.paths())
 
     def _invisible_moves(self) -> list[Move]:
         return [p.moves[0] for p in self.paths() if not p.hand_cells and len(p.moves) == 1]

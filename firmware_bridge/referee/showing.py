@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from engine import NO_CELL, Game, Player, State
+from engine import NO_CELL, Game, MoveKind, Player, State
+from firmware_bridge import words
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import Hello
 from firmware_bridge.referee.snapshot import Connection, PieceView, Snapshot, board_picture
@@ -123,16 +124,45 @@ class Showing:
             phase=state.phase,
             deciding=state.deciding,
             scores=None if scores is None else (scores[Player.ONE], scores[Player.TWO]),
-            details=tuple(state.status_lines()),
+            details=self._details(),
+            buttons=self._buttons(),
             captured=(tuple(captured[0]), tuple(captured[1])),
-            outcome=None if outcome is None else outcome.describe(game.player_names, self.people),
+            outcome=None
+            if outcome is None
+            else words.result(outcome, game.player_names, self.people),
             winner=None if outcome is None or outcome.winner is None else int(outcome.winner),
             moves=tuple(view for view, _ in self.moves),
             connection=self._connection(),
             check=None if self.check is None else self.check.view(),
             sensor_warnings=self.health.warnings(),
+            sensor_brief=self.health.brief(),
             next_game=rec.next_game if outcome is not None else "",
         )
+
+    def _details(self) -> tuple[str, ...]:
+        """What is not on the board, in words: the pieces still to place, then the game's own
+        lines (scores, caves, a piece's state)."""
+        state = self.state
+        lines = [words.reserve_line(self.game, self.people, p, counts)
+                 for p in Player if (counts := state.reserve(p))]  # fmt: skip
+        return (*lines, *state.status_lines())
+
+    def _buttons(self) -> tuple[str, ...]:
+        """The board's buttons the game can use now (a face offers only these besides take
+        back): PASS where passing is legal, SELECT and CONFIRM while look-alike moves are
+        offered, CONFIRM for a change the sensors cannot see or a move that leaves the board
+        as it is (lift, put back, CONFIRM)."""
+        state, rec = self.state, self.rec
+        if state.outcome() is not None or self.check is not None:
+            return ()
+        found = []
+        if any(m.kind is MoveKind.PASS for m in state.legal_moves()):
+            found.append("pass")
+        if rec.choosing or rec.adjust or rec.has_invisible_moves():
+            found.append("confirm")
+        if rec.choosing:
+            found.append("select")
+        return tuple(found)
 
     def _status_sentence(self) -> str:
         if self.mismatch:
@@ -145,9 +175,8 @@ class Showing:
             return f"waiting for the board ({self.game.title})"
         if self.check is not None:
             return "board check: " + self.check.instruction()
-        warnings = self.health.warnings()
-        if warnings and self.rec.alert:  # not the endless "disturbed board": which sensor
-            return warnings[0].text
+        # A sensor's warning is said beneath (``sensor_brief``), never in place of what the
+        # players must do: an illegal move stays an illegal move for as long as it is there.
         return self.rec.status
 
     def _connection(self) -> Connection:

@@ -124,10 +124,12 @@ class PieceView:
 @dataclass(frozen=True, slots=True)
 class MoveView:
     number: int
-    player: str
-    text: str
+    player: str  # the side
+    text: str  # the notation (the journal's, the record's)
     at: str  # ISO 8601 wall time, UTC
-    events: tuple[str, ...]
+    events: tuple[str, ...]  # what it made happen, its result last (in words)
+    words: str = ""  # the move as a hand made it: "goat on e1", "stone c1 to c4"
+    who: str = ""  # the person who made it, when named, else the side
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +182,9 @@ class Snapshot:
     connection: Connection
     check: CheckView | None = None  # the board check, while it runs or until dismissed
     sensor_warnings: tuple[SensorWarning, ...] = ()  # sensors going bad during play
+    sensor_brief: str = ""  # all of them in one short line
     next_game: str = ""  # once the game is over: setting the board up starts the next one
+    buttons: tuple[str, ...] = ()  # the board's buttons the game can use now (pass, confirm, …)
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form a face sends (docs/kiosk.md). ``board`` is left out: faces splice in
@@ -242,6 +246,8 @@ class Snapshot:
                     "number": m.number,
                     "player": m.player,
                     "text": m.text,
+                    "words": m.words or m.text,
+                    "who": m.who or m.player,
                     "at": m.at,
                     "events": list(m.events),
                 }
@@ -258,7 +264,9 @@ class Snapshot:
             },
             "check": None if self.check is None else self.check.to_json(),
             "sensor_warnings": [w.to_json() for w in self.sensor_warnings],
+            "sensor_brief": self.sensor_brief,
             "next_game": self.next_game,
+            "buttons": list(self.buttons),
         }
 
     def to_text(self) -> str:

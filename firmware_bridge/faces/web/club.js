@@ -15,6 +15,10 @@ function time(seconds) {
   return new Date(seconds * 1000).toLocaleTimeString([], { hour12: false });
 }
 
+function count(n, noun) {
+  return `${n} ${n === 1 ? noun : noun + "s"}`;
+}
+
 function ago(seconds) {
   const s = Math.max(0, Math.round(Date.now() / 1000 - seconds));
   return s < 90 ? `${s} s` : `${Math.round(s / 60)} min`;
@@ -26,12 +30,15 @@ function attention(b) {
   if (b.problem) return ["red", `sends what the club view cannot use (${b.problem})${b.key ? "; its last good state is shown" : ""}`];
   const c = b.connection || {};
   const sensors = b.sensor_warnings || [];
-  if (sensors.length) return ["red", `sensor trouble on ${sensors.map((w) => w.cell).join(", ")}: ${sensors[0].text}`];
+  // An illegal move on the board stays the alert for as long as it is there: a suspicion of
+  // a sensor is added to it, never put in its place.
+  const brief = b.sensor_brief || (sensors.length ? `sensor trouble on ${sensors.map((w) => w.cell).join(", ")}` : "");
   if (b.alert && b.alert_since && Date.now() / 1000 - b.alert_since >= alertAfter) {
-    const what = b.alert === "knocked" ? "a knocked-over piece" : "an illegal move or disturbed board";
+    const what = b.alert === "knocked" ? "a knocked-over piece" : "an illegal move";
     const todo = b.status.replace(/^illegal move or disturbed board: /, "");
-    return ["red", `${what} uncorrected for ${ago(b.alert_since)}: ${todo}`];
+    return ["red", `${what} uncorrected for ${ago(b.alert_since)}: ${todo}` + (brief ? ` (${brief})` : "")];
   }
+  if (sensors.length) return ["red", `${brief}: ${sensors[0].text}`];
   const recent = (c.faults || []).filter((f) => Date.now() / 1000 - f.at < 600);
   if (recent.length) {
     const f = recent[recent.length - 1];
@@ -63,7 +70,7 @@ function card(name) {
   a.href = `/board/${encodeURIComponent(name)}/`;
   a.dataset.board = name;
   a.innerHTML = `<div class="head"><span class="name"></span><span class="game"></span></div>
-    <svg class="board" aria-hidden="true"></svg><div class="status"></div>
+    <div class="people"></div><svg class="board" aria-hidden="true"></svg><div class="status"></div>
     <div class="foot"><span class="turn"></span><span class="badge"></span></div>`;
   c = { a, view: new BoardView(a.querySelector("svg")), key: null };
   a.querySelector(".name").textContent = name;
@@ -78,12 +85,17 @@ async function draw(b) {
   a.querySelector(".game").title = `${b.title} · game ${b.game_number} · ${Object.entries(b.options || {}).map(([k, v]) => `${k}=${v}`).join(", ")}`;
   const status = a.querySelector(".status");
   status.textContent = !b.key && b.problem ? `Bad data: ${b.problem}`
-    : b.outcome ? `Game over: ${b.outcome}` : (b.status ? b.status[0].toUpperCase() + b.status.slice(1) : "");
+    : b.outcome ? b.outcome : (b.status ? b.status[0].toUpperCase() + b.status.slice(1) : "");
   status.className = "status" + (b.outcome ? " over" : "") + (b.alert || b.problem ? " alert" : "")
     + (!b.key && b.problem ? " bad" : "");
   status.title = status.textContent; // the whole sentence, where the card cuts it
-  const turn = b.outcome ? `${b.moves} moves` : b.to_move ? `${b.players[b.to_move - 1]} to move · ${b.moves} moves` : "";
+  const people = b.people || ["", ""];
+  const who = (n) => people[n - 1] || (b.players || [])[n - 1] || "";
+  const moves = count(b.moves || 0, "move");
+  const turn = b.outcome ? moves : b.to_move ? `${who(b.to_move)} to move · ${moves}` : "";
   a.querySelector(".turn").textContent = turn + (b.last_text ? ` · last ${b.last_text}` : "");
+  const playing = (b.players || []).map((side, i) => people[i] ? `${people[i]} (${side})` : side);
+  a.querySelector(".people").textContent = playing.length === 2 ? `${playing[0]} v ${playing[1]}` : "";
   const badge = a.querySelector(".badge");
   const conn = b.online === false ? "offline" : (b.connection || {}).state || "";
   badge.className = `badge ${conn}`;
@@ -105,7 +117,7 @@ function matches(b, text, show) {
   if (show === "over" && !b.outcome) return false;
   if (show === "offline" && b.online !== false) return false;
   if (!text) return true;
-  const hay = [b.name, b.title, b.game, ...(b.players || [])].join(" ").toLowerCase();
+  const hay = [b.name, b.title, b.game, ...(b.players || []), ...(b.people || [])].join(" ").toLowerCase();
   return hay.includes(text.toLowerCase());
 }
 
@@ -163,8 +175,8 @@ function refreshAlerts() {
     }
   }
   box.replaceChildren(...rows);
-  const count = (n, one, many) => `${n} ${n === 1 ? one : many}`;
-  $("summary").textContent = `${count(boards.size, "board", "boards")} · ${count(red, "needs", "need")} attention · ${offline} offline · ${count(over, "game", "games")} over`;
+  const needs = red === 1 ? "needs" : "need";
+  $("summary").textContent = `${count(boards.size, "board")} · ${red} ${needs} attention · ${offline} offline · ${count(over, "game")} over`;
 }
 setInterval(refreshAlerts, 1000);
 
