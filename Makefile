@@ -17,7 +17,10 @@ $(STAMP): pyproject.toml
 	  { $(PYTHON) -m venv $(VENV) && $(BIN)/python -m pip install --quiet --upgrade pip; }
 	@# --no-compile: Python compiles a module's bytecode when first imported; compiling
 	@# all 290 MB of the tools up front took 6 s, mostly for modules nothing imports.
-	$(BIN)/python -m pip install --quiet --no-compile -e '.[dev]'
+	@# The editable install's one warning (folders named like the packages, which is how a
+	@# checkout is) is said in ten lines of stars: left out.
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet \
+	  --no-compile -e '.[dev]'
 	@touch $(STAMP)
 
 # For running, not developing (a club's Pi): the referee and its firmware tools into .venv,
@@ -34,11 +37,13 @@ install:
 	@$(BIN)/python -P -c 'import engine.game as g; print("installed; the engine is", "compiled" if g.__file__.endswith(".so") else "pure Python")'
 
 # make run EMULATE=chip plays on the board's UF2 on an emulated RP2040 (EMULATE=firmware: the
-# firmware in MicroPython's Unix port); the default is the fast Python board.
+# firmware in MicroPython's Unix port); the default is the fast Python board. ARGS="..." passes
+# options to board-referee run: make run ARGS="--game vanguard --kiosk 127.0.0.1:8090".
 EMULATE ?= python
+ARGS ?=
 run: $(STAMP)
 	@if [ "$(EMULATE)" = chip ]; then tools/ensure-chip.sh; fi
-	$(BIN)/board-referee run --emulate $(EMULATE)
+	$(BIN)/board-referee run --emulate $(EMULATE) $(ARGS)
 
 demo: $(STAMP)
 	$(BIN)/board-referee demo

@@ -77,12 +77,12 @@ def piece_name(game: Game, piece: Piece) -> str:
 
 # -- moves ------------------------------------------------------------------------------------
 def move_words(game: Game, move: Move, effect: Effect | None = None,
-               people: People = NOBODY) -> str:  # fmt: skip
-    """A move as a hand made it: ``stone c1 to c4``, ``goat on e1``, ``pass``, ``lyon on a5
-    takes the goat on b6``, ``Black resigns``. ``effect`` (the apply's) names the piece moved."""
+               people: People = NOBODY, *, moved: str = "") -> str:  # fmt: skip
+    """A move as a hand made it, said after who made it: ``stone c1 to c4``, ``goat on e1``,
+    ``pass``, ``a5 takes b6``, ``resigns``. ``effect`` (the apply's) or ``moved`` names the
+    piece moved."""
     names = game.board.names
     kind = move.kind
-    moved = ""
     if effect is not None and move.frm != NO_CELL:
         before = next((c.before for c in effect.hand if c.cell == move.frm), None)
         moved = before.kind if before is not None else ""
@@ -99,21 +99,21 @@ def move_words(game: Game, move: Move, effect: Effect | None = None,
         return f"{names[move.frm]} takes {names[move.to]}"
     if kind is MoveKind.REMOVE:
         return f"removes {join(names[c] for c in move.cells)}"
-    if kind is MoveKind.RESIGN:
-        player = Player(int(move.piece))
-        return f"{person(game.player_names, people, player)} resigns"
+    if kind is MoveKind.RESIGN:  # said after who resigns: "Black: resigns"
+        return "resigns"
     if kind is MoveKind.DRAW:
         return "draw agreed"
     return "pass"
 
 
-def took_back(game: Game, moves: list[Move], people: People = NOBODY) -> str:
-    """The answer to a take-back (``moves``: the moves undone, first played first)."""
-    if len(moves) == 1 and moves[0].kind is MoveKind.RESIGN:
+def took_back(game: Game, moves: list[tuple[Move, str]], people: People = NOBODY) -> str:
+    """The answer to a take-back (``moves``: the moves undone, first played first, each with
+    the kind of the piece it moved)."""
+    if len(moves) == 1 and moves[0][0].kind is MoveKind.RESIGN:
         return "the resignation is withdrawn: play on"
-    if len(moves) == 1 and moves[0].kind is MoveKind.DRAW:
+    if len(moves) == 1 and moves[0][0].kind is MoveKind.DRAW:
         return "the agreed draw is withdrawn: play on"
-    said = join(move_words(game, m, people=people) for m in moves)
+    said = join(move_words(game, m, people=people, moved=kind) for m, kind in moves)
     return f"took back {said}: put the board back"
 
 
@@ -138,6 +138,14 @@ def reserve_line(game: Game, people: People, player: Player, counts: Mapping[str
     """``Alice still to place: 1 goat, 2 phants, 2 sugarmice``."""
     listed = join(count(n, kind) for kind, n in counts.items() if n)
     return f"{person(game.player_names, people, player)} still to place: {listed}"
+
+
+def lost(kinds: Iterable[str]) -> str:
+    """A player's captured pieces: ``lost 2 stones and 1 lyon`` ("" for none)."""
+    tally: dict[str, int] = {}
+    for kind in kinds:
+        tally[kind] = tally.get(kind, 0) + 1
+    return "lost " + join(count(n, kind) for kind, n in tally.items()) if tally else ""
 
 
 # -- sensors ----------------------------------------------------------------------------------
@@ -170,62 +178,131 @@ def _few(cells: list[str], most: int = 4) -> str:
 
 
 # -- the pages' phrases ------------------------------------------------------------------------
-# Templates with {named} places, filled in by the page (web/words.js: say(key, values)).
+# Templates with {named} places, filled in by the page (web/say.js: say(key, values)).
 PAGE: dict[str, str] = {
+    # the kiosk's frame
     "reconnecting": "Reconnecting to the referee…",
-    "referee_gone": "The referee is not running: its board waits",
     "waiting_referee": "Waiting for the referee…",
+    "all_boards": "← all boards",
+    "no_answer": "The referee did not answer: is it running?",
+    # the board's connection
+    "conn_connected": "{id}",
+    "conn_connecting": "connecting",
+    "conn_waiting": "no board",
+    "conn_wrong_board": "wrong board",
+    "conn_emulator": "board emulator",
+    "conn_offline": "referee offline",
+    "conn_state": "state",
+    "conn_port": "port",
+    "conn_board": "board id",
+    "conn_firmware": "firmware",
+    "conn_last_frame": "last heard",
+    "conn_fault": "fault",
+    "last_frame": "{seconds} s ago",
+    "no_frame": "not yet",
+    # the players and the moves
     "to_move": "to move",
     "to_act": "to act",
     "chooses": "chooses",
     "winner": "winner",
     "score": "score {score}",
-    "lost": "lost {count}: {pieces}",
-    "moves_none": "No moves yet",
-    "game_over": "Game over",
-    "conn_connected": "board {id}",
-    "conn_offline": "referee offline",
-    "conn_waiting": "waiting for the board",
-    "conn_connecting": "connecting",
-    "conn_wrong": "wrong board",
-    "menu": "Menu",
-    "close": "Close",
-    "cancel": "Cancel",
-    "new_game": "New game…",
+    "one_move": "1 move",
+    "many_move": "{n} moves",
+    # the controls
     "takeback": "Take back",
     "pass": "Pass",
     "confirm": "Confirm",
     "select": "Select",
+    "menu": "Menu",
+    "close": "Close",
+    "cancel": "Cancel",
+    "new_game": "New game…",
     "resign": "Resign…",
     "draw": "Agreed draw…",
-    "resign_title": "Who resigns?",
-    "resign_ask": "{who} resigns: {other} wins. This ends the game.",
-    "resign_yes": "{who} resigns",
-    "draw_title": "Agreed draw",
-    "draw_ask": "Both players agree to a draw. This ends the game.",
-    "draw_yes": "Record the draw",
     "timeline": "Timeline",
     "check": "Check the board",
     "key": "Key: pieces and board",
     "connection": "Board connection",
     "record": "This game's record",
     "results": "Results (CSV)",
+    "no_commands": "This board's referee does not take commands from the club view (it runs "
+    "without --mqtt-commands): new game and take back are done at the board.",
+    "tip_connection": "the board's connection",
+    "tip_resign": "a player resigns: the other wins",
+    "tip_draw": "both players agree to a draw",
+    "tip_timeline": "this game's moves, and under each what the sensors said, the lights lit "
+    "and the words shown",
+    "tip_check": "check every sensor and LED of the board, cell by cell",
+    "tip_record": "this game's record as text (replays with board-referee play --moves-file)",
+    "tip_results": "every game of this board: players, results, times (CSV)",
+    # a result the players declare
+    "resign_title": "Who resigns?",
+    "resign_ask": "The one who resigns loses; the other wins. This ends the game.",
+    "resign_yes": "{who} resigns",
+    "resign_means": "{other} wins",
+    "draw_title": "Agreed draw",
+    "draw_ask": "Both players agree to a draw. This ends the game.",
+    "draw_yes": "Record the draw",
+    # a new game
+    "new_game_title": "New game",
+    "game": "Game",
+    "name_of": "{side}: name",
+    "optional": "(optional)",
     "abandon": "The game in progress ({moves}) will be abandoned.",
     "abandon_start": "Abandon it and start",
     "start": "Start",
-    "name_of": "{side}: name",
-    "optional": "(optional)",
-    "move": "move",
-    "last_frame": "{seconds} s ago",
-    "no_frame": "none yet",
-    "failed": "That did not work: {why}",
-    "no_answer": "The referee did not answer: is it running?",
-    "token_needed": "This control needs the kiosk's access token",
+    # the board check
+    "check_title": "Board check",
+    "check_progress": "{done} of {total}",
+    "check_explain": "The game waits while every cell is checked in turn: clear the board, then "
+    "put a piece on each lit cell and lift it again. Afterwards the referee shows where the "
+    "pieces go back.",
+    "check_cells": "Only these cells (empty: the whole board)",
+    "check_start": "Start the check",
+    "check_stop": "Stop the check",
+    "check_back": "Back to the game",
+    "check_dark": "No light",
+    "check_confirm": "Nothing happened",
+    "check_skip": "Skip cell",
+    "tip_check_dark": "the lit cell's light is not on (as PASS on the board)",
+    "tip_check_confirm": "the piece is down (or lifted) and nothing happened (as CONFIRM)",
+    "tip_check_skip": "leave this cell out (as SELECT)",
+    # the timeline
+    "tl_earlier": "◀ Earlier",
+    "tl_later": "Later ▶",
+    "tip_earlier": "the game before",
+    "tip_later": "the game after",
+    "tl_loading": "Game {game}: loading…",
+    "tl_game": "Game {game}",
+    "tl_none": "No timeline: {why}",
+    "tl_title": "Game {game}: {title} ({status}), {moves}",
+    "tl_unrecorded": "nothing of this game's flight recording is in the journal yet (it is "
+    "written with each move and every 10 s), or recording is off (--record-cap 0) or dropped "
+    "it: its moves only",
+    "tl_since": "Since the last move",
+    "tl_before": " · before the recording",
+    "tl_step": "Move {number}: {who}{move}{at}{back}",
+    "tl_at": " at {time}",
+    "tl_taken_back": " (taken back)",
+    "tl_empty": "Nothing recorded under this move.",
+    "tl_unrecorded_move": "Played before the recording began: the move only.",
+    "tl_nothing": "Nothing was recorded of this game yet.",
+    "tl_kind_sensor": "Sensor",
+    "tl_kind_scan": "Board",
+    "tl_kind_leds": "Lights",
+    "tl_kind_shown": "Shown",
+    "tl_kind_board": "Board",
+    "tl_kind_button": "Button",
+    "tl_kind_takeback": "Take-back",
+    "tl_kind_result": "Result",
+    "tl_kind_referee": "Referee",
+    "tl_kind_move": "Move",
+    "tl_kind_gap": "…",
 }
 
 
 __all__ = [
-    "PAGE", "count", "declared_result", "join", "move_words", "owner", "person", "piece_name",
-    "plural", "reserve_line", "result", "sensor_brief", "sensor_flapping", "sensor_phantom",
-    "side_and_person", "took_back",
+    "PAGE", "count", "declared_result", "join", "lost", "move_words", "owner", "person",
+    "piece_name", "plural", "reserve_line", "result", "sensor_brief", "sensor_flapping",
+    "sensor_phantom", "side_and_person", "took_back",
 ]  # fmt: skip

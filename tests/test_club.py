@@ -163,7 +163,7 @@ def test_moves_alerts_and_a_killed_referee_in_the_club_page(
     expect(page.locator('.card[data-board="table1"] .status')).to_have_text(
         "Black to move", timeout=TIMEOUT
     )
-    expect(page.locator('.card[data-board="table1"] .turn')).to_contain_text("last c1-c4")
+    expect(page.locator('.card[data-board="table1"] .turn')).to_contain_text("last stone c1 to c4")
     move = events.wait_event("move")
     assert (move["board"], move["text"], move["number"]) == ("table1", "c1-c4", 1)
 
@@ -247,7 +247,7 @@ def test_a_broker_restart_loses_no_state_and_a_bad_message_is_ignored(
         )
         time.sleep(0.1)
     restored = club.wait_board("table1", lambda b: b["moves"] == 1, timeout=40)
-    assert restored["online"] is True and restored["last_text"] == "c1-c4"
+    assert restored["online"] is True and restored["last_text"] == "stone c1 to c4"
 
     # Garbage on a board's topic: ignored with a log line, the board's state kept.
     stranger = paho.Client(CallbackAPIVersion.VERSION2)
@@ -264,7 +264,7 @@ def test_a_broker_restart_loses_no_state_and_a_bad_message_is_ignored(
     club.wait_log(r"ignored a message on .*table1/state: state.game: missing")
     club.wait_log(r"ignored a message on .*table1/timeline: timeline.steps\[0\].move: missing")
     kept = club.board("table1")
-    assert kept is not None and kept["last_text"] == "c1-c4"  # the last good state, flagged
+    assert kept is not None and kept["last_text"] == "stone c1 to c4"  # the last good state
     assert kept["problem"] == "state.game: missing"
     assert club.proc.poll() is None
 

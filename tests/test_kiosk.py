@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
+from firmware_bridge.faces.hosts import machine_addresses
 from firmware_bridge.link import catalog
 from firmware_bridge.referee.journal import Journal
 from tests.helpers import GOAT_IN_REACH
@@ -112,13 +113,16 @@ class Referee(LoggedProcess):
         self.board_url = self.wait_log(r"emulated board's page: (\S+)").group(1)
         self.wait_log("board scanned")
 
-    def post(self, path: str, body: object, token: str | None = None) -> tuple[int, Any]:
+    def post(self, path: str, body: object, token: str | None = None,
+             forwarded: bool = False) -> tuple[int, Any]:  # fmt: skip
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
         request = urllib.request.Request(self.kiosk_url.rstrip("/") + path, data=data,
                                          method="POST")  # fmt: skip
         request.add_header("Content-Type", "application/json")
         if token:
             request.add_header("X-Board-Referee-Token", token)
+        if forwarded:
+            request.add_header("X-Forwarded-For", "192.0.2.99")
         try:
             with urllib.request.urlopen(request, timeout=10) as answer:
                 return answer.status, json.loads(answer.read())
@@ -186,13 +190,14 @@ def test_a_move_on_the_board_page_reaches_the_kiosk(
     kiosk, board = open_pages(browser, referee)
     expect(kiosk.locator("#status")).to_have_text("White to move")
     expect(kiosk.locator("#title")).to_have_text("Three Dragons")
-    expect(kiosk.locator("#conn")).to_contain_text("board emulator")
+    expect(kiosk.locator("#conn")).to_contain_text("emulator")
+    assert kiosk.locator("#btn-pass").is_hidden()  # Three Dragons has no pass: none offered
     click(board, "c1")
     expect(kiosk.locator(".pieces .piece.lifted")).to_have_count(1, timeout=TIMEOUT)
     click(board, "c4")
     expect(kiosk.locator("#status")).to_have_text("Black to move", timeout=TIMEOUT)
     expect(kiosk.locator("#moves li")).to_have_count(1)
-    expect(kiosk.locator("#moves li").first).to_contain_text("White: c1-c4")
+    expect(kiosk.locator("#moves li").first).to_contain_text("White: stone c1 to c4")
     expect(kiosk.locator(".cell.last")).to_have_count(2)
     referee.wait_log("move 1: White c1-c4")
     # The page links the game's record, read from the journal: text that replays.
@@ -221,7 +226,7 @@ def test_a_removal_prompt_is_carried_out_from_the_pages(
     expect(kiosk.locator("#legend")).to_contain_text("RM remove")
     click(board, "d4")
     expect(kiosk.locator("#status")).to_have_text("Black to move", timeout=TIMEOUT)
-    expect(kiosk.locator("#players")).to_contain_text("lost 1: S")
+    expect(kiosk.locator("#players")).to_contain_text("lost 1 stone")
     assert signal_tag(kiosk, "d4") == ""
 
 
@@ -243,9 +248,10 @@ def test_an_illegal_move_is_shown_and_corrected(
     expect(kiosk.locator("#status")).to_have_text("Black to move", timeout=TIMEOUT)
     # The arbiter's two touches (issue 29): Timeline, then the disputed move; under it what the
     # sensors said, the lights lit and the reason, in the order they came.
+    kiosk.locator("#btn-menu").click()
     kiosk.locator("#btn-timeline").click()
-    kiosk.locator("#tl-steps button", has_text="c1-c4").click()
-    expect(kiosk.locator("#tl-step-title")).to_contain_text("Move 1: White (player 1), c1-c4")
+    kiosk.locator("#tl-steps button", has_text="stone c1 to c4").click()
+    expect(kiosk.locator("#tl-step-title")).to_contain_text("Move 1: White, stone c1 to c4")
     rows = kiosk.locator("#tl-rows tr")
     expect(rows.filter(has_text="illegal move")).to_have_count(1)
     texts = rows.all_inner_texts()
@@ -261,6 +267,37 @@ def test_an_illegal_move_is_shown_and_corrected(
     expect(kiosk.locator("#timeline")).to_be_hidden()
 
 
+def test_the_emulated_boards_hand_behaves_like_a_hand(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    """A captured piece taken off as its light asks goes into the box, not the hand; a second
+    click on a piece in the hand puts it down again (nothing picked), and then a stray click
+    on an empty cell puts nothing on the board."""
+    position = tmp_path / "position.json"
+    position.write_text(json.dumps(TD_POSITION))
+    referee = Referee(tmp_path, "--game", "three-dragons", "--position", str(position))
+    referees.append(referee)
+    kiosk, board = open_pages(browser, referee)
+    click(board, "c2", "c4")
+    expect(kiosk.locator("#status")).to_have_text("White: take Black's stone off d4",
+                                                  timeout=TIMEOUT)  # fmt: skip
+    click(board, "d4")
+    expect(board.locator("#hand button")).to_have_count(0)  # in the box
+    expect(kiosk.locator("#status")).to_have_text("Black to move", timeout=TIMEOUT)
+    click(board, "h8")
+    picked = board.locator("#hand button.picked")
+    expect(picked).to_have_count(1)
+    picked.click()  # put down in the hand: nothing picked
+    expect(board.locator("#hand button.picked")).to_have_count(0)
+    board.locator('.cell[data-cell="h6"]').click()  # a stray click
+    expect(board.locator("#notice")).to_contain_text("Click the piece in your hand")
+    assert board.locator('.slot[data-cell="h6"] .piece').count() == 0
+    board.locator("#hand button").click()
+    click(board, "h6")
+    expect(kiosk.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
+    assert [m["text"] for m in referee.state()["moves"]] == ["c2-c4", "h8-h6"]
+
+
 def test_take_back_from_the_kiosk(
     browser: Browser, referees: list[Referee], tmp_path: Path
 ) -> None:
@@ -270,7 +307,7 @@ def test_take_back_from_the_kiosk(
     click(board, "c1", "c4")
     expect(kiosk.locator("#status")).to_have_text("Black to move", timeout=TIMEOUT)
     kiosk.locator("#btn-takeback").click()
-    expect(kiosk.locator("#notice")).to_contain_text("Took back c1-c4", timeout=TIMEOUT)
+    expect(kiosk.locator("#notice")).to_contain_text("Took back stone c1 to c4", timeout=TIMEOUT)
     expect(kiosk.locator("#moves li")).to_have_count(0)
     referee.wait_log("button TAKEBACK pressed on the kiosk")
     referee.wait_log("took back c1-c4")
@@ -278,8 +315,9 @@ def test_take_back_from_the_kiosk(
     expect(kiosk.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
     # Its "put the board back" is done: the notice goes with it.
     expect(kiosk.locator("#notice")).to_have_text("", timeout=TIMEOUT)
-    kiosk.locator("#btn-select").click()  # nothing to select: refused, and said so
-    expect(kiosk.locator("#notice")).to_have_text("Nothing to select", timeout=TIMEOUT)
+    assert kiosk.locator("#btn-select").is_hidden()  # nothing to select: not offered
+    code, answer = referee.post("/api/button", {"button": "select"})  # and refused, said so
+    assert code == 409 and answer["message"] == "nothing to select"
 
 
 def test_new_game_of_another_game_from_the_kiosk(
@@ -290,6 +328,7 @@ def test_new_game_of_another_game_from_the_kiosk(
     kiosk, board = open_pages(browser, referee)
     click(board, "c1", "c4")
     expect(kiosk.locator("#moves li")).to_have_count(1, timeout=TIMEOUT)
+    kiosk.locator("#btn-menu").click()
     kiosk.locator("#btn-newgame").click()
     # A game with moves is abandoned by a new one: the dialog says so before it is done.
     expect(kiosk.locator("#ng-abandon")).to_have_text(
@@ -373,10 +412,13 @@ def test_bad_requests_get_a_clear_4xx_and_change_nothing(
 def test_beyond_loopback_controls_need_the_token(
     browser: Browser, referees: list[Referee], tmp_path: Path
 ) -> None:
+    """Served on every address: another machine's page needs the access token for a control
+    (and says so on the screen when it has none); the Pi's own screen, on loopback, does not."""
     port = free_port()
     referee = Referee(tmp_path, "--game", "three-dragons", kiosk=f"0.0.0.0:{port}")
     referees.append(referee)
-    referee.kiosk_url = f"http://127.0.0.1:{port}/"
+    elsewhere = next(a for a in machine_addresses() if ":" not in a)  # not this machine's loopback
+    referee.kiosk_url = f"http://{elsewhere}:{port}/"
     token = (tmp_path / "kiosk-token").read_text().strip()
     referee.wait_log(f"access token kept in {re.escape(str(tmp_path / 'kiosk-token'))}")
     assert not any(token in line for line in referee.log), "the log must not hold the token"
@@ -384,18 +426,30 @@ def test_beyond_loopback_controls_need_the_token(
     assert code == 401 and "access token" in answer["error"]
     code, answer = referee.post("/api/takeback", {}, token="wrong")
     assert code == 403
+    code, answer = referee.post("/api/takeback", {}, forwarded=True)  # a proxy on this machine
+    assert code == 401
     page = browser.new_page(viewport={"width": 800, "height": 480})
     page.goto(referee.kiosk_url)
     expect(page.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
-    page.locator("#btn-pass").click()  # viewing is open, controls are not
-    expect(page.locator("#notice")).to_contain_text("access token", timeout=TIMEOUT)
+    page.locator("#btn-takeback").click(force=True)  # viewing is open, controls are not
+    page.locator("#btn-menu").click()
+    page.locator("#btn-newgame").click()
+    page.locator("#ng-start").click()
+    expect(page.locator("#ng-error")).to_contain_text("access token", timeout=TIMEOUT)
     page.goto(referee.kiosk_url + f"?token={token}")
     expect(page).to_have_url(referee.kiosk_url)  # kept by the page, dropped from the address
     page.reload()
-    page.locator("#btn-pass").click()
-    expect(page.locator("#notice")).to_contain_text("Passing is not allowed", timeout=TIMEOUT)
+    page.locator("#btn-menu").click()
+    page.locator("#btn-newgame").click()
+    page.locator("#ng-start").click()
+    expect(page.locator("#notice")).to_contain_text("New game of Three Dragons", timeout=TIMEOUT)
     code, answer = referee.post("/api/new-game", {"game": "three-dragons"}, token=token)
     assert code == 200 and answer["ok"]
+    local = Referee.__new__(Referee)  # the Pi's own screen: loopback, no token
+    local.kiosk_url = f"http://127.0.0.1:{port}/"
+    code, answer = local.post("/api/new-game", {"game": "three-dragons"})
+    assert code == 200 and answer["ok"], answer
+    page.close()
 
 
 def test_the_page_reconnects_after_a_daemon_restart(
@@ -408,13 +462,16 @@ def test_the_page_reconnects_after_a_daemon_restart(
     expect(kiosk.locator("#moves li")).to_have_count(1, timeout=TIMEOUT)
     referee.stop()
     expect(kiosk.locator("#banner")).to_be_visible(timeout=TIMEOUT)
+    # The emulated board's page says its board is gone with its referee, never "connected".
+    expect(board.locator("#conn")).to_have_text("not running", timeout=TIMEOUT)
+    expect(board.locator("#banner")).to_be_visible()
     referee.args = []  # the restart resumes the journal's unfinished game
     referee.start()
     referee.wait_log("resuming game 1")
     expect(kiosk.locator("#banner")).to_be_hidden(timeout=TIMEOUT)
     expect(kiosk.locator("#moves li")).to_have_count(1, timeout=TIMEOUT)
-    # A fresh emulator starts from the start layout: the kiosk shows what to fix, in words.
-    expect(kiosk.locator("#status")).to_contain_text("c1", timeout=TIMEOUT)
+    # The emulated board kept its pieces, as a physical board does: play goes on at once.
+    expect(kiosk.locator("#status")).to_have_text("Black to move", timeout=TIMEOUT)
 
 
 def test_the_board_check_from_the_kiosk(
@@ -425,6 +482,7 @@ def test_the_board_check_from_the_kiosk(
     referee = Referee(tmp_path, "--game", "three-dragons", "--position", str(position))
     referees.append(referee)
     kiosk, board = open_pages(browser, referee)
+    kiosk.locator("#btn-menu").click()
     kiosk.locator("#btn-check").click()
     kiosk.locator("#check-cells").fill("c3 d3")
     kiosk.locator("#check-start").click()
@@ -483,6 +541,7 @@ def test_the_new_game_dialog_fits_800x480_with_options_in_words(
     kiosk, _ = open_pages(browser, referee)
     fits = """(id) => { const r = document.getElementById(id).getBoundingClientRect();
         return r.bottom <= innerHeight && r.top >= 0 && r.height >= 44 && r.width >= 44; }"""
+    kiosk.locator("#btn-menu").click()
     kiosk.locator("#btn-newgame").click()
     expect(kiosk.locator("#ng-abandon")).to_be_hidden()  # nothing played: nothing to lose
     for game in ("protect-the-goat", "three-dragons", "the-lion-game", "goats-wintering"):
@@ -522,16 +581,16 @@ def test_the_kiosk_shows_the_result_and_the_set_up_that_starts_the_next_game(
     expect(kiosk.locator("#key")).to_contain_text("dark hex: impassable")
     click(board, "a5", "a6")  # the lyon steps next to the goat: the battle takes it
     expect(kiosk.locator("#status")).to_have_text(
-        "Game over: Ann (Player 1) wins: Player 1 captured the goat", timeout=TIMEOUT
+        "Ann (Player 1) wins: Player 1 captured the goat", timeout=TIMEOUT
     )
     # The capture is carried out on the board as the lights ask:
-    click(board, "b6", "a6")  # the goat off, the lyon up: both players' pieces in the hand
-    expect(board.locator("#hand-help")).to_be_visible()  # so nothing is picked for the player
-    assert board.locator("#hand button.picked").count() == 0
-    board.locator('#hand button[data-token="L"]').click()
+    click(board, "b6")  # the goat off, as its light asks: into the box, not the hand
+    expect(board.locator("#hand button")).to_have_count(0, timeout=TIMEOUT)
+    click(board, "a6")  # the lyon up: the one piece in the hand, picked by itself
+    expect(board.locator("#hand button.picked[data-token='L']")).to_have_count(1)
     click(board, "b6")  # the lyon onto the goat's hex
     expect(kiosk.locator("#status")).to_have_text(
-        "Game over: Ann (Player 1) wins: Player 1 captured the goat", timeout=TIMEOUT
+        "Ann (Player 1) wins: Player 1 captured the goat", timeout=TIMEOUT
     )
     expect(kiosk.locator("#next")).to_have_text("Clearing the board starts the next game.")
     assert kiosk.locator(".player.turn").count() == 0  # nobody's move now

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser
 
+from firmware_bridge.faces.hosts import machine_addresses
 from firmware_bridge.faces.webserver import IDLE_TIMEOUT, PER_ADDRESS
 from tests.mosquitto import free_port
 from tests.test_kiosk import Referee, browser
@@ -389,8 +390,11 @@ def test_beyond_loopback_the_emulated_boards_page_needs_the_token(
     referee = Referee(tmp_path, "--game", "three-dragons", "--emulator-web", f"0.0.0.0:{board}",
                       kiosk=f"0.0.0.0:{kiosk}")  # fmt: skip
     try:
-        referee.kiosk_url = f"http://127.0.0.1:{kiosk}/"
-        board_url = f"http://127.0.0.1:{board}/"
+        # From another machine (this one's network address, not its loopback, which is the
+        # Pi's own screen and needs no token).
+        elsewhere = next(a for a in machine_addresses() if ":" not in a)
+        referee.kiosk_url = f"http://{elsewhere}:{kiosk}/"
+        board_url = f"http://{elsewhere}:{board}/"
         token = (tmp_path / "kiosk-token").read_text().strip()
         for headers, status in (({}, 401), ({"X-Board-Referee-Token": "wrong"}, 403),
                                 ({"X-Board-Referee-Token": b"\xe9\xff"}, 403)):  # fmt: skip

@@ -4,6 +4,7 @@ socket the test provides, as systemd would."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -11,6 +12,8 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 from firmware_bridge.commands import service
@@ -168,15 +171,23 @@ def test_without_systemd_nothing_is_sent_and_a_foreign_watchdog_is_ignored() -> 
 
 
 def test_the_built_in_emulator_ends_with_its_referee_even_on_kill_9(tmp_path: Path) -> None:
-    """A killed referee leaves no emulator holding the web port: the next start works."""
+    """A killed referee leaves no emulator holding the web port: the next start works, and
+    finds the emulated board as it was left, as it finds a physical one (no pieces to fix)."""
     kiosk, web = free_port(), free_port()
     env = {**os.environ, "XDG_STATE_HOME": str(tmp_path)}
     command = [sys.executable, "-m", "firmware_bridge.cli", "run", "--kiosk",
-               f"127.0.0.1:{kiosk}", "--emulator-web", f"127.0.0.1:{web}"]  # fmt: skip
+               f"127.0.0.1:{kiosk}", "--emulator-web", f"127.0.0.1:{web}", "--settle-ms", "100",
+               "--game", "three-dragons", "--new"]  # fmt: skip
     referee = subprocess.Popen(command, env=env, text=True, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)  # fmt: skip
     try:
         read_until(referee, "board scanned")
+        for step in ({"do": "lift", "cell": "c1"}, {"do": "place", "cell": "c4"}):
+            request = urllib.request.Request(f"http://127.0.0.1:{web}/api/action",
+                                             json.dumps(step).encode(),
+                                             {"Content-Type": "application/json"})  # fmt: skip
+            urllib.request.urlopen(request, timeout=10).read()
+        read_until(referee, "move 1: White c1-c4")
         children = Path(f"/proc/{referee.pid}/task/{referee.pid}/children").read_text().split()
         assert len(children) == 1, children
         emulator = int(children[0])
@@ -189,10 +200,15 @@ def test_the_built_in_emulator_ends_with_its_referee_even_on_kill_9(tmp_path: Pa
             time.sleep(0.05)
         stat = Path(f"/proc/{emulator}/stat")
         assert not stat.exists() or stat.read_text().split()[2] == "Z", "the emulator lives on"
+        command.remove("--new")  # the game goes on
         again = subprocess.Popen(command, env=env, text=True, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.PIPE)  # fmt: skip
         try:
-            read_until(again, "board scanned")  # its web port was free again
+            lines = read_until(again, "board scanned")  # its web port was free again
+            assert any("resuming game 1" in line for line in lines), lines
+            lines = read_until(again, "to move")  # at once: the board is as it was
+            assert lines[-1].endswith("Black to move"), lines
+            assert not any("set the board to the position" in line for line in lines), lines
         finally:
             again.terminate()
             again.wait(10)
@@ -222,6 +238,8 @@ def test_a_port_in_use_names_the_process_holding_it(tmp_path: Path) -> None:
         holder.wait()
     assert result.returncode == 2, result.stderr
     assert f"127.0.0.1:{port}" in result.stderr and f"process {holder.pid}: " in result.stderr
+    # and the option (and variable) that moves the page elsewhere
+    assert "--kiosk HOST:PORT (or $BOARD_REFEREE_KIOSK)" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -324,3 +342,91 @@ def test_a_page_on_every_address_is_announced_at_addresses_a_phone_can_open(
     for address in machine_addresses():
         if ":" not in address:
             assert f"http://{address}:{kiosk}/" in line
+
+
+def unit_command(root: Path, unit: str, board: str) -> list[str]:
+    """A unit's ExecStart, as systemd runs it for ``board``."""
+    text = (root / "etc/systemd/system" / unit).read_text()
+    found = re.search(r"^ExecStart=(.*)$", text, re.M)
+    assert found is not None, unit
+    return found.group(1).replace("%i", board).split()
+
+
+def unit_environment(root: Path, unit: str, board: str) -> dict[str, str]:
+    """A unit's environment as systemd gives it: its Environment= lines, then the board's
+    environment file."""
+    text = (root / "etc/systemd/system" / unit).read_text()
+    env = dict(re.findall(r"^Environment=([A-Z_]+)=(.*)$", text, re.M))
+    return env | service_env(root, board)
+
+
+def test_the_pis_own_screen_uses_every_control_and_strangers_still_need_the_token(
+    tmp_path: Path,
+) -> None:
+    """The recipe's own set-up (install-service --kiosk 0.0.0.0:PORT --kiosk-user): the referee
+    and kiosk-screen started as their units start them; a stand-in for Chromium records the
+    address kiosk-screen gives it; that address, opened in Chromium, presses a control with no
+    token typed by anyone. A request from another machine without the token is still refused."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.test_kiosk import ARGS, CHROMIUM, TIMEOUT
+
+    emu = EmulatorProcess(tmp_path, "three-dragons", "three-dragons")
+    port = free_port()
+    done = install(tmp_path, "--board-id", "table1", "--port", str(emu.link),
+                   "--kiosk", f"0.0.0.0:{port}", "--kiosk-user", "root")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    base = {k: v for k, v in os.environ.items() if not k.startswith("BOARD_REFEREE_")}
+    referee_env = base | unit_environment(tmp_path, "board-referee@.service", "table1")
+    referee = subprocess.Popen([*unit_command(tmp_path, "board-referee@.service", "table1"),
+                                "--settle-ms", "100"], env=referee_env, text=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    # The desktop kiosk-screen waits for (a Wayland socket), and a stand-in browser.
+    runtime = tmp_path / "runtime"
+    runtime.mkdir()
+    desktop = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    desktop.bind(str(runtime / "wayland-0"))
+    stand_in = tmp_path / "bin"
+    stand_in.mkdir()
+    given = tmp_path / "browser-was-given"
+    (stand_in / "chromium").write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {given}\n')
+    (stand_in / "chromium").chmod(0o755)
+    screen_env = base | unit_environment(tmp_path, "board-referee-kiosk@.service", "table1") | {
+        "PATH": f"{stand_in}:{os.environ['PATH']}", "XDG_RUNTIME_DIR": str(runtime),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }  # fmt: skip
+    try:
+        read_until(referee, "board scanned")
+        shown = subprocess.run(unit_command(tmp_path, "board-referee-kiosk@.service", "table1"),
+                               env=screen_env, capture_output=True, text=True, timeout=60,
+                               check=False)  # fmt: skip
+        assert shown.returncode == 0, shown.stderr
+        address = given.read_text().split()[-1]
+        assert address == f"http://127.0.0.1:{port}/?screen=1", address
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = browser.new_page(viewport={"width": 800, "height": 480})
+            page.goto(address)
+            expect(page.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
+            page.locator("#btn-menu").click()
+            page.locator("#btn-newgame").click()
+            page.locator('#ng-players input[name="player-1"]').fill("Alice")
+            page.locator("#ng-start").click()  # a control, pressed by touch: nothing typed
+            expect(page.locator("#players")).to_contain_text("Alice (White)", timeout=TIMEOUT)
+            expect(page.locator("#notice")).to_contain_text("New game of Three Dragons")
+            expect(page.locator("#status")).to_have_text("Alice to move", timeout=TIMEOUT)
+            browser.close()
+        # From another machine (this one's own network address is not its loopback): refused.
+        elsewhere = next(a for a in machine_addresses() if ":" not in a)
+        request = urllib.request.Request(f"http://{elsewhere}:{port}/api/takeback", b"{}",
+                                         {"Content-Type": "application/json"})  # fmt: skip
+        try:
+            urllib.request.urlopen(request, timeout=10)
+            raise AssertionError("a control from another machine was taken without the token")
+        except urllib.error.HTTPError as refused:
+            assert refused.code == 401 and "access token" in json.loads(refused.read())["error"]
+    finally:
+        referee.terminate()
+        referee.wait(10)
+        emu.close()
+        desktop.close()

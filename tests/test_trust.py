@@ -9,9 +9,13 @@ import re
 import signal
 import time
 import urllib.request
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from firmware_bridge.link.serial_link import PortError
 from tests.e2e import DaemonProcess, EmulatorProcess
 from tests.mosquitto import free_port
 from tests.test_end_to_end import TD_POSITION, Rig, make
@@ -168,6 +172,65 @@ def test_port_auto_finds_the_board_that_answers(tmp_path: Path) -> None:
         daemon.stop()
         os.close(silent_master)
         os.close(silent_slave)
+
+
+def test_port_auto_with_a_board_id_takes_only_that_board(tmp_path: Path) -> None:
+    """Two boards on one Pi: table2's referee never takes table1's board, though it answers
+    first, and says which it skipped and why."""
+    first = tmp_path / "one"
+    second = tmp_path / "two"
+    first.mkdir()
+    second.mkdir()
+    table1 = EmulatorProcess(first, "three-dragons", "three-dragons", "--board-id", "table1")
+    table2 = EmulatorProcess(second, "three-dragons", "three-dragons", "--board-id", "table2")
+    (tmp_path / "a-board").symlink_to(table1.link)
+    (tmp_path / "b-board").symlink_to(table2.link)
+    env = {"BOARD_REFEREE_PROBE": f"{tmp_path}/a-*:{tmp_path}/b-*"}
+    daemon = DaemonProcess(tmp_path, "three-dragons", "three-dragons", "auto", "--board-id",
+                           "table2", env=env)  # fmt: skip
+    try:
+        daemon.wait_log(r"--port auto: board 'table2' .* answers on .*b-board")
+        daemon.wait_log(r"--port auto: .*a-board: board 'table1' is not 'table2'")
+        daemon.wait_log("board scanned")
+        table2.do("play c1-c4")
+        daemon.wait_moves(["c1-c4"])
+    finally:
+        table1.close()
+        table2.close()
+        daemon.stop()
+
+
+def test_port_auto_chooses_by_board_id() -> None:
+    """Which board ``--port auto`` takes, from the HELLOs the ports answer with: the named
+    board; a board with no id of its own only when it is the only one; never another's."""
+    from firmware_bridge.link.probe import find_board
+    from firmware_bridge.link.protocol import Button, Hello, LedKind, Sensing
+
+    def board(name: str) -> Hello:
+        return Hello(2, 4, 4, Sensing.OWNER, LedKind.RGB, frozenset(Button), "fw", name)
+
+    def ports(answers: Mapping[str, Hello | str]) -> dict[str, Any]:
+        return {"ports": list(answers), "asker": lambda port, *_: answers[port]}
+
+    two: dict[str, Hello | str] = {"/dev/ttyACM0": board("table1"),
+                                   "/dev/ttyACM1": board("table2")}  # fmt: skip
+    assert find_board(**ports(two)).port == "/dev/ttyACM0"  # no id asked: the first
+    found = find_board(board_id="table2", **ports(two))
+    assert found.port == "/dev/ttyACM1"
+    assert found.skipped == ("/dev/ttyACM0: board 'table1' is not 'table2'",)
+    fresh: dict[str, Hello | str] = {"/dev/ttyACM0": "no answer",
+                                     "/dev/ttyACM1": board("pico-e66038b7")}  # fmt: skip
+    found = find_board(board_id="table1", **ports(fresh))  # the only board, and unnamed
+    assert found.port == "/dev/ttyACM1" and "only one that answers" in found.skipped[0]
+    with pytest.raises(PortError) as refused:  # an unnamed board beside another: not taken
+        find_board(board_id="table1",
+                   **ports({**fresh, "/dev/ttyACM2": board("table2")}))  # fmt: skip
+    words = str(refused.value)
+    assert "no board 'table1'" in words and "/dev/ttyACM0: no answer" in words
+    assert "'pico-e66038b7' has no id of its own, and other boards answer too" in words
+    assert "'table2' is not 'table1'" in words and "--board-id table1" in words
+    with pytest.raises(PortError):  # another's board alone is never taken
+        find_board(board_id="table1", **ports({"/dev/ttyACM0": board("table2")}))
 
 
 def test_port_auto_waits_for_a_board_and_the_kiosk_says_plug_it_in(tmp_path: Path) -> None:

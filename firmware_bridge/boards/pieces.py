@@ -29,3 +29,22 @@ def piece_token(game: Game, piece: Piece) -> str:
     symbol = game.pieces[piece.kind].symbol
     symbol = symbol if piece.owner is Player.ONE else symbol.lower()
     return symbol if piece.state is None else f"{symbol}{piece.state}"
+
+
+def layout_text(game: Game, pieces: dict[int, Piece]) -> dict[str, str]:
+    """A layout as cell name -> piece text, as ``keep_file`` and ``pieces`` write it."""
+    names = game.board.names
+    return {names[cell]: piece_token(game, piece) for cell, piece in sorted(pieces.items())}
+
+
+def layout_from_text(game: Game, text: object) -> dict[int, Piece]:
+    """The layout ``layout_text`` wrote; CommandError for one that does not fit ``game``."""
+    if not isinstance(text, dict):
+        raise CommandError("a layout is an object of cell: piece")
+    index = game.board.index
+    layout: dict[int, Piece] = {}
+    for name, token in text.items():
+        if name not in index or not isinstance(token, str) or not token:
+            raise CommandError(f"{name!r}: {token!r} does not fit this board")
+        layout[index[name]] = piece_from_token(game, token)
+    return layout

@@ -87,7 +87,10 @@ class Table:
         self.host_settle = profile.settle if host_settle is None else host_settle
         self.board = board
         self.pieces = dict(pieces)
-        self.box: list[tuple[Cell | None, Piece]] = []
+        self.box: list[tuple[Cell | None, Piece]] = []  # the hand: each piece, where from
+        # The hand's pieces before this index were held when a piece was last put down: the
+        # page never puts one of them down by itself (a stray click), only when it is picked.
+        self.settled_hand = 0
         # While following the LEDs: the piece taken off each cell as wrong there, so the
         # put-back the LEDs then ask for is never that piece again.
         self.taken_off: dict[Cell, Piece] = {}
@@ -213,14 +216,39 @@ class Table:
             raise CommandError(f"no cell {name!r} on this board")
         return cell
 
-    def lift(self, name: str) -> None:
+    def lift(self, name: str, *, away: bool = False) -> None:
+        """Take the piece off ``name`` into the hand; ``away``: straight into the box beside
+        the board (a captured piece taken off, never to be put down again by a stray click)."""
         with self.lock:
             cell = self.cell(name)
             piece = self.pieces.pop(cell, None)
             if piece is None:
                 raise CommandError(f"there is no piece on {name}")
-            self.box.append((cell, piece))
+            if not away:
+                self.box.append((cell, piece))
             self._sense()
+
+    def take_off(self, name: str) -> None:
+        """A hand lifting the piece off ``name`` as a person does: a piece the LEDs ask to
+        remove goes into the box, any other into the hand (the emulated board's page)."""
+        with self.lock:
+            away = self.signals.get(self.cell(name)) is Signal.REMOVE
+            self.lift(name, away=away)
+
+    def put_down(self, name: str, index: int | None = None, token: str | None = None) -> None:
+        """A hand putting a piece down on ``name`` as a person does (the emulated board's
+        page): the hand's piece at ``index``, a new one ``token`` from the box, or the one
+        lifted last. A piece that came off the same cell was replaced there (a capture by
+        replacement): it goes into the box."""
+        with self.lock:
+            if index is not None:
+                self.place_from_hand(name, index)
+            else:
+                self.place(name, token)
+            cell = self.cell(name)
+            self.box = [(c, p) for c, p in self.box if c != cell]
+            self.settled_hand = len(self.box)  # what stays in the hand is no longer in play
+            self.changed()
 
     def place(self, name: str, token: str | None = None) -> None:
         with self.lock:
@@ -252,6 +280,7 @@ class Table:
         with self.lock:
             self.pieces = dict(pieces)
             self.box.clear()
+            self.settled_hand = 0
             self._sense()
 
     def swap(self, game: Game, profile: BoardProfile) -> None:
@@ -260,6 +289,7 @@ class Table:
             self.game, self.profile = game, profile
             self.pieces = game.new_state().layout()
             self.box.clear()
+            self.settled_hand = 0
             self.faulty.clear()
             self.swapped.clear()
             self.dark.clear()
@@ -298,7 +328,12 @@ class Table:
                     {"cell": names[c], **piece_json(p)} for c, p in sorted(self.pieces.items())
                 ],
                 "hand": [
-                    {"index": i, "from": None if c is None else names[c], **piece_json(p)}
+                    {
+                        "index": i,
+                        "from": None if c is None else names[c],
+                        "fresh": i >= self.settled_hand,
+                        **piece_json(p),
+                    }
                     for i, (c, p) in enumerate(self.box)
                 ],
                 "supply": supply,

@@ -5,6 +5,7 @@ by a script, as JSON lines or from a web page."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal as signals_
 import sys
@@ -12,9 +13,10 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from engine import Game
+from engine import Game, Piece
 from firmware_bridge.boards.board import Board, BoardStartError
 from firmware_bridge.boards.emulated import EmulatedBoard
+from firmware_bridge.boards.pieces import CommandError, layout_from_text, layout_text
 from firmware_bridge.boards.table import REFEREE_MARGIN, Table
 from firmware_bridge.commands.common import Subparsers, parse_options, settle_seconds
 from firmware_bridge.faces.hosts import add_allow_host_argument
@@ -32,6 +34,9 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
         "say, quit (details: docs/emulator.md).",
     )  # fmt: skip
     add_arguments(emulate)
+    emulate.add_argument("--board-id", metavar="NAME",
+                         help="the id its HELLO says (default: emulator; a real board's is set "
+                         "by firmware flash --board-id)")  # fmt: skip
     emulate.set_defaults(handler=lambda args: run(args, parse_options(args.option)))
 
 
@@ -75,6 +80,12 @@ def add_arguments(parser: argparse.ArgumentParser, *, firmware: bool = False) ->
         help="the pieces on the board at power-on: the game's start position, or none",
     )
     parser.add_argument("--position", help="put the pieces of this JSON position on the board")
+    parser.add_argument(
+        "--keep", metavar="FILE",
+        help="keep the pieces in this file as they are moved, and start with them when it holds "
+        "this board's (a physical board keeps its pieces when its referee restarts; `run` "
+        "keeps its emulated board's beside the journal)",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="events as JSON lines on stdout")
     parser.add_argument("--pace", type=float,
                         help="seconds between hand actions (default 0.15; on the emulated "
@@ -96,6 +107,7 @@ def add_arguments(parser: argparse.ArgumentParser, *, firmware: bool = False) ->
         metavar="HOST:PORT",
         help="also serve the board as a web page here, played by clicking (e.g. 127.0.0.1:8081)",
     )
+    parser.add_argument("--web-moved-by", help=argparse.SUPPRESS)  # run's own words for --web
     parser.add_argument(
         "--follow",
         metavar="URL",
@@ -115,6 +127,66 @@ def add_arguments(parser: argparse.ArgumentParser, *, firmware: bool = False) ->
     add_allow_host_argument(parser)
 
 
+class Keeper:
+    """The emulated board's pieces in a file, written as they are moved (whole, by a rename:
+    a kill never leaves half a file), read back at the next start when they are this board's."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lock = threading.Lock()
+        self.written = ""
+
+    def load(self, game: Game, profile: str) -> dict[int, Piece] | None:
+        try:
+            saved = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None  # none yet, or unreadable: the board starts as it would without
+        options = {k: str(v) for k, v in game.options.items()}
+        if not isinstance(saved, dict) or (
+            saved.get("game"),
+            saved.get("options"),
+            saved.get("profile"),
+        ) != (game.id, options, profile):
+            return None  # fmt: skip
+        try:
+            return layout_from_text(game, saved.get("pieces"))
+        except CommandError:
+            return None
+
+    def watch(self, table: Table) -> None:
+        before = table.on_change
+
+        def changed() -> None:
+            self.save(table)
+            if before is not None:
+                before()
+
+        table.on_change = changed
+        self.save(table)
+
+    def save(self, table: Table) -> None:
+        with table.lock:
+            game = table.game
+            data = {"game": game.id, "options": {k: str(v) for k, v in game.options.items()},
+                    "profile": table.profile.id,
+                    "pieces": layout_text(game, table.pieces)}  # fmt: skip
+        text = json.dumps(data, sort_keys=True)
+        with self.lock:
+            if text == self.written:
+                return
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                temporary = self.path.with_name(self.path.name + ".new")
+                temporary.write_text(text, encoding="utf-8")
+                os.replace(temporary, self.path)
+                self.written = text
+            except OSError as exc:  # a full disk: the board goes on, said once
+                if self.written != "!":
+                    print(f"[emulator] cannot keep the pieces in {self.path}: {exc.strerror}",
+                          file=sys.stderr, flush=True)  # fmt: skip
+                    self.written = "!"
+
+
 def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # SIGTERM: unplug cleanly, as after Ctrl-C
 
@@ -126,7 +198,8 @@ def default_link(game_id: str) -> Path:
 
 def python_board(args: argparse.Namespace) -> BoardFactory:
     def make(game: Game, profile: BoardProfile, link: Path) -> Board:
-        return EmulatedBoard(profile, link_path=link, seed=args.seed, protocol=args.protocol)
+        return EmulatedBoard(profile, link_path=link, seed=args.seed, protocol=args.protocol,
+                             board_id=args.board_id or "emulator")  # fmt: skip
 
     return make
 
@@ -156,8 +229,11 @@ def run(
     game_id = args.game or catalog.profile_game(args.board, directory)
     game = catalog.load_game(game_id, options, directory)
     profile = catalog.load_profile(args.board, game, directory)
+    kept = Keeper(Path(args.keep)) if args.keep else None
     if args.position:
         pieces = game.state_from_json(catalog.read_json(args.position)).layout()
+    elif kept is not None and (found := kept.load(game, profile.id)) is not None:
+        pieces = found  # the board as it was left, as a real board stays
     elif args.setup == "empty":
         pieces = {}
     else:
@@ -197,6 +273,7 @@ def run(
                 token = load_token(token_file.parent, token_file.name)
             web = EmulatorWeb(host, port, emulator, token=token,
                               allow_hosts=tuple(args.allow_host))  # fmt: skip
+            web.moved_by = args.web_moved_by or "--web HOST:PORT"
             url = web.start()
             if token is not None:
                 print(f"the emulated board's page needs its access token for a click: open it "
@@ -212,7 +289,11 @@ def run(
             if len(urls) > 1:
                 print(f"  also at {', '.join(urls[1:])}", flush=True)
         if args.follow:
-            Follower(emulator, args.follow, directory).start()
+            follower = Follower(emulator, args.follow, directory, on_change=web.refresh)
+            web.follower = follower
+            follower.start()
+    if kept is not None:  # after the page, which watches the table too
+        kept.watch(emulator)
     signals_.signal(signals_.SIGTERM, _terminate)
     try:
         board.start()

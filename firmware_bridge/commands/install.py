@@ -12,7 +12,13 @@ import sys
 from pathlib import Path
 
 from firmware_bridge.commands import service
-from firmware_bridge.commands.common import DEFAULT_KIOSK, Subparsers, UserError, board_name
+from firmware_bridge.commands.common import (
+    DEFAULT_KIOSK,
+    Subparsers,
+    UserError,
+    board_name,
+    board_slug,
+)
 from firmware_bridge.faces import screen
 from firmware_bridge.faces.broker import MqttError, parse_broker
 from firmware_bridge.faces.hosts import WebError, parse_address
@@ -128,8 +134,8 @@ def _cmd_install_service(args: argparse.Namespace) -> int:
     enable = " ".join(u.replace("@.", f"@{name}.") for u in units)
     print(f"start them now and at every boot: sudo systemctl daemon-reload && "
           f"sudo systemctl enable --now {enable}")  # fmt: skip
-    print(f"journals go to {args.state_dir}; this board's settings are in "
-          f"/etc/board-referee/{name}.env")  # fmt: skip
+    journal = Path(args.state_dir) / "board-referee" / f"journal-{board_slug(name)}.sqlite3"
+    print(f"this board's journal: {journal}; its settings: /etc/board-referee/{name}.env")
     return 0
 
 

@@ -113,9 +113,10 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
         "chip (the board's UF2 on an emulated RP2040, at a fraction of a Pico's speed)",
     )  # fmt: skip
     run.add_argument(
-        "--emulator-web", default=DEFAULT_EMULATOR_WEB, metavar="HOST:PORT",
-        help=f"without --port: where the emulated board's page is served "
-        f"(default {DEFAULT_EMULATOR_WEB})",
+        "--emulator-web", default=os.environ.get("BOARD_REFEREE_EMULATOR_WEB",
+                                                 DEFAULT_EMULATOR_WEB), metavar="HOST:PORT",
+        help=f"without --port: where the emulated board's page is served (default: "
+        f"$BOARD_REFEREE_EMULATOR_WEB, else {DEFAULT_EMULATOR_WEB})",
     )  # fmt: skip
     run.add_argument("--board", help="hardware profile in config/boards/ (default: the game's)")
     run.add_argument(
@@ -154,9 +155,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     log = logs.configure(args.verbose)
     directory = catalog.config_dir(args.config_dir)
     probing = False
-    if args.port == "auto":  # find the board: the first port that answers HELLO
+    if args.board_id is not None:
+        board_name(args.board_id)
+    if args.port == "auto":  # find the board: with --board-id, the one of that id
         try:
-            found = find_board()
+            found = find_board(board_id=args.board_id)
         except PortError as exc:  # not plugged in yet (a Pi booting): wait for it, and say so
             probing = True
             log.warning("%s; waiting for a board, looking again every %.0f s", exc,
@@ -165,13 +168,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
             args.port = found.port
             log.info("--port auto: board %r (firmware %s) answers on %s", found.hello.board_id,
                      found.hello.firmware, found.port)  # fmt: skip
+            for why in found.skipped:
+                log.info("--port auto: %s", why)
     if args.port and not probing:
         try:
             check_port(args.port)
         except PortError as exc:
             raise UserError(str(exc)) from exc
-    if args.board_id is not None:
-        board_name(args.board_id)
     journal_file = journal_path(args.journal, args.board_id or args.port)
     kiosk = None if args.no_kiosk else parse_address(args.kiosk)
     raise_descriptor_limit()  # room for the board, the journal and the pages under their caps
@@ -196,7 +199,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         opened = None
         link_factory: Callable[[queue.Queue[LinkEvent]], Link] | None = None
         if probing:
-            link_factory = functools.partial(ProbingLink, profile.baudrate, every=PROBE_EVERY)
+            link_factory = functools.partial(ProbingLink, profile.baudrate, every=PROBE_EVERY,
+                                             board_id=args.board_id)  # fmt: skip
         elif port:  # open it now, so a port that can never work is one line before any other
             link = SerialLink(port, profile.baudrate, queue.Queue())
             try:
@@ -296,6 +300,7 @@ class Faces:
                     args, game=daemon.game, profile=daemon.profile, directory=self.directory,
                     link=emulated, kiosk_url=kiosk_url, token_file=token_path(self.journal_path),
                     position=daemon.state if args.position else None,
+                    keep=emulated_board_file(self.journal_path),
                 )  # fmt: skip
                 if not self._kept("emulator", emulator):
                     return
@@ -385,6 +390,12 @@ def _run_game(args: argparse.Namespace, journal: Journal, directory: Path) -> tu
     return game, catalog.load_profile(args.board, game, directory)
 
 
+def emulated_board_file(journal: Path) -> Path:
+    """Where the built-in emulated board keeps its pieces, beside the journal: a restarted
+    referee finds the board as it was left, as it finds a physical one."""
+    return journal.with_name(journal.stem + "-board.json")
+
+
 def _start_emulator(
     args: argparse.Namespace,
     *,
@@ -395,6 +406,7 @@ def _start_emulator(
     kiosk_url: str,
     token_file: Path,
     position: State | None,
+    keep: Path,
 ) -> tuple[subprocess.Popen[str], str]:
     """No hardware: start the board emulator as its own process on a pty, with its web page,
     following the kiosk's game (so a new game of another game swaps the emulated board).
@@ -404,6 +416,8 @@ def _start_emulator(
         *EMULATED_BOARDS[args.emulate],
         "--game", game.id, "--board", profile.id, "--link", str(link), "--no-draw",
         "--web", args.emulator_web, "--token-file", str(token_file), "--with-parent",
+        "--keep", str(keep),
+        "--web-moved-by", "--emulator-web HOST:PORT (or $BOARD_REFEREE_EMULATOR_WEB)",
     ]  # fmt: skip
     for name in args.allow_host:
         command += ["--allow-host", name]

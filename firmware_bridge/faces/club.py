@@ -129,6 +129,7 @@ class ClubServer(LiveServer):
     page = "club.html"
     name = "club view"
     token_hint = "kept in club-token beside the results"
+    moved_by = "--listen HOST:PORT (or $BOARD_REFEREE_CLUB)"
 
     def __init__(
         self,

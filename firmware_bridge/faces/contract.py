@@ -189,6 +189,7 @@ STATE = _object(
         "sensor_warnings": _list(_mapping(_text)),
         "sensor_brief": _text,
         "buttons": _TEXTS,
+        "lost": _list(_text, 2),
     },
     ("schema", "game", "board", "pieces", "status", "moves"),
 )
@@ -225,7 +226,8 @@ RESULT = _object(
 _TIMELINE_EVENT = _object({"at": _text, "kind": _text, "text": _text, "cell": _text},
                           ("at", "kind", "text"))  # fmt: skip
 _TIMELINE_STEP = _object(
-    {"number": _whole, "move": _text, "player": _text, "at": _text, "taken_back": _flag,
+    {"number": _whole, "move": _text, "words": _text, "player": _text, "at": _text,
+     "taken_back": _flag,
      "marks": _TEXTS, "recorded": _flag, "events": _list(_TIMELINE_EVENT)},
     ("number", "move", "player", "at", "taken_back", "marks", "events"),
 )  # fmt: skip

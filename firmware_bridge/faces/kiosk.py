@@ -74,6 +74,7 @@ class KioskServer(LiveServer):
     page = "kiosk.html"
     name = "kiosk"
     token_hint = "kept in kiosk-token beside the journal"
+    moved_by = "--kiosk HOST:PORT (or $BOARD_REFEREE_KIOSK), or turn it off with --no-kiosk"
 
     def __init__(
         self,
@@ -124,6 +125,7 @@ class KioskServer(LiveServer):
         app.router.add_post("/api/button", self._button)
         app.router.add_post("/api/takeback", self._takeback)
         app.router.add_post("/api/check", self._check)
+        app.router.add_post("/api/result", self._result)
         app.router.add_get("/api/record/{number}", self._record)
         app.router.add_get("/api/timeline/{number}", self._timeline)
         app.router.add_get("/api/results.csv", self._results_csv)
@@ -225,6 +227,21 @@ class KioskServer(LiveServer):
     async def _takeback(self, request: web.Request) -> web.Response:
         self.authorise(request)
         return await self._command(Command("press", button=Button.TAKEBACK))
+
+    async def _result(self, request: web.Request) -> web.Response:
+        """A result the players declare: ``{"result": "resign", "player": 1}`` or
+        ``{"result": "draw"}`` (the page asks for a confirmation first)."""
+        self.authorise(request)
+        body = await self.body(request)
+        result, player = body.get("result"), body.get("player")
+        if result == "draw" and player is None:
+            what = "draw"
+        elif result == "resign" and player in (1, 2) and not isinstance(player, bool):
+            what = f"resign:{player}"
+        else:
+            raise BadRequest(400, 'result: {"result": "resign", "player": 1 or 2}, or '
+                             '{"result": "draw"}')  # fmt: skip
+        return await self._command(Command("declare", what=what, source="kiosk"))
 
     async def _check(self, request: web.Request) -> web.Response:
         """The board check: start it (all cells, or those named), answer its step, or stop it."""

@@ -22,6 +22,7 @@ import contextlib
 import errno
 import hmac
 import ipaddress
+import json
 import logging
 import resource
 import threading
@@ -33,6 +34,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from firmware_bridge import words
 from firmware_bridge.faces.hosts import (
     WebError,
     host_name,
@@ -74,6 +76,7 @@ SECURITY_HEADERS = {
 SSE_HEADERS = {"Content-Type": "text/event-stream", "Cache-Control": "no-cache",
                "X-Accel-Buffering": "no"}  # fmt: skip
 quiet = logging.getLogger("board-referee.web")
+WORDS_MODULE = "export const WORDS = " + json.dumps(words.PAGE, ensure_ascii=False) + ";\n"
 
 
 def connection_cap() -> int:
@@ -101,6 +104,7 @@ class LiveServer:
     page = "index.html"
     name = "web page"
     token_hint = "its file is named in the log"  # where a person finds the access token
+    moved_by = ""  # the option (and variable) that moves the page to another address
 
     def __init__(
         self, host: str, port: int, token: str | None = None, *, allow_hosts: Iterable[str] = ()
@@ -138,6 +142,8 @@ class LiveServer:
             if getattr(self.error, "errno", None) == errno.EADDRINUSE:
                 holder = port_holder(self.port)
                 why = f"{why}, by {holder}" if holder else why
+                if self.moved_by:
+                    why = f"{why}; stop it, or serve this page elsewhere with {self.moved_by}"
             raise WebError(f"the {self.name} cannot listen on {self.host}:{self.port}: {why}")
         self.url = page_url(self.host, self.port)
         return self.url
@@ -261,6 +267,7 @@ class LiveServer:
         app.router.add_get("/", self._page)
         app.router.add_get("/api/state", self._state)
         app.router.add_get("/api/events", self._events)
+        app.router.add_get("/words.js", self._words)
         app.router.add_static("/static", WEB, show_index=False)
         self.routes(app)
         return app
@@ -322,6 +329,11 @@ class LiveServer:
 
     async def _page(self, request: web.Request) -> web.StreamResponse:
         return web.FileResponse(WEB / self.page, headers={"Cache-Control": "no-cache"})
+
+    async def _words(self, request: web.Request) -> web.Response:
+        """The pages' phrases (firmware_bridge/words.py), as a module web/say.js imports."""
+        return web.Response(text=WORDS_MODULE, content_type="text/javascript", charset="utf-8",
+                            headers={"Cache-Control": "no-cache"})  # fmt: skip
 
     async def _state(self, request: web.Request) -> web.Response:
         if not self.latest:

@@ -38,6 +38,13 @@ ENV_VAR = "BOARD_REFEREE_PROBE"
 class Found:
     port: str
     hello: Hello
+    skipped: tuple[str, ...] = ()  # the other boards that answered, and why each was not taken
+
+
+def unnamed(board_id: str) -> bool:
+    """A board whose builder gave it no id: its firmware's default (``pico-`` and its chip's
+    number), the emulator's, or none."""
+    return not board_id or board_id.startswith("pico-") or board_id == "emulator"
 
 
 def candidates() -> list[str]:
@@ -83,23 +90,43 @@ def ask(port: str, baudrate: int, timeout: float) -> Hello | str:
         link.close()
 
 
-def find_board(baudrate: int = 115200, timeout: float = 1.5) -> Found:
-    """The first port whose board answers HELLO; PortError listing what was tried if none."""
+def find_board(baudrate: int = 115200, timeout: float = 1.5, *, board_id: str | None = None,
+               ports: list[str] | None = None,
+               asker: Callable[[str, int, float], Hello | str] | None = None) -> Found:  # fmt: skip
+    """The board to referee: without ``board_id``, the first port whose board answers HELLO;
+    with it, the board whose HELLO names that id, or else a board with no id of its own when
+    it is the only one that answers (two boards on one Pi never take each other's). PortError
+    listing what was tried, and why each was not taken, if none fits."""
+    ask_port = asker or ask
     tried: list[str] = []
-    for port in candidates():
-        answer = ask(port, baudrate, timeout)
-        if isinstance(answer, Hello):
-            return Found(port, answer)
-        tried.append(f"{port}: {answer}")
-    where = (
-        "; ".join(tried)
-        if tried
-        else "no serial ports found ("
-        + ", ".join(os.environ.get(ENV_VAR, "").split(":") if os.environ.get(ENV_VAR) else PATTERNS)
-        + ")"
-    )
-    raise PortError(f"--port auto found no board that answers: {where}; plug it in and switch it "
-                    "on, or name its port with --port")  # fmt: skip
+    answered: list[Found] = []
+    for port in candidates() if ports is None else ports:
+        answer = ask_port(port, baudrate, timeout)
+        if not isinstance(answer, Hello):
+            tried.append(f"{port}: {answer}")
+            continue
+        if board_id is None or answer.board_id == board_id:
+            skipped = tuple(f"{f.port}: board {f.hello.board_id!r} is not {board_id!r}"
+                            for f in answered)  # fmt: skip
+            return Found(port, answer, skipped)
+        answered.append(Found(port, answer))
+    if board_id is not None and len(answered) == 1 and unnamed(answered[0].hello.board_id):
+        only = answered[0]
+        why = (f"board {only.hello.board_id!r} has no id of its own and is the only one that "
+               f"answers: taken for {board_id!r}")  # fmt: skip
+        return Found(only.port, only.hello, (why,))
+    for found in answered:
+        other = found.hello.board_id
+        why = ("has no id of its own, and other boards answer too" if unnamed(other)
+               else f"is not {board_id!r}")  # fmt: skip
+        tried.append(f"{found.port}: board {other!r} {why}")
+    patterns = os.environ.get(ENV_VAR, "").split(":") if os.environ.get(ENV_VAR) else PATTERNS
+    where = "; ".join(tried) if tried else f"no serial ports found ({', '.join(patterns)})"
+    wanted = "no board that answers" if board_id is None else f"no board {board_id!r}"
+    fix = ("plug it in and switch it on, or name its port with --port" if board_id is None else
+           "plug it in and switch it on; give its firmware this id (board-referee firmware "
+           f"flash --board-id {board_id}), or name its port with --port")  # fmt: skip
+    raise PortError(f"--port auto found {wanted}: {where}; {fix}")
 
 
 class ProbingLink(Link):
@@ -116,9 +143,11 @@ class ProbingLink(Link):
         *,
         every: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
+        board_id: str | None = None,
     ) -> None:
         super().__init__(events)
         self.baudrate = baudrate
+        self.board_id = board_id
         self.every = every
         self.clock = clock
         self.inner: SerialLink | None = None
@@ -135,10 +164,9 @@ class ProbingLink(Link):
             raise LinkError(self._why)
         self._next_probe = now + self.every
         try:
-            found = find_board(self.baudrate)
+            found = find_board(self.baudrate, board_id=self.board_id)
         except PortError as exc:
-            self._why = str(exc).replace("--port auto found no board that answers", "no board "
-                                         "answers on any serial port")  # fmt: skip
+            self._why = str(exc).replace("--port auto found", "found")
             raise LinkError(self._why) from exc
         inner = SerialLink(found.port, self.baudrate, self.events)
         inner.open()  # a LinkError here: the next open probes again

@@ -469,7 +469,7 @@ class Daemon(BoardSession, Showing):
         outcome = self.state.outcome()
         if outcome is not None:
             return CommandResult(False, "the game is over already")
-        records = self.rec.declare(move)
+        records = self.rec.declare(move, now)
         self._process(records)
         return CommandResult(True, words.declared_result(move, self.game.player_names,
                                                          self.people))  # fmt: skip

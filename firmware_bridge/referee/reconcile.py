@@ -215,7 +215,7 @@ class Reconciler(Prompts):
         records.extend(self.evaluate(now))
         return records
 
-    def declare(self, move: Move) -> list[Record]:
+    def declare(self, move: Move, now: float) -> list[Record]:
         """A result the players declare (a resignation, an agreed draw): the game ends with
         the board as it stands; a take-back withdraws it."""
         text = self.state.notation(move)
@@ -223,7 +223,7 @@ class Reconciler(Prompts):
         self.choosing = []
         self.lifted.clear()
         self._changed()
-        return [Committed(move, text, effect)]
+        return [Committed(move, text, effect), *self.evaluate(now)]
 
     def _refuse(self, why: str) -> None:
         self.notice = why
@@ -335,14 +335,15 @@ class Reconciler(Prompts):
             self._refuse("nothing to take back")
             return []
         undone: list[str] = []
-        taken: list[Move] = []
+        taken: list[tuple[Move, str]] = []
         ended = state.outcome() is not None
         shown = [*self.turn_layouts, state.layout()]  # what the board may show now
         # Back to the start of the turn in progress, or else of the previous turn.
         while state.plies:
             move = state.undo()
             undone.append(state.notation(move))
-            taken.insert(0, move)
+            piece = state.piece_at(move.frm) if move.frm >= 0 else None
+            taken.insert(0, (move, "" if piece is None else piece.kind))
             if not move.is_decision:
                 break
         # The layouts taken back stay in the turn's layouts, so the pieces going back are

@@ -81,10 +81,12 @@ class Showing:
         outcome = state.outcome()
         scores = state.scores()
         captured: tuple[list[str], list[str]] = ([], [])
+        lost: tuple[list[str], list[str]] = ([], [])
         for _, pieces in self.moves:
             for piece in pieces:
                 symbol = game.pieces[piece.kind].symbol
                 captured[piece.owner.index].append(symbol)
+                lost[piece.owner.index].append(piece.kind)
         self.serial += 1
         alert = rec.alert if have and not self.mismatch else ""
         if alert != self.alert[0]:
@@ -127,6 +129,7 @@ class Showing:
             details=self._details(),
             buttons=self._buttons(),
             captured=(tuple(captured[0]), tuple(captured[1])),
+            lost=(words.lost(lost[0]), words.lost(lost[1])),
             outcome=None
             if outcome is None
             else words.result(outcome, game.player_names, self.people),

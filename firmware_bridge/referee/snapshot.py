@@ -185,6 +185,7 @@ class Snapshot:
     sensor_brief: str = ""  # all of them in one short line
     next_game: str = ""  # once the game is over: setting the board up starts the next one
     buttons: tuple[str, ...] = ()  # the board's buttons the game can use now (pass, confirm, …)
+    lost: tuple[str, str] = ("", "")  # each player's captured pieces, in words
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form a face sends (docs/kiosk.md). ``board`` is left out: faces splice in
@@ -267,6 +268,7 @@ class Snapshot:
             "sensor_brief": self.sensor_brief,
             "next_game": self.next_game,
             "buttons": list(self.buttons),
+            "lost": list(self.lost),
         }
 
     def to_text(self) -> str:

@@ -22,6 +22,7 @@ from typing import Any
 
 from engine import ConfigError, Game, IllegalMoveError, InvalidMoveError, Player, State
 from engine.outcome import player_label
+from firmware_bridge import words
 from firmware_bridge.link import catalog
 from firmware_bridge.link.leds import signals_from_frame
 from firmware_bridge.link.profile import UNREADABLE, BoardProfile
@@ -92,10 +93,12 @@ class Step:
     marks: tuple[str, ...]  # what to look at: illegal, taken back, board off, fault, ...
     events: tuple[Event, ...]
     recorded: bool = True  # False: made before the recording began (its moves only)
+    words: str = ""  # the move as a hand made it ("stone c1 to c4"), "" once unknown
 
     def to_json(self) -> dict[str, object]:
         return {
-            "number": self.number, "move": self.move, "player": self.player, "at": self.at,
+            "number": self.number, "move": self.move, "words": self.words or self.move,
+            "player": self.player, "at": self.at,
             "taken_back": self.taken_back, "marks": list(self.marks), "recorded": self.recorded,
             "events": [e.to_json() for e in self.events],
         }  # fmt: skip
@@ -165,27 +168,31 @@ class _Builder:
 
     def close(self, now: float, move: str) -> None:
         self.settle()
-        self.steps.append(Step(len(self.steps) + 1, move, self._made(move), self.wall(now), False,
-                               tuple(self.open.marks), _kept(self.open.events)))  # fmt: skip
+        who, said = self._made(move)
+        self.steps.append(Step(len(self.steps) + 1, move, who, self.wall(now), False,
+                               tuple(self.open.marks), _kept(self.open.events),
+                               words=said))  # fmt: skip
         self.open = _Open([], [])
         self.aftermath = _Open([], [])
 
     def close_unrecorded(self, move: str) -> None:
         """A move made before the recording began: its text and player, nothing under it."""
-        self.steps.append(Step(len(self.steps) + 1, move, self._made(move), "", False, (), (),
-                               False))  # fmt: skip
+        who, said = self._made(move)
+        self.steps.append(Step(len(self.steps) + 1, move, who, "", False, (), (), False,
+                               words=said))  # fmt: skip
 
-    def _made(self, move: str) -> str:
-        """The move played on the rules' state; who made it, in words ("" once unknown)."""
+    def _made(self, move: str) -> tuple[str, str]:
+        """The move played on the rules' state: who made it and the move, in words ("" once
+        unknown)."""
         if self.state is None:
-            return ""
+            return "", ""
         try:
-            mover = self.state.to_move
-            self.state.apply(self.state.parse(move))
+            effect = self.state.apply(self.state.parse(move))
         except (IllegalMoveError, InvalidMoveError, ValueError):
             self.state = None  # the recording and the rules part here: no more labels
-            return ""
-        return player_label(self.game.player_names, mover, self.people)
+            return "", ""
+        said = words.move_words(self.game, effect.move, effect, self.people)
+        return player_label(self.game.player_names, effect.player, self.people), said
 
     def take_back(self, now: float, count: int) -> None:
         self.add(now, "takeback", f"took back {count} move{'s' if count != 1 else ''}",

@@ -17,6 +17,8 @@ function connect() {
   source.onopen = () => { $("banner").hidden = true; };
   source.onerror = () => {
     $("banner").hidden = false;
+    $("conn").className = "conn offline";
+    $("conn").textContent = "not running";
     if (source.readyState === EventSource.CLOSED) { source.close(); setTimeout(connect, 1000); }
   };
 }
@@ -47,8 +49,14 @@ function render(s) {
   view.setBoard(s.board);
   view.render({ pieces: s.pieces, signals: s.signals });
   $("title").textContent = `${s.game.title} board`;
-  $("conn").className = "conn " + (!s.plugged ? "offline" : s.host ? "connected" : "connecting");
-  $("conn").textContent = !s.plugged ? "unplugged" : s.host ? "referee connected" : "waiting for the referee";
+  // The referee is there when its page answers (the built-in board follows it) and it has
+  // scanned the board; a referee gone (killed, restarting) is said as such, never green.
+  const gone = s.referee === "gone";
+  $("conn").className = "conn " + (!s.plugged || gone ? "offline" : s.host ? "connected" : "connecting");
+  $("conn").textContent = !s.plugged ? "unplugged" : gone ? "no referee"
+    : s.host ? "referee connected" : "waiting for the referee";
+  $("btn-layout").hidden = s.referee === "none" || s.referee === undefined;
+  $("btn-layout").disabled = !s.recorded;
   const names = Object.entries(s.signals);
   $("leds").textContent = names.length
     ? "LEDs: " + names.map(([cell, sig]) => `${cell} ${SIGNALS[sig] ? SIGNALS[sig].tag : sig}`).join(", ")
@@ -57,14 +65,17 @@ function render(s) {
   // A real hand holds one player's piece. After a capture by replacement (or a capture's
   // victim taken off) it may hold both players' pieces: then nothing is picked for the player,
   // who clicks the piece to put down, so the captured piece never goes down by mistake.
+  // Only a piece lifted since the last one was put down is picked by itself: one held from
+  // before (a captured piece not yet in the box) goes down only when it is clicked.
   const mixed = bothPlayers(s.hand);
-  const defaultPick = s.hand.length && !mixed ? s.hand.length - 1 : null;
+  const last = s.hand.length ? s.hand[s.hand.length - 1] : null;
+  const defaultPick = last && last.fresh !== false && !mixed ? s.hand.length - 1 : null;
   const hand = $("hand");
   hand.replaceChildren();
   s.hand.forEach((p, i) => {
     const isPicked = picked ? picked.hand === i : i === defaultPick;
     hand.appendChild(pieceButton(p, `${p.kind} of player ${p.owner}` + (p.from ? `, from ${p.from}` : ""),
-      isPicked, () => { picked = { hand: i }; render(state); }));
+      isPicked, () => { picked = isPicked ? { none: true } : { hand: i }; render(state); }));
   });
   if (!s.hand.length) {
     const none = document.createElement("span");
@@ -73,6 +84,7 @@ function render(s) {
     hand.appendChild(none);
   }
   $("hand-help").hidden = !(mixed && !(picked && picked.hand != null));
+  if (picked && picked.none && !s.hand.length) picked = null;
   const supply = $("supply");
   supply.replaceChildren();
   for (const p of s.supply) {
@@ -110,8 +122,13 @@ async function onCell(name) {
     picked = null;
     await act({ do: "place", cell: name, hand: index });
   } else if (state.hand.length) {
+    const last = state.hand[state.hand.length - 1];
     if (bothPlayers(state.hand)) {
       $("notice").textContent = "Both players' pieces are in your hand: click the one to put down.";
+      return;
+    }
+    if ((picked && picked.none) || last.fresh === false) {
+      $("notice").textContent = "Click the piece in your hand to put it down (or leave it off the board).";
       return;
     }
     await act({ do: "place", cell: name, hand: state.hand.length - 1 });

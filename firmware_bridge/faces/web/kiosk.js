@@ -1,15 +1,21 @@
 // The kiosk page: live state pushed by the referee (Server-Sent Events), the board drawn from
 // the game's geometry, what to do now, and the controls a club needs without a terminal.
+// Made for a 7" 800x480 touchscreen: text of 14 px and more, targets of 44 px and more, the
+// latest moves always in view, and every control that fails saying why on the screen.
+// Its words come from the referee (/words.js, made from firmware_bridge/words.py).
 import { BoardView, legend, boardKey } from "/static/board.js";
 import { token } from "/static/token.js";
+import { say, applyWords } from "/static/say.js";
 
 const $ = (id) => document.getElementById(id);
 // The same page serves the kiosk (API at /api) and a board's page in the club view (its own
 // API path; only take back and new game, and a way back to all boards).
 const API = document.body.dataset.api || "/api";
 const CLUB = document.body.dataset.face === "club";
+const ANSWER_SECONDS = 12; // an answer to a control stays this long, then the referee's notice
+applyWords(document);
 if (CLUB) {
-  for (const id of ["btn-pass", "btn-confirm", "btn-select", "btn-check"]) $(id).hidden = true;
+  for (const id of ["btn-pass", "btn-confirm", "btn-select", "btn-check", "btn-resign", "btn-draw"]) $(id).hidden = true;
   $("club-link").hidden = false;
   $("results-link").hidden = true; // the club's results are on its front page
 }
@@ -21,6 +27,7 @@ const view = new BoardView($("board"));
 let games = [];
 let current = null;
 let keyFor = "";
+let answer = null; // {text, error, until}: the answer to the last control pressed here
 
 // -- live state -------------------------------------------------------------------------------
 function connect() {
@@ -33,7 +40,7 @@ function connect() {
   source.onerror = () => {
     $("banner").hidden = false;
     $("conn").className = "conn offline";
-    $("conn").textContent = "referee offline";
+    $("conn").textContent = say("conn_offline");
     if (source.readyState === EventSource.CLOSED) {
       source.close();
       setTimeout(connect, 1000); // the browser gave up: start again
@@ -46,6 +53,16 @@ function time(iso) {
   return Number.isNaN(d.getTime()) ? "" : d.toLocaleTimeString([], { hour12: false });
 }
 
+function capitalise(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : "";
+}
+
+function sideAndPerson(s, index) {
+  const person = (s.game.people || [])[index];
+  const side = s.game.players[index];
+  return person ? `${person} (${side})` : side;
+}
+
 function render(s) {
   current = s;
   view.setBoard(s.board);
@@ -55,64 +72,181 @@ function render(s) {
     unexpected: s.unexpected, ghosts: s.ghosts,
   });
   const options = Object.entries(s.game.options).map(([k, v]) => `${k}=${v}`).join(", ");
-  $("title").textContent = s.game.title;
-  $("title").title = `${options} · board profile ${s.game.profile} · game ${s.game_number}`;
-  document.title = CLUB ? `${document.body.dataset.board}: ${s.game.title} — club view`
-    : `${s.game.title} — Board Referee`;
-  if (CLUB) $("title").textContent = `${document.body.dataset.board}: ${s.game.title}`;
+  $("title").textContent = CLUB ? `${document.body.dataset.board}: ${s.game.title}` : s.game.title;
+  $("title").title = `${options} · ${s.game.profile} · ${s.game_number}`;
+  document.title = CLUB ? `${document.body.dataset.board}: ${s.game.title}` : s.game.title;
   $("record-link").href = `${API}/record/${s.game_number}`;
   const c = s.connection;
   $("conn").className = `conn ${c.state}`;
-  $("conn").textContent = c.state === "connected" ? `board ${c.board_id}` : c.state.replace("-", " ");
+  $("conn").textContent = c.state === "connected" ? say("conn_connected", { id: c.board_id })
+    : say(`conn_${c.state.replace("-", "_")}`) || c.state;
   const status = $("status");
-  status.textContent = s.outcome ? `Game over: ${s.outcome}` : capitalise(s.status);
+  status.textContent = s.outcome ? s.outcome : capitalise(s.status);
   // Once a game is over: the set-up to do, which starts the next game.
   $("next").hidden = !(s.outcome && s.next_game);
   $("next").textContent = s.outcome ? capitalise(s.next_game || "") + "." : "";
   if (s.board.key !== keyFor) { keyFor = s.board.key; boardKey($("key"), s.board); }
-  status.className = "status" + (s.outcome ? " over" : "") +
-    (/illegal|disturbed|connect the board/.test(s.status) ? " alert" : "");
-  $("notice").textContent = s.notice ? capitalise(s.notice) : "";
+  status.className = "status" + (s.outcome ? " over" : "") + (s.alert ? " alert" : "");
+  renderNotice();
   renderPlayers(s);
-  $("details").textContent = s.details.join(" · ") + (s.phase && !s.outcome ? `${s.details.length ? " · " : ""}phase: ${s.phase}` : "");
+  $("details").textContent = (s.details || []).join("\n");
+  $("details").hidden = !(s.details || []).length;
   legend($("legend"), s.signals);
-  renderMoves(s.moves);
+  renderMoves(s);
   renderConnection(c);
-  for (const id of ["btn-pass", "btn-confirm", "btn-select"]) $(id).disabled = Boolean(s.outcome);
-  $("btn-takeback").disabled = s.moves.length === 0;
+  renderButtons(s);
   renderCheck(s.check);
-  const warnings = s.sensor_warnings || [];
-  $("sensor-warnings").hidden = !warnings.length;
-  $("sensor-warnings").textContent = warnings.map((w) => capitalise(w.text) + ".").join(" ");
+  const brief = s.sensor_brief || "";
+  $("sensor-warnings").hidden = !brief;
+  $("sensor-warnings").textContent = brief ? brief + "." : "";
+  $("sensor-details").textContent = (s.sensor_warnings || []).map((w) => capitalise(w.text) + ".").join(" ");
   // An open timeline of this game follows it: a move made meanwhile is fetched in.
   if ($("timeline").open && timeline && timeline.game === s.game_number &&
       s.moves.length !== followed) {
     followed = s.moves.length;
     if (made(timeline) !== followed) refreshTimeline(followed);
   }
+  fitStatus();
   document.body.dataset.serial = String(s.serial);
   document.body.dataset.game = s.game.id;
 }
 
-function capitalise(text) {
-  return text ? text[0].toUpperCase() + text.slice(1) : "";
+// The answer to a control pressed here stays for a while, whatever the referee says meanwhile
+// (a refusal must be read: "this control needs the access token", "passing is not allowed").
+function tell(text, error) {
+  answer = text ? { text: capitalise(text), error, until: Date.now() + ANSWER_SECONDS * 1000 } : null;
+  renderNotice();
+  fitStatus();
 }
+
+function renderNotice() {
+  const box = $("notice");
+  const mine = answer && Date.now() < answer.until ? answer : null;
+  const text = mine ? mine.text : current && current.notice ? capitalise(current.notice) : "";
+  box.textContent = text;
+  box.hidden = !text;
+  box.classList.toggle("error", Boolean(mine && mine.error));
+}
+setInterval(() => { if (answer && Date.now() >= answer.until) { answer = null; renderNotice(); fitStatus(); } }, 1000);
+
+// What must happen now is read first: as large as the pane allows (20 px down to 14 px), so
+// the whole sentence shows and the moves and the controls stay in view.
+function fitStatus() {
+  const side = $("side");
+  const status = $("status");
+  for (let size = 20; size >= 14; size -= 1) {
+    status.style.fontSize = `${size}px`;
+    if (side.scrollHeight <= side.clientHeight) break;
+  }
+}
+window.addEventListener("resize", fitStatus);
+
+function renderButtons(s) {
+  const usable = new Set(s.buttons || []);
+  const over = Boolean(s.outcome);
+  for (const name of ["pass", "confirm", "select"]) {
+    $(`btn-${name}`).hidden = CLUB || !usable.has(name);
+  }
+  $("btn-takeback").disabled = s.moves.length === 0;
+  $("btn-resign").disabled = over || s.moves.length === 0 || Boolean(s.check);
+  $("btn-draw").disabled = over || s.moves.length === 0 || Boolean(s.check);
+}
+
+function renderPlayers(s) {
+  const box = $("players");
+  box.replaceChildren();
+  // The player highlighted is the one whose hands the status asks for (a defender taking
+  // the attacker, a captured piece to remove), else the one to move.
+  const acting = s.acting ?? s.to_move;
+  s.game.players.forEach((_, index) => {
+    const owner = index + 1;
+    const row = document.createElement("div");
+    row.className = `player owner-${owner}` + (acting === owner ? " turn" : "");
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    const label = document.createElement("span");
+    label.className = "who";
+    const doing = acting === owner
+      ? (acting !== s.to_move ? say("to_act") : s.deciding ? say("chooses") : say("to_move")) : "";
+    label.textContent = sideAndPerson(s, index) + (doing ? ` — ${doing}` : "") +
+      (s.winner === owner ? ` — ${say("winner")}` : "");
+    const score = document.createElement("span");
+    score.className = "score";
+    score.textContent = s.scores ? say("score", { score: s.scores[index] }) : "";
+    row.append(swatch, label, score);
+    const lost = (s.lost || [])[index];
+    if (lost) {
+      const cap = document.createElement("span");
+      cap.className = "captured";
+      cap.textContent = lost;
+      row.appendChild(cap);
+    }
+    box.appendChild(row);
+  });
+}
+
+function renderMoves(s) {
+  const list = $("moves");
+  list.replaceChildren();
+  for (const m of s.moves) {
+    const li = document.createElement("li");
+    li.value = m.number;
+    const what = document.createElement("span");
+    what.className = "what";
+    what.textContent = `${m.who || m.player}: ${m.words || m.text}`;
+    const t = document.createElement("span");
+    t.className = "time";
+    t.textContent = time(m.at);
+    li.append(what, t);
+    if (m.events.length) {
+      const ev = document.createElement("span");
+      ev.className = "events";
+      ev.textContent = m.events.join("; ");
+      li.appendChild(ev);
+    }
+    list.appendChild(li);
+  }
+  list.hidden = s.moves.length === 0 || Boolean(s.check);
+  list.scrollTop = list.scrollHeight; // the latest move in view
+}
+
+function renderConnection(c) {
+  const rows = [
+    [say("conn_state"), c.message], [say("conn_port"), c.port], [say("conn_board"), c.board_id || "—"],
+    [say("conn_firmware"), c.firmware || "—"],
+    [say("conn_last_frame"), c.last_frame ? say("last_frame", { seconds: Math.max(0, Math.round(Date.now() / 1000 - c.last_frame)) }) : say("no_frame")],
+  ];
+  const dl = $("conn-details");
+  dl.replaceChildren();
+  for (const [k, v] of rows) {
+    const dt = document.createElement("dt"); dt.textContent = k;
+    const dd = document.createElement("dd"); dd.textContent = v;
+    dl.append(dt, dd);
+  }
+  for (const f of c.faults) {
+    const dt = document.createElement("dt"); dt.textContent = say("conn_fault"); dt.className = "fault";
+    const dd = document.createElement("dd"); dd.className = "fault";
+    dd.textContent = `${f.code}: ${f.text} (${new Date(f.at * 1000).toLocaleTimeString([], { hour12: false })})`;
+    dl.append(dt, dd);
+  }
+}
+setInterval(() => { if (current && $("conndialog").open) renderConnection(current.connection); }, 1000);
 
 // The board check: what to do at the board now, how far it is, and what it found.
 function renderCheck(check) {
   const box = $("check");
   box.hidden = !check || CLUB;
+  $("status").hidden = Boolean(check) && !CLUB; // the check's panel says what to do
   document.body.classList.toggle("checking", Boolean(check) && !CLUB);
   $("players").hidden = Boolean(check) && !CLUB;
-  for (const id of ["btn-takeback", "btn-pass", "btn-confirm", "btn-select", "btn-newgame", "btn-check"]) {
-    if (check) $(id).disabled = true;
-  }
+  $("btn-takeback").disabled = $("btn-takeback").disabled || Boolean(check);
+  for (const id of ["btn-newgame", "btn-check"]) $(id).disabled = Boolean(check);
   if (!check || CLUB) return;
   const running = check.phase !== "done";
-  $("check-progress").textContent = `${check.done} of ${check.total}`;
+  $("check-progress").textContent = say("check_progress", { done: check.done, total: check.total });
   $("check-instruction").textContent = check.instruction;
   $("check-answers").hidden = !running || check.phase === "clear";
-  $("check-stop").textContent = running ? "Stop the check" : "Back to the game";
+  $("check-stop").textContent = running ? say("check_stop") : say("check_back");
   const list = $("check-findings");
   list.replaceChildren();
   for (const f of check.findings) {
@@ -130,93 +264,21 @@ function renderCheck(check) {
   }
 }
 
-function renderPlayers(s) {
-  const box = $("players");
-  box.replaceChildren();
-  // The player highlighted is the one whose hands the status asks for (a defender taking
-  // the attacker, a captured piece to remove), else the one to move.
-  const acting = s.acting ?? s.to_move;
-  s.game.players.forEach((name, index) => {
-    const owner = index + 1;
-    const row = document.createElement("div");
-    row.className = `player owner-${owner}` + (acting === owner ? " turn" : "");
-    const swatch = document.createElement("span");
-    swatch.className = "swatch";
-    const label = document.createElement("span");
-    const people = (s.game.people || [])[index];
-    label.textContent = (people ? `${people} (${name})` : name) +
-      (acting === owner ? (acting !== s.to_move ? " — to act" : s.deciding ? " — chooses" : " — to move") : "") +
-      (s.winner === owner ? " — winner" : "");
-    const score = document.createElement("span");
-    score.className = "score";
-    score.textContent = s.scores ? `score ${s.scores[index]}` : "";
-    row.append(swatch, label, score);
-    const lost = s.captured[index];
-    if (lost.length) {
-      const cap = document.createElement("span");
-      cap.className = "captured";
-      cap.textContent = `lost ${lost.length}: ${lost.join(" ")}`;
-      row.appendChild(cap);
-    }
-    box.appendChild(row);
-  });
-}
-
-function renderMoves(moves) {
-  const list = $("moves");
-  list.replaceChildren();
-  for (const m of moves) {
-    const li = document.createElement("li");
-    li.value = m.number;
-    li.textContent = `${m.player}: ${m.text}`;
-    const t = document.createElement("span");
-    t.className = "time";
-    t.textContent = time(m.at);
-    li.appendChild(t);
-    if (m.events.length) {
-      const ev = document.createElement("span");
-      ev.className = "events";
-      ev.textContent = m.events.join("; ");
-      li.appendChild(ev);
-    }
-    list.appendChild(li);
-  }
-  list.scrollTop = list.scrollHeight;
-}
-
-function renderConnection(c) {
-  const rows = [
-    ["state", c.message], ["port", c.port], ["board id", c.board_id || "—"],
-    ["firmware", c.firmware || "—"],
-    ["last frame", c.last_frame ? `${Math.max(0, Math.round(Date.now() / 1000 - c.last_frame))} s ago` : "none yet"],
-  ];
-  const dl = $("conn-details");
-  dl.replaceChildren();
-  for (const [k, v] of rows) {
-    const dt = document.createElement("dt"); dt.textContent = k;
-    const dd = document.createElement("dd"); dd.textContent = v;
-    dl.append(dt, dd);
-  }
-  for (const f of c.faults) {
-    const dt = document.createElement("dt"); dt.textContent = "fault"; dt.className = "fault";
-    const dd = document.createElement("dd"); dd.className = "fault";
-    dd.textContent = `${f.code}: ${f.text} (${new Date(f.at * 1000).toLocaleTimeString([], { hour12: false })})`;
-    dl.append(dt, dd);
-  }
-  if (c.faults.length) $("connection").open = true;
-}
-setInterval(() => { if (current) renderConnection(current.connection); }, 1000);
-
 // -- controls ---------------------------------------------------------------------------------
 async function post(path, body) {
-  const response = await fetch(path, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-Board-Referee-Token": token() },
-    body: JSON.stringify(body),
-  });
-  let answer = {};
-  try { answer = await response.json(); } catch { answer = { error: response.statusText }; }
-  return { ok: response.ok, message: answer.message || answer.error || "" };
+  let response;
+  try {
+    response = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Board-Referee-Token": token() },
+      body: JSON.stringify(body),
+    });
+  } catch {
+    return { ok: false, message: say("no_answer") };
+  }
+  let reply = {};
+  try { reply = await response.json(); } catch { reply = { error: response.statusText }; }
+  return { ok: response.ok, message: reply.message || reply.error || response.statusText || "" };
 }
 
 for (const button of document.querySelectorAll("[data-button]")) {
@@ -224,25 +286,37 @@ for (const button of document.querySelectorAll("[data-button]")) {
     const result = await (button.dataset.button === "takeback"
       ? post(`${API}/takeback`, {})
       : post(`${API}/button`, { button: button.dataset.button }));
-    $("notice").textContent = capitalise(result.message);
-    $("notice").classList.toggle("error", !result.ok);
+    tell(result.message, !result.ok);
   });
 }
 
 for (const button of document.querySelectorAll("[data-check]")) {
   button.addEventListener("click", async () => {
     const result = await post(`${API}/check`, { what: button.dataset.check });
-    if (!result.ok) {
-      $("notice").textContent = capitalise(result.message);
-      $("notice").classList.add("error");
-    }
+    if (!result.ok) tell(result.message, true);
   });
 }
+
+function openDialog(id) {
+  if ($("menu").open) $("menu").close();
+  $(id).showModal();
+}
+for (const [button, dialog] of [["btn-menu", "menu"], ["conn", "conndialog"], ["btn-connection", "conndialog"], ["btn-key", "keydialog"]]) {
+  $(button).addEventListener("click", () => {
+    if (dialog === "conndialog" && current) renderConnection(current.connection);
+    openDialog(dialog);
+  });
+}
+for (const [button, dialog] of [["menu-close", "menu"], ["key-close", "keydialog"], ["conn-close", "conndialog"],
+  ["resign-cancel", "resign"], ["draw-cancel", "draw"], ["check-cancel", "checkdialog"], ["ng-cancel", "newgame"]]) {
+  $(button).addEventListener("click", () => $(dialog).close());
+}
+for (const link of ["record-link", "results-link"]) $(link).addEventListener("click", () => $("menu").close());
+
 $("btn-check").addEventListener("click", () => {
   $("check-error").textContent = "";
-  $("checkdialog").showModal();
+  openDialog("checkdialog");
 });
-$("check-cancel").addEventListener("click", () => $("checkdialog").close());
 $("check-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const cells = $("check-cells").value.split(/[\s,]+/).filter(Boolean);
@@ -254,13 +328,40 @@ $("check-form").addEventListener("submit", async (event) => {
   }
 });
 
+// A result the players declare: asked once more, then journaled like a move (a take-back
+// withdraws it).
+$("btn-resign").addEventListener("click", () => {
+  if (!current) return;
+  for (const index of [0, 1]) {
+    const other = sideAndPerson(current, 1 - index);
+    const button = $(`resign-${index + 1}`);
+    button.textContent = say("resign_yes", { who: sideAndPerson(current, index) });
+    button.title = say("resign_means", { other });
+  }
+  $("resign-error").textContent = "";
+  openDialog("resign");
+});
+for (const button of document.querySelectorAll("[data-resign]")) {
+  button.addEventListener("click", async () => {
+    const result = await post(`${API}/result`, { result: "resign", player: Number(button.dataset.resign) });
+    if (result.ok) $("resign").close(); // the headline says the result
+    else $("resign-error").textContent = capitalise(result.message);
+  });
+}
+$("btn-draw").addEventListener("click", () => { $("draw-error").textContent = ""; openDialog("draw"); });
+$("draw-yes").addEventListener("click", async () => {
+  const result = await post(`${API}/result`, { result: "draw" });
+  if (result.ok) $("draw").close();
+  else $("draw-error").textContent = capitalise(result.message);
+});
+
 async function loadGames() {
   try {
     const response = await fetch(`${API}/games`);
-    const answer = await response.json();
-    games = answer.games;
+    const reply = await response.json();
+    games = reply.games;
     if (CLUB) { // offer take back and new game only where the board's referee takes them
-      const takes = answer.commands === true;
+      const takes = reply.commands === true;
       $("btn-takeback").hidden = !takes;
       $("btn-newgame").hidden = !takes;
       $("no-commands").hidden = takes;
@@ -307,17 +408,19 @@ function fillOptions() {
   players.replaceChildren();
   if (!game) return;
   // Who plays which side: kept with the game, shown on the kiosk, in records and results.
+  // The names of the game on the board are offered (shown, to keep or change); a game
+  // without names typed here has none.
   game.players.forEach((side, index) => {
     const label = document.createElement("label");
     label.className = "option";
     const words = document.createElement("span");
     words.className = "option-label";
-    words.textContent = `${side}: name`;
+    words.textContent = say("name_of", { side });
     const input = document.createElement("input");
     input.name = `player-${index + 1}`;
     input.maxLength = 40;
     input.autocomplete = "off";
-    input.placeholder = "(optional)";
+    input.placeholder = say("optional");
     input.value = typed[index] ?? ((current && current.game.people) ? current.game.people[index] || "" : "");
     label.append(words, input);
     players.appendChild(label);
@@ -339,14 +442,11 @@ $("btn-newgame").addEventListener("click", async () => {
   // Starting over a game in progress abandons it: say so, and ask once more.
   const playing = current && !current.outcome && current.moves.length > 0;
   $("ng-abandon").hidden = !playing;
-  $("ng-abandon").textContent = playing
-    ? `The game in progress (${current.moves.length} move${current.moves.length === 1 ? "" : "s"}) will be abandoned.`
-    : "";
-  $("ng-start").textContent = playing ? "Abandon it and start" : "Start";
-  $("newgame").showModal();
+  $("ng-abandon").textContent = playing ? say("abandon", { moves: count(current.moves.length, "move") }) : "";
+  $("ng-start").textContent = playing ? say("abandon_start") : say("start");
+  openDialog("newgame");
 });
 $("ng-game").addEventListener("change", fillOptions);
-$("ng-cancel").addEventListener("click", () => $("newgame").close());
 $("newgame-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const options = {};
@@ -358,16 +458,17 @@ $("newgame-form").addEventListener("submit", async (event) => {
   const result = await post(`${API}/new-game`, { game: $("ng-game").value, options, players: people });
   if (result.ok) {
     $("newgame").close();
-    $("notice").textContent = capitalise(result.message);
+    tell(result.message, false);
   } else {
     $("ng-error").textContent = capitalise(result.message);
   }
 });
 
+function count(n, noun) {
+  return say(n === 1 ? `one_${noun}` : `many_${noun}`, { n });
+}
+
 // -- the timeline: the moves, and under each what the board and the referee said ------------
-const KINDS = { sensor: "Sensor", scan: "Board", leds: "Lights", shown: "Shown", board: "Board",
-  button: "Button", takeback: "Take-back", result: "Result", referee: "Referee", move: "Move",
-  gap: "…" };
 let timeline = null;
 let shownStep = null; // the key of the step shown, kept when the timeline is fetched again
 let refreshing = null;
@@ -385,11 +486,11 @@ function refreshTimeline(wanted, tries = 5) {
     try {
       const response = await fetch(`${API}/timeline/${timeline.game}`);
       if (!response.ok) return;
-      const answer = await response.json();
-      if (!$("timeline").open || answer.game !== timeline.game) return;
-      timeline = answer;
+      const reply = await response.json();
+      if (!$("timeline").open || reply.game !== timeline.game) return;
+      timeline = reply;
       renderTimeline();
-      if (made(answer) < wanted && tries > 1) refreshTimeline(wanted, tries - 1);
+      if (made(reply) < wanted && tries > 1) refreshTimeline(wanted, tries - 1);
     } catch { /* offline: the next state tries again */ }
   }, 500);
 }
@@ -406,26 +507,26 @@ async function openTimeline(number) {
   shownStep = null;
   followed = current && current.game_number === number ? current.moves.length : null;
   const dialog = $("timeline");
-  $("tl-title").textContent = `Game ${number}: loading…`;
+  $("tl-title").textContent = say("tl_loading", { game: number });
   $("tl-steps").replaceChildren();
   $("tl-rows").replaceChildren();
   $("tl-step-title").textContent = "";
-  if (!dialog.open) dialog.showModal();
-  let answer;
+  if (!dialog.open) openDialog("timeline");
+  let reply;
   try {
     const response = await fetch(`${API}/timeline/${number}`);
-    answer = await response.json();
-    if (!response.ok) throw new Error(answer.error || response.statusText);
+    reply = await response.json();
+    if (!response.ok) throw new Error(reply.error || response.statusText);
   } catch (error) {
-    $("tl-title").textContent = `Game ${number}`;
+    $("tl-title").textContent = say("tl_game", { game: number });
     $("tl-problem").hidden = false;
-    $("tl-problem").textContent = `No timeline: ${error.message}`;
+    $("tl-problem").textContent = say("tl_none", { why: error.message });
     setArrows(number);
     return;
   }
-  timeline = answer;
+  timeline = reply;
   renderTimeline();
-  if (followed !== null && made(answer) < followed) refreshTimeline(followed);
+  if (followed !== null && made(reply) < followed) refreshTimeline(followed);
 }
 
 function setArrows(number) {
@@ -437,15 +538,15 @@ function setArrows(number) {
 
 function renderTimeline() {
   const t = timeline;
-  $("tl-title").textContent = `Game ${t.game}: ${t.title} (${t.status}) — ${t.steps.length} move${t.steps.length === 1 ? "" : "s"}`;
+  $("tl-title").textContent = say("tl_title", { game: t.game, title: t.title, status: t.status, moves: count(t.steps.length, "move") });
   setArrows(t.game);
-  const problem = t.problem || (t.recorded ? "" : "nothing of this game's flight recording is in the journal yet (it is written with each move and every 10 s), or recording is off (--record-cap 0) or dropped it: its moves only");
+  const problem = t.problem || (t.recorded ? "" : say("tl_unrecorded"));
   $("tl-problem").hidden = !problem;
   $("tl-problem").textContent = problem;
   const list = $("tl-steps");
   list.replaceChildren();
-  const groups = t.steps.map((step) => ({ step, label: step.move, key: `m${step.number}` }));
-  if (t.tail.events.length) groups.push({ step: t.tail, label: "Since the last move", key: "tail" });
+  const groups = t.steps.map((step) => ({ step, label: step.words || step.move, key: `m${step.number}` }));
+  if (t.tail.events.length) groups.push({ step: t.tail, label: say("tl_since"), key: "tail" });
   for (const group of groups.reverse()) { // newest first: the disputed move is near the top
     const { step } = group;
     const li = document.createElement("li");
@@ -462,7 +563,7 @@ function renderTimeline() {
     button.append(num, move, at);
     if (step.player) {
       const who = document.createElement("span"); who.className = "who";
-      who.textContent = step.player + (step.recorded ? "" : " · before the recording");
+      who.textContent = step.player + (step.recorded ? "" : say("tl_before"));
       button.appendChild(who);
     }
     if (step.marks.length) {
@@ -482,7 +583,7 @@ function renderTimeline() {
   list.scrollTop = 0;
   const kept = groups.find((g) => g.key === shownStep);
   if (groups.length) showStep(kept || groups.find((g) => g.step.number) || groups[0]);
-  else $("tl-step-title").textContent = "Nothing was recorded of this game yet.";
+  else $("tl-step-title").textContent = say("tl_nothing");
 }
 
 function showStep(group) {
@@ -492,19 +593,20 @@ function showStep(group) {
     b.setAttribute("aria-current", String(b.dataset.step === group.key));
   }
   $("tl-step-title").textContent = step.number
-    ? `Move ${step.number}: ${step.player ? step.player + ", " : ""}${step.move}${step.at ? " at " + clock(step.at) : ""}${step.taken_back ? " (taken back)" : ""}`
-    : "Since the last move";
+    ? say("tl_step", { number: step.number, who: step.player ? step.player + ", " : "", move: step.words || step.move,
+      at: step.at ? say("tl_at", { time: clock(step.at) }) : "", back: step.taken_back ? say("tl_taken_back") : "" })
+    : say("tl_since");
   const rows = $("tl-rows");
   rows.replaceChildren();
   if (!step.events.length) {
     const tr = rows.insertRow();
-    tr.insertCell().textContent = step.recorded ? "Nothing recorded under this move." : "Played before the recording began: the move only.";
+    tr.insertCell().textContent = step.recorded ? say("tl_empty") : say("tl_unrecorded_move");
   }
   for (const e of step.events) {
     const tr = rows.insertRow();
     tr.className = e.kind + (e.kind === "shown" && /illegal/.test(e.text) ? " illegal" : "");
     const t = tr.insertCell(); t.className = "t"; t.textContent = clock(e.at, true);
-    const k = tr.insertCell(); k.className = "k"; k.textContent = KINDS[e.kind] || e.kind;
+    const k = tr.insertCell(); k.className = "k"; k.textContent = say(`tl_kind_${e.kind}`) || e.kind;
     const x = tr.insertCell(); x.className = "x";
     if (e.cell && e.text.startsWith(e.cell + ":")) {
       const cell = document.createElement("span"); cell.className = "cell"; cell.textContent = e.cell;
