@@ -54,3 +54,34 @@ def test_a_bad_cell_size_is_one_line() -> None:
                             capture_output=True, text=True, check=False)  # fmt: skip
     assert result.returncode == 2 and len(result.stderr.splitlines()) == 1
     assert "--cell-mm" in result.stderr
+
+
+def test_every_shipped_templates_text_stays_on_its_sheet() -> None:
+    """Each profile's template drawn by Chromium: every text's box inside the sheet (a legend
+    line once ran 5 mm past Vanguard's 244 mm)."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.test_kiosk import ARGS, CHROMIUM
+
+    config = catalog.config_dir(None)
+    sheets = []
+    for path in sorted((config / "boards").glob("*.yaml")):
+        profile_id = path.stem
+        game = catalog.load_game(catalog.profile_game(profile_id, config))
+        (sheet,) = template(game, catalog.load_profile(profile_id, game))
+        sheets.append((profile_id, sheet.svg))
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page()
+        for profile_id, svg in sheets:
+            page.set_content(svg)
+            outside: list[str] = page.evaluate("""() => {
+                const svg = document.querySelector("svg");
+                const [, , w, h] = svg.getAttribute("viewBox").split(" ").map(Number);
+                return [...svg.querySelectorAll("text")].filter((t) => {
+                    const b = t.getBBox();
+                    return b.x < 0 || b.y < 0 || b.x + b.width > w || b.y + b.height > h;
+                }).map((t) => t.textContent.slice(0, 50));
+            }""")
+            assert not outside, (profile_id, outside)
+        browser.close()

@@ -129,16 +129,18 @@ def test_dry_run_prints_the_mpremote_commands(tmp_path: Path) -> None:
     assert lines[-1].endswith("mpremote connect /dev/ttyACM7 resume reset")
 
 
-def test_an_identity_board_cannot_take_the_pico_firmware() -> None:
-    result = subprocess.run(
-        [*PYTHON, "firmware", "config", "--board", "protect-the-goat", "-o", "-"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 2
-    assert "identity (RFID)" in result.stderr and len(result.stderr.splitlines()) == 1
+def test_an_identity_board_cannot_take_the_pico_firmware_and_is_told_which_can(
+    tmp_path: Path,
+) -> None:
+    uf2 = str(tmp_path / "x.uf2")
+    for command in (["config", "--board", "protect-the-goat", "-o", "-"],
+                    ["uf2", "--board", "protect-the-goat", "-o", uf2]):  # fmt: skip
+        result = subprocess.run([*PYTHON, "firmware", *command], capture_output=True, text=True,
+                                timeout=60, check=False)  # fmt: skip
+        assert result.returncode == 2
+        assert "identity (RFID)" in result.stderr and len(result.stderr.splitlines()) == 1
+        assert "--board protect-the-goat-reed" in result.stderr  # the profile that can
+    assert not (tmp_path / "x.uf2").exists()
 
 
 def test_bench_runs_on_the_board_through_mpremote(pico_prompt: tuple[str, Path]) -> None:

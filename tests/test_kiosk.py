@@ -6,6 +6,8 @@ emulator, and the kiosk page updates live from the daemon."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import re
@@ -25,7 +27,7 @@ from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from firmware_bridge.faces.hosts import machine_addresses
 from firmware_bridge.link import catalog
-from firmware_bridge.referee.journal import Journal
+from firmware_bridge.referee.journal import Journal, read_records
 from tests.helpers import GOAT_IN_REACH
 from tests.mosquitto import free_port
 from tests.test_end_to_end import TD_POSITION
@@ -594,3 +596,60 @@ def test_the_kiosk_shows_the_result_and_the_set_up_that_starts_the_next_game(
     )
     expect(kiosk.locator("#next")).to_have_text("Clearing the board starts the next game.")
     assert kiosk.locator(".player.turn").count() == 0  # nobody's move now
+
+
+def test_a_resignation_and_an_agreed_draw_are_results_everywhere(
+    referees: list[Referee], tmp_path: Path
+) -> None:
+    """Resign and agreed draw from the kiosk: journaled like moves, withdrawn by a take-back,
+    in the text record (which replays to the same result), the CSV and the flight recording
+    (replayed identically), worded as every result is. A game nobody played leaves no row."""
+    referee = Referee(tmp_path, "--game", "three-dragons")
+    referees.append(referee)
+    code, answer = referee.post("/api/new-game", {"game": "three-dragons",
+                                                  "players": ["Alice", "Bob"]})  # fmt: skip
+    assert code == 200, answer
+    referee.wait_log("new game 2")
+    code, answer = referee.post("/api/result", {"result": "resign", "player": 2})
+    assert code == 200 and answer["message"] == "Bob resigned: Alice wins", answer
+    assert referee.state()["outcome"] == "Alice (White) wins: Black resigned"
+    code, answer = referee.post("/api/result", {"result": "draw"})
+    assert code == 409 and "over already" in answer["message"]
+    for bad in ({"result": "resign", "player": 3}, {"result": "win"}, {"result": "draw", "x": 1},
+                {"result": "resign", "player": True}):  # fmt: skip
+        code, answer = referee.post("/api/result", bad)
+        assert code in (400, 409), (bad, code, answer)
+    code, answer = referee.post("/api/takeback", {})
+    assert code == 200 and answer["message"] == "the resignation is withdrawn: play on"
+    assert referee.state()["outcome"] is None
+    journal = tmp_path / "journal.sqlite3"
+    (record,) = read_records(journal, 2)
+    assert record.status == "playing" and record.outcome is None  # withdrawn in the journal too
+    code, answer = referee.post("/api/result", {"result": "draw"})
+    assert code == 200, answer
+    assert referee.state()["outcome"] == "draw (agreed by the players)"
+    (record,) = read_records(journal, 2)
+    assert record.status == "finished" and record.outcome == {
+        "winner": None, "reason": "agreed by the players"}  # fmt: skip
+    with urllib.request.urlopen(referee.kiosk_url + "api/record/2", timeout=10) as got:
+        text = got.read().decode()
+    assert re.search(r"^1\. draw +# White", text, re.M), text
+    assert "# players: White: Alice; Black: Bob" in text
+    moves_file = tmp_path / "game2.txt"
+    moves_file.write_text(text)
+    played = subprocess.run([sys.executable, "-m", "firmware_bridge.cli", "play", "--game",
+                             "three-dragons", "--moves-file", str(moves_file), "--quiet"],
+                            capture_output=True, text=True, timeout=60, check=True)  # fmt: skip
+    assert "result: draw (agreed by the players)" in played.stdout
+    with urllib.request.urlopen(referee.kiosk_url + "api/results.csv", timeout=10) as got:
+        rows = list(csv.DictReader(io.StringIO(got.read().decode())))
+    # Game 1 was never played (a New game over it): no row for it.
+    assert [(r["game_number"], r["result"], r["player_1"]) for r in rows] == [
+        ("2", "draw (agreed by the players)", "Alice")]  # fmt: skip
+    referee.stop()
+    replayed = subprocess.run([sys.executable, "-m", "firmware_bridge.cli", "replay",
+                               str(journal), "--game", "2"], capture_output=True, text=True,
+                              timeout=120, check=False)  # fmt: skip
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "result: draw (agreed by the players)" in replayed.stdout
+    assert "decided identically" in replayed.stdout

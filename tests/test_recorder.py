@@ -75,8 +75,15 @@ def test_a_session_with_faults_and_a_restart_replays_identically(
     result = replay_of(rig.daemon.journal)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "game 1: 2 session(s)" in result.stdout and "decided identically" in result.stdout
-    loud = subprocess.run([*PYTHON, "replay", str(rig.daemon.journal)], capture_output=True,
-                          text=True, timeout=300, check=True).stdout  # fmt: skip
+    short = subprocess.run([*PYTHON, "replay", str(rig.daemon.journal)], capture_output=True,
+                           text=True, timeout=300, check=True).stdout  # fmt: skip
+    assert short.splitlines() == [  # the verdict and a short summary, no frames
+        "game 1: 3 moves recorded (c2-c4 h8-h7 h2-h3)",
+        next(line for line in short.splitlines() if line.startswith("game 1: 2 session(s)")),
+    ], short
+    verbose = [*PYTHON, "replay", str(rig.daemon.journal), "--verbose"]
+    loud = subprocess.run(verbose, capture_output=True, text=True, timeout=300,
+                          check=True).stdout  # fmt: skip
     for decided in ("move c2-c4", "showed: illegal move", "move h8-h6", "took back 1",
                     "move h2-h3", "sent LED_DELTA"):  # fmt: skip
         assert decided in loud, decided

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import ConfigError, Game
+from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import LedKind, Sensing
 from firmware_bridge.link.wiring import (
@@ -160,14 +161,33 @@ def install(
     return written
 
 
-def board_config(profile: BoardProfile, game: Game, board_id: str | None = None) -> dict[str, Any]:
-    """board.json for ``profile`` (a ConfigError if the Pico firmware cannot run it)."""
+def pico_profiles(game: Game, directory: Path | None = None) -> list[str]:
+    """The shipped profiles of ``game`` the Pico firmware can serve."""
+    found = []
+    for profile_id in catalog.profile_ids(directory):
+        try:
+            if catalog.profile_game(profile_id, directory) != game.id:
+                continue
+            if catalog.load_profile(profile_id, game, directory).pico is not None:
+                found.append(profile_id)
+        except ConfigError:
+            continue
+    return found
+
+
+def board_config(profile: BoardProfile, game: Game, board_id: str | None = None,
+                 directory: Path | None = None) -> dict[str, Any]:  # fmt: skip
+    """board.json for ``profile`` (a ConfigError if the Pico firmware cannot run it, naming
+    the profiles of the same game it can)."""
     wiring = profile.pico
     if wiring is None:
+        others = pico_profiles(game, directory)
+        instead = (f": build {' or '.join(repr(o) for o in others)} instead (--board "
+                   f"{others[0]})" if others else "")  # fmt: skip
         raise ConfigError(
-            f"profile {profile.id!r} senses identity (RFID): the Pico firmware reads occupancy "
-            "and owner boards; an identity board needs firmware of its own that speaks "
-            "docs/protocol.md"
+            f"profile {profile.id!r} senses identity (RFID), which the Pico firmware does not "
+            f"read (it reads occupancy and owner boards){instead}; an identity board needs "
+            "firmware of its own that speaks docs/protocol.md"
         )
     sensors = len(profile.sensor_cells)
     leds = len(profile.led_cells) if profile.led_kind is not LedKind.NONE else 0

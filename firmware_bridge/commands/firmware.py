@@ -217,7 +217,7 @@ def _board_id(args: argparse.Namespace) -> str | None:
 
 def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
     game, profile = load(args, options)
-    config = board_config(profile, game, _board_id(args))
+    config = board_config(profile, game, _board_id(args), catalog.config_dir(args.config_dir))
     text = config_text(config)
     if args.output == "-":
         sys.stdout.write(text)
@@ -256,7 +256,7 @@ def _uf2(args: argparse.Namespace, options: dict[str, str]) -> int:
     from firmware_bridge.boards.uf2 import build_uf2
 
     game, profile = load(args, options)
-    config = board_config(profile, game, _board_id(args))
+    config = board_config(profile, game, _board_id(args), catalog.config_dir(args.config_dir))
     micropython = Path(args.micropython) if args.micropython else None
     data = build_uf2(config, micropython)
     path = Path(args.output)
@@ -275,7 +275,7 @@ def _flash(args: argparse.Namespace, options: dict[str, str]) -> int:
     from firmware_bridge.commands.flash import flash
 
     game, profile = load(args, options)
-    config = board_config(profile, game, _board_id(args))
+    config = board_config(profile, game, _board_id(args), catalog.config_dir(args.config_dir))
     flash(
         config, args.port, compiled=not args.source, reset=not args.no_reset, dry_run=args.dry_run
     )

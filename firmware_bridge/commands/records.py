@@ -11,7 +11,14 @@ from pathlib import Path
 from firmware_bridge.commands.common import Subparsers, UserError
 from firmware_bridge.faces.hosts import state_dir
 from firmware_bridge.referee.journal import read_records
-from firmware_bridge.referee.records import record_row, record_text, result_words, results_csv
+from firmware_bridge.referee.records import (
+    played,
+    record_row,
+    record_text,
+    result_words,
+    results_csv,
+)
+from firmware_bridge.words import count
 
 
 def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -48,6 +55,7 @@ def _cmd_records(args: argparse.Namespace) -> int:
             raise UserError(f"no journals in {folder} (name one with --journal)")
     records = [record for path in paths for record in read_records(path)]
     if args.csv:
+        records = played(records)  # a game nobody played is no result
         rows = [record_row(r, args.config_dir, Path(r.journal).stem.removeprefix("journal-"))
                 for r in records]  # fmt: skip
         sys.stdout.write(results_csv(rows))
@@ -69,9 +77,11 @@ def _cmd_records(args: argparse.Namespace) -> int:
         json.dump([r.to_json() for r in records], sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    for record in records:
+    for record in played(records):
         result = result_words(record, args.config_dir)
+        people = " v ".join(p or "?" for p in record.players) if any(record.players) else ""
         print(f"{Path(record.journal).name} game {record.id}: {record.game} on {record.profile}, "
-              f"{record.started[:16].replace('T', ' ')}, {record.status}, {len(record.moves)} "
-              f"moves{': ' + result if result else ''}")  # fmt: skip
+              f"{record.started[:16].replace('T', ' ')}{', ' + people if people else ''}, "
+              f"{record.status}, {count(len(record.moves), 'move')}"
+              f"{': ' + result if result else ''}")  # fmt: skip
     return 0

@@ -12,7 +12,7 @@ from typing import Any
 
 from firmware_bridge.commands.common import Subparsers, UserError
 from firmware_bridge.referee.journal import Journal
-from firmware_bridge.referee.recorder import RecordingError
+from firmware_bridge.referee.recorder import MOVE, RESULT, TAKEBACK, RecordingError
 from firmware_bridge.referee.replay import Replayed, replay, sleeper
 from firmware_bridge.referee.report import ReportError, is_report, read_report, unpack_configs
 
@@ -31,7 +31,10 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     pace.add_argument("--speed", type=float, help="replay at this many times the recorded "
                       "speed (default: as fast as it goes)")  # fmt: skip
     pace.add_argument("--step", action="store_true", help="a turn at a time: Enter for the next")
-    command.add_argument("--quiet", action="store_true", help="only the differences")
+    loud = command.add_mutually_exclusive_group()
+    loud.add_argument("--verbose", action="store_true", help="also every decision of every "
+                      "turn as it is replayed (frames sent, moves, words shown)")  # fmt: skip
+    loud.add_argument("--quiet", action="store_true", help="only the differences and the verdict")
     command.set_defaults(handler=_cmd_replay)
 
 
@@ -95,7 +98,7 @@ def _run(
     args: argparse.Namespace, entries: list[Any], game: int, config_dir: Path | None, problem: str
 ) -> int:
     def show(at: float, turn: str, decided: list[str]) -> None:
-        if not args.quiet:
+        if args.verbose or args.step:
             for words in decided:
                 print(f"{at:9.3f} s  {words}   (after {turn})")
 
@@ -103,7 +106,32 @@ def _run(
                     on_turn=show)  # fmt: skip
     if problem:
         result.problems.insert(0, problem)
+    if not args.quiet:
+        print(summary(entries, game))
     return _report(result, game)
+
+
+def summary(entries: list[Any], game: int) -> str:
+    """What the recording holds, in a few lines: the moves as they stand and the result."""
+    moves: list[str] = []
+    result = ""
+    for entry in entries:
+        kind = entry[0] if entry else ""
+        if kind == MOVE and len(entry) > 1:
+            moves.append(str(entry[1]))
+            result = ""
+        elif kind == TAKEBACK and len(entry) > 1 and str(entry[1]).isdigit():
+            del moves[len(moves) - int(entry[1]) :]
+            result = ""
+        elif kind == RESULT and len(entry) > 1:
+            result = str(entry[1])
+    shown = " ".join(moves) if len(moves) <= 12 else (" ".join(moves[:6]) + " … "
+                                                     + " ".join(moves[-5:]))  # fmt: skip
+    lines = [f"game {game}: {len(moves)} move{'s' if len(moves) != 1 else ''} recorded"
+             + (f" ({shown})" if moves else "")]  # fmt: skip
+    if result:
+        lines.append(f"result: {result}")
+    return "\n".join(lines)
 
 
 def _report(result: Replayed, game: int) -> int:

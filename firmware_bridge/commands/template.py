@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
@@ -26,7 +27,9 @@ from firmware_bridge.referee.snapshot import CellPicture, board_picture
 PAGES = {"a4": (210.0, 297.0), "a3": (297.0, 420.0), "letter": (215.9, 279.4)}
 MARGIN = 10.0  # mm a printer cannot reach, kept clear on every page
 OVERLAP = 10.0  # mm two neighbouring pages share
-LEGEND = 34.0  # mm under the board for the legend and the scale bar
+# The legend's text is 3.5 mm high; a character of it is at most this wide (DejaVu Sans, the
+# widest of the usual sans-serif faces, averages 0.55 em over English text).
+LEGEND_CHAR_MM = 2.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,13 +156,17 @@ def template(
     }[profile.sensing]
     part = f"; sensors: {wiring.part.name}" if wiring is not None else ""
     legend_y = height + 6
-    legend = [
-        f"{escape(game.title)} — board profile {escape(profile.id)} — cells {cell_mm:g} mm",
-        f"sensing: {escape(sensing)}{escape(part)}",
+    total_w = max(width, 140.0)
+    said = [
+        f"{game.title} — board profile {profile.id} — cells {cell_mm:g} mm",
+        f"sensing: {sensing}{part}",
         "S12 · M0.12: sensor 12, multiplexer 0 input 12 (C12); LED 5: the 6th LED of the chain "
         "(from 0); the red cross marks the cell's centre, where its sensor goes",
         "Print at 100 % (no 'fit to page'): the bar below is exactly 100 mm.",
     ]
+    # Each line wrapped to the sheet (its text never runs past the paper's edge).
+    room = int((total_w - 2 * MARGIN) / LEGEND_CHAR_MM)
+    legend = [escape(piece) for line in said for piece in textwrap.wrap(line, room)]
     for k, line in enumerate(legend):
         parts.append(
             f'<text x="{MARGIN:.1f}" y="{legend_y + 5 * k:.1f}" class="legend">{line}</text>'
@@ -167,7 +174,7 @@ def template(
     bar_y = legend_y + 5 * len(legend) + 1
     parts.append(f'<rect x="{MARGIN:.1f}" y="{bar_y:.1f}" width="100" height="3" class="bar"/>')
     parts.append(f'<text x="{MARGIN + 102:.1f}" y="{bar_y + 3:.1f}" class="legend">100 mm</text>')
-    total_w, total_h = max(width, 140.0), height + LEGEND + 6
+    total_h = bar_y + 3 + MARGIN
     body = "\n".join(parts)
     if page is None:
         return [Sheet("", _svg(body, (0, 0, total_w, total_h)))]

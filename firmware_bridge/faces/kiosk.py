@@ -29,7 +29,13 @@ from firmware_bridge.link import catalog
 from firmware_bridge.link.protocol import Button
 from firmware_bridge.referee.daemon import Command, CommandResult
 from firmware_bridge.referee.journal import JournalError, read_records
-from firmware_bridge.referee.records import CSV_HEADERS, record_row, record_text, results_csv
+from firmware_bridge.referee.records import (
+    CSV_HEADERS,
+    played,
+    record_row,
+    record_text,
+    results_csv,
+)
 from firmware_bridge.referee.snapshot import Snapshot
 from firmware_bridge.referee.timeline import timeline_of
 
@@ -186,7 +192,8 @@ class KioskServer(LiveServer):
                 records = read_records(path)
             except JournalError as exc:
                 raise BadRequest(500, str(exc)) from exc
-            return results_csv(record_row(r, str(self.config_dir), board) for r in records)
+            return results_csv(record_row(r, str(self.config_dir), board)
+                               for r in played(records))  # fmt: skip
 
         text = await self._read_limited(read)
         return web.Response(text=text, content_type="text/csv", charset="utf-8",

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import ConfigError, Game
+from engine import ConfigError, Game, Outcome, Player
 from firmware_bridge.link import catalog
 from firmware_bridge.referee.journal import GameRecord
 
@@ -22,6 +22,12 @@ def _record_game(record: GameRecord, config_dir: str | None) -> Game | None:
         return None  # the game's config is gone or changed: names and results stay plain
 
 
+def played(records: Iterable[GameRecord]) -> list[GameRecord]:
+    """The games somebody played: a game abandoned before its first move (a New game pressed
+    over an untouched one) is no result, and no row."""
+    return [r for r in records if r.moves or r.status != "abandoned"]
+
+
 def result_words(record: GameRecord, config_dir: str | None) -> str:
     outcome = record.outcome
     if not outcome:
@@ -30,12 +36,9 @@ def result_words(record: GameRecord, config_dir: str | None) -> str:
     winner = outcome.get("winner")
     reason = str(outcome.get("reason", ""))
     if winner not in (1, 2):
-        return f"draw ({reason})"
+        return Outcome(None, reason).describe(("", ""))
     names = game.player_names if game is not None else ("Player 1", "Player 2")
-    side = int(str(winner)) - 1
-    person = record.players[side].strip()
-    who = f"{person} ({names[side]})" if person else names[side]
-    return f"{who} wins: {reason}"
+    return Outcome(Player(int(str(winner))), reason).describe(names, record.players)
 
 
 def record_text(
@@ -157,6 +160,6 @@ def record_row(record: GameRecord, config_dir: str | None, board: str = "") -> d
 
 
 __all__ = [
-    "CSV_COLUMNS", "CSV_HEADERS", "record_row", "record_text", "result_row", "result_words",
-    "results_csv",
+    "CSV_COLUMNS", "CSV_HEADERS", "played", "record_row", "record_text", "result_row",
+    "result_words", "results_csv",
 ]  # fmt: skip
