@@ -10,17 +10,17 @@ automatic consequences changed after that. Rules code only calls ``_set`` / ``_c
 
 from __future__ import annotations
 
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator, Mapping
 from types import MappingProxyType
 from typing import Any, ClassVar, Final, Generic, Self, TypeVar
 
+from engine import notation
 from engine.board import Board, build_board
 from engine.config import Node
 from engine.effects import Effect, EventKind, Footprint, MoveRecord
-from engine.errors import IllegalMoveError, InvalidMoveError, PositionError
-from engine.moves import PASS, Cell, Move, MoveKind
+from engine.errors import IllegalMoveError, PositionError
+from engine.moves import Cell, Move, MoveKind
 from engine.notes import Note
 from engine.options import OptionSpec, OptionValue, parse_option_specs, resolve_options
 from engine.outcome import Outcome
@@ -112,65 +112,13 @@ class Game(ABC):
             state._remember()
         return state
 
-    # -- notation ---------------------------------------------------------------------------
+    # -- notation (notation.py) -------------------------------------------------------------
     def move_text(self, move: Move) -> str:
-        names = self.board.names
-        kind = move.kind
-        if kind is MoveKind.MOVE:
-            taking = "x" + "+".join(names[c] for c in move.cells) if move.cells else ""
-            return f"{names[move.frm]}-{names[move.to]}{taking}"
-        if kind is MoveKind.PLACE:
-            return f"{self.pieces[move.piece].symbol}@{names[move.to]}"
-        if kind is MoveKind.CAPTURE:
-            return f"{names[move.frm]}x{names[move.to]}"
-        if kind is MoveKind.REMOVE:
-            return "x" + "+".join(names[c] for c in move.cells)
-        if kind is MoveKind.RESIGN:
-            return f"resign:{move.piece}"
-        if kind is MoveKind.DRAW:
-            return "draw"
-        return "pass"
+        return notation.move_text(self, move)
 
     def parse_move(self, text: str) -> Move:
         """Inverse of ``move_text``. Raises InvalidMoveError for text that names no move."""
-        raw = text.strip()
-        if raw.lower() == "pass":
-            return PASS
-        if raw.lower() == "draw":
-            return Move.agreed_draw()
-        if raw.lower() in ("resign:1", "resign:2"):
-            return Move.resign(int(raw[-1]))
-        if match := _PLACE.match(raw):
-            symbol = match.group(1).upper()
-            if symbol not in self.kind_by_symbol:
-                known = ", ".join(sorted(self.kind_by_symbol))
-                raise InvalidMoveError(f"{text!r}: no piece with symbol {symbol} ({known})")
-            return Move.place(self.kind_by_symbol[symbol], self._cell(match.group(2), text))
-        if match := _MOVE.match(raw):
-            frm, to = self._cell(match.group(1), text), self._cell(match.group(2), text)
-            if not match.group(3):
-                return Move.step(frm, to)
-            taking = [self._cell(name, text) for name in match.group(3).split("+")]
-            if len(set(taking)) != len(taking):
-                raise InvalidMoveError(f"{text!r}: a cell is named twice")
-            return Move.step(frm, to, taking)
-        if match := _CAPTURE.match(raw):
-            return Move.capture(self._cell(match.group(1), text), self._cell(match.group(2), text))
-        if match := _REMOVE.match(raw):
-            cells = [self._cell(name, text) for name in match.group(1).split("+")]
-            if len(set(cells)) != len(cells):
-                raise InvalidMoveError(f"{text!r}: a cell is named twice")
-            return Move.remove(cells)
-        raise InvalidMoveError(
-            f"{text!r} is not a move (forms: a1-a4, a1-a3xb2, S@c1, c2xd3, xd4, xd4+f4, pass; "
-            "the players' own results: resign:1, resign:2, draw)"
-        )
-
-    def _cell(self, name: str, text: str) -> Cell:
-        cell = self.board.index.get(name)
-        if cell is None:
-            raise InvalidMoveError(f"{text!r}: {self.id} has no cell {name!r}")
-        return cell
+        return notation.parse_move(self, text)
 
     # -- helpers for subclasses -------------------------------------------------------------
     def describe(self, piece: Piece) -> str:
@@ -217,13 +165,6 @@ class Game(ABC):
         if name not in self.pieces:
             node.fail(f"unknown piece kind {name!r} (known: {', '.join(self.pieces)})")
         return name
-
-
-_NAME = r"[A-Za-wyz0-9]+"
-_MOVE = re.compile(rf"^({_NAME})-({_NAME})(?:x({_NAME}(?:\+{_NAME})*))?$")
-_PLACE = re.compile(rf"^([A-Za-z])@({_NAME})$")
-_CAPTURE = re.compile(rf"^({_NAME})x({_NAME})$")
-_REMOVE = re.compile(rf"^x({_NAME}(?:\+{_NAME})*)$")
 
 
 def _parse_players(node: Node) -> tuple[str, str]:

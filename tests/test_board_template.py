@@ -85,3 +85,18 @@ def test_every_shipped_templates_text_stays_on_its_sheet() -> None:
             }""")
             assert not outside, (profile_id, outside)
         browser.close()
+
+
+def test_the_guides_price_table_is_the_one_the_code_makes() -> None:
+    """docs/build-a-board.md's prices and totals are firmware_bridge/link/parts.py's, for
+    every shipped profile the Pico serves, and each profile's list adds up."""
+    from firmware_bridge.link.parts import PRICED, parts_list, price_table, shipped_boards, total
+
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "build-a-board.md").read_text()
+    boards = shipped_boards()
+    assert len(boards) >= 7
+    assert price_table(boards) in guide
+    assert "noted on " + "-".join(PRICED.split("-")) in guide
+    for profile, game in boards:
+        lines = parts_list(profile, game)
+        assert total(lines) == sum(line.quantity * line.unit for line in lines) > 20

@@ -10,6 +10,12 @@ class CommandError(Exception):
     """A command that cannot be carried out (the message says why)."""
 
 
+def need(args: list[str], count: int, usage: str) -> None:
+    """A command's words: at least ``count``, else its usage as the error."""
+    if len(args) < count:
+        raise CommandError(f"usage: {usage}")
+
+
 def piece_from_token(game: Game, token: str) -> Piece:
     """A piece from the text form ``place`` takes and ``pieces`` prints: P (player 1's), p
     (player 2's), D5 (a die showing 5; a stateful piece without pips shows 1)."""

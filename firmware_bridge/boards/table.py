@@ -36,16 +36,15 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
 from engine import Cell, Game, MoveKind, Piece, Player
-from firmware_bridge.boards.board import Board, BoardCommandError, Elapsed
-from firmware_bridge.boards.pieces import CommandError, piece_from_token, piece_token
+from firmware_bridge.boards.board import Board, Elapsed
+from firmware_bridge.boards.pieces import CommandError, need, piece_from_token, piece_token
 from firmware_bridge.link.leds import TAGS, Signal, signals_from_frame
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import LED_OFF, Button, LedPattern, Leds, Reading, Sensing
@@ -544,17 +543,17 @@ class Table:
                     led = self.profile.led_of.get(self.cell(name))
                     self.dark.discard(-1 if led is None else led)
             elif fault == "swap":
-                _need(names, 2, "wire swap CELL CELL")
+                need(names, 2, "wire swap CELL CELL")
                 a, b = self.sensor(names[0]), self.sensor(names[1])
                 self.swapped[a], self.swapped[b] = b, a
             elif fault == "led":
-                _need(names, 1, "wire led CELL")
+                need(names, 1, "wire led CELL")
                 led = self.profile.led_of.get(self.cell(names[0]))
                 if led is None:
                     raise CommandError(f"{names[0]} has no LED")
                 self.dark.add(led)
             else:
-                _need(names, 1, f"wire {fault} CELL")
+                need(names, 1, f"wire {fault} CELL")
                 if fault == "flip" and self.profile.sensing is not Sensing.OWNER:
                     raise CommandError("only an owner board's sensors have a polarity")
                 for name in names:
@@ -562,173 +561,6 @@ class Table:
             self.board.sense()
             self.leds_shown(self.leds, "", 0)
         self.changed()
-
-    # -- commands ---------------------------------------------------------------------------
-    def run_commands(
-        self, lines: Iterable[str], *, stop_on_error: bool, interactive: bool = False
-    ) -> bool:
-        """Carry out commands; returns False if one failed (and ``stop_on_error``).
-        ``interactive``: a person at a terminal: a prompt, and errors without line numbers."""
-        ok = True
-        for number, raw in enumerate(lines, start=1):
-            line = raw.split("#", 1)[0].strip()
-            if line:
-                try:
-                    if not self.command(line):
-                        return ok
-                    self.emit("ok", command=line)
-                except (CommandError, BoardCommandError, ValueError) as exc:
-                    ok = False
-                    self.emit("error", command=line, line=number, message=str(exc))
-                    if not self.json_mode:
-                        where = "" if interactive else f"line {number}: {line}: "
-                        print(f"[emulator] {where}{_sentence(str(exc))}", file=sys.stderr)
-                    if stop_on_error:
-                        return False
-            if interactive:
-                self.prompt()
-        return ok
-
-    def prompt(self) -> None:
-        self.write(PROMPT, end="")
-
-    def command(self, line: str) -> bool:
-        """One command; returns False for quit."""
-        word, *args = line.split()
-        word = word.lower()
-        if word == "quit":
-            return False
-        if word == "lift":
-            _need(args, 1, "lift CELL...")
-            for index, name in enumerate(args):
-                if index:
-                    self._pause()
-                self.lift(name)
-        elif word == "place":
-            _need(args, 1, "place CELL [PIECE]")
-            self.place(args[0], args[1] if len(args) > 1 else None)
-        elif word == "move":
-            _need(args, 2, "move FROM TO")
-            self.lift(args[0])
-            self._pause()
-            self.place(args[1])
-        elif word == "play":
-            _need(args, 1, "play MOVE")
-            with self.referee_said:
-                before = self.referee_moves
-            self.play(args[0])
-            # A finished move: the next player acts once the referee has taken it, as it says
-            # where it says so, else after its settle window and a margin.
-            if before is None or not self._referee_took(before, REFEREE_WAIT):
-                gap = self.profile.debounce + self.move_gap if self.move_gap else 0.0
-                time.sleep(self.host_settle + gap)
-        elif word == "press":
-            _need(args, 1, "press BUTTON")
-            self.press(args[0])
-        elif word == "follow":
-            self.follow(float(args[0]) if args else 10.0)
-        elif word == "expect":
-            within = 5.0
-            spec: dict[str, str] = {}
-            for arg in args:
-                if arg.startswith("within="):
-                    within = float(arg.split("=", 1)[1])
-                elif arg != "none":
-                    cell, _, signal = arg.partition("=")
-                    spec[cell] = signal
-            self.expect(spec, within)
-        elif word == "wait":
-            _need(args, 1, "wait SECONDS")
-            time.sleep(float(args[0]))
-        elif word == "flicker":
-            _need(args, 1, "flicker CELL [MS]")
-            self.flicker(args[0], float(args[1]) if len(args) > 1 else 150.0)
-        elif word == "slide":
-            _need(args, 2, "slide FROM TO")
-            self.slide(args[0], args[1])
-        elif word == "knock":
-            _need(args, 1, "knock CELL [TO]")
-            self.lift(args[0])
-            if len(args) > 1:
-                self.place(args[1])
-        elif word == "garbage":
-            self.board.garbage(int(args[0]) if args else 40)
-        elif word == "corrupt":
-            self.board.corrupt()
-        elif word == "drop":
-            self.board.drop()
-        elif word == "unplug":
-            self.board.unplug()
-            self.emit("plug", state="unplugged")
-        elif word == "replug":
-            self.board.replug()
-            self.emit("plug", state="plugged", device=self.board.device)
-        elif word == "fault":
-            _need(args, 2, "fault CODE TEXT")
-            self.board.fault(int(args[0]), " ".join(args[1:]))
-        elif word == "blank":
-            self.board.blank()  # an LED driver glitch: dark, and the host is not told
-        elif word == "wire":
-            _need(args, 1, "wire FAULT CELL [CELL]")
-            self.wire(args[0].lower(), args[1:])
-        elif word == "reset":
-            self.board.reset(args[0].lower() if args else "power")
-            self.emit("plug", state="reset", device=self.board.device)
-        elif word == "hang":
-            self.board.hang()
-        elif word == "show":
-            self.show()
-        elif word == "pieces":
-            with self.lock:
-                names = self.game.board.names
-                layout = {
-                    names[c]: piece_token(self.game, p) for c, p in sorted(self.pieces.items())
-                }
-                hand = [piece_token(self.game, p) for _, p in self.box]
-            self.emit("pieces", layout=layout)
-            if not self.json_mode:
-                listed = " ".join(f"{cell}={token}" for cell, token in layout.items())
-                self.write(f"on the board ({len(layout)}): {listed or 'nothing'}",
-                           f"in the hand: {' '.join(hand) or 'nothing'}")  # fmt: skip
-        elif word == "help":
-            self.write(HELP)
-        elif word == "say":
-            self.emit("say", text=" ".join(args))
-        else:
-            raise CommandError(f"unknown command {word!r}: type help for the list")
-        if word in ("lift", "place", "move", "play", "knock", "slide"):
-            self._pause()
-            self.show()  # what the hands did, drawn (the LEDs redraw it too when they change)
-        return True
-
-
-def _need(args: list[str], count: int, usage: str) -> None:
-    if len(args) < count:
-        raise CommandError(f"usage: {usage}")
-
-
-PROMPT = "board> "
-HELP = """commands (cells like c4; pieces like S for player 1's, s for player 2's):
-  lift CELL...        take pieces off (into the hand)
-  place CELL [PIECE]  put a piece down: the one lifted from there or last, or a new PIECE
-  move FROM TO        lift and place            play MOVE   a move's hand action (c1-c4, s@c6)
-  press BUTTON        pass, confirm, takeback, select
-  follow [SECONDS]    do what the LEDs ask      show        draw the board and its LEDs
-  pieces              list the pieces           say TEXT    print a line
-  flicker CELL [MS], slide FROM TO, knock CELL [TO], garbage [N], corrupt, drop,
-  unplug, replug, fault CODE TEXT, blank         faults to inject (docs/emulator.md)
-  wire dead|stuck|flip|noisy|led CELL, wire swap CELL CELL, wire ok [CELL]
-                      wiring faults (the board check finds them)
-  reset [watchdog|brownout|power], hang         the firmware in MicroPython only
-  expect CELL=SIGNAL... [within=S], wait S      for scripts
-  quit"""
-
-
-def _sentence(message: str) -> str:
-    """An error as a sentence: capital first letter, full stop."""
-    text = message.strip()
-    text = text[:1].upper() + text[1:]
-    return text if text.endswith((".", "!", "?", ")")) else text + "."
 
 
 def _distance(a: tuple[float, float], b: tuple[float, float]) -> float:

@@ -18,6 +18,7 @@ from firmware_bridge.boards.board import Board, BoardStartError
 from firmware_bridge.boards.emulated import EmulatedBoard
 from firmware_bridge.boards.pieces import CommandError, layout_from_text, layout_text
 from firmware_bridge.boards.table import REFEREE_MARGIN, Table
+from firmware_bridge.boards.table_script import prompt, run_commands
 from firmware_bridge.commands.common import Subparsers, parse_options, settle_seconds
 from firmware_bridge.faces.hosts import add_allow_host_argument
 from firmware_bridge.link import catalog
@@ -323,7 +324,7 @@ def run(
             emulator.move_gap = REFEREE_MARGIN  # a script plays alone: it waits for the referee
             if args.referee_says:  # ... or for its word that it took the move (the demo)
                 threading.Thread(target=_referee_says, args=(emulator,), daemon=True).start()
-            ok = emulator.run_commands(lines, stop_on_error=True)
+            ok = run_commands(emulator, lines, stop_on_error=True)
             if args.linger:
                 print(f"script finished: {'ok' if ok else 'failed'}", flush=True)
                 threading.Event().wait()  # until SIGTERM
@@ -331,8 +332,8 @@ def run(
             interactive = sys.stdin.isatty() and not args.json
             if interactive:
                 print("type help for the commands, quit to stop", file=sys.stdout)
-                emulator.prompt()
-            ok = emulator.run_commands(sys.stdin, stop_on_error=False, interactive=interactive)
+                prompt(emulator)
+            ok = run_commands(emulator, sys.stdin, stop_on_error=False, interactive=interactive)
             if web is not None and not args.with_parent:  # the page is the board's face
                 threading.Event().wait()
     except KeyboardInterrupt:

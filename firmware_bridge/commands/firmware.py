@@ -23,6 +23,7 @@ from engine import ConfigError, Game
 from firmware_bridge.boards.firmware_files import board_config, config_text
 from firmware_bridge.commands.common import Subparsers, parse_options
 from firmware_bridge.link import catalog
+from firmware_bridge.link.parts import parts_text
 from firmware_bridge.link.profile import BoardProfile
 
 BOARD_ID = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
@@ -40,7 +41,7 @@ def add_arguments(
     firmware = sub.add_parser(
         "firmware",
         parents=[common],
-        help="the Raspberry Pi Pico firmware: uf2, config, flash, host, chip, bench "
+        help="the Raspberry Pi Pico firmware: uf2, config, parts, flash, host, chip, bench "
         "(docs/build-a-board.md)",
         description="The board firmware for a Raspberry Pi Pico (MicroPython).",
     )
@@ -55,6 +56,13 @@ def add_arguments(
         help="where to write it (default board.json; - for stdout)",
     )
     config.set_defaults(handler=handler, run=_config)
+
+    parts = actions.add_parser(
+        "parts", parents=[common],
+        help="the board's parts list with estimated prices (docs/build-a-board.md, Parts)",
+    )  # fmt: skip
+    _profile_arguments(parts)
+    parts.set_defaults(handler=handler, run=_parts)
 
     uf2 = actions.add_parser(
         "uf2",
@@ -234,6 +242,14 @@ def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
         f"the {power['supply_ma']} mA supply)"
     )
     print(_rail_text(power))
+    return 0
+
+
+def _parts(args: argparse.Namespace, options: dict[str, str]) -> int:
+    """The parts one board takes, with what they cost (estimates, dated)."""
+    game, profile = load(args, options)
+    board_config(profile, game, None, catalog.config_dir(args.config_dir))  # one it can build
+    sys.stdout.write(f"{game.title}, board profile {profile.id}:\n{parts_text(profile, game)}")
     return 0
 
 
