@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from engine import Effect, Game, Move, MoveKind, Outcome, Piece, Player
+from engine import Effect, Game, Move, MoveKind, Outcome, Piece, Player, State
 from engine.moves import NO_CELL
 
 People = tuple[str, str]
@@ -117,6 +117,115 @@ def took_back(game: Game, moves: list[tuple[Move, str]], people: People = NOBODY
     return f"took back {said}: put the board back"
 
 
+def said(state: State, move: Move, people: People = NOBODY) -> str:
+    """A move of ``state`` (not yet made) in words, its piece named from the position."""
+    piece = state.piece_at(move.frm) if move.frm != NO_CELL else None
+    return move_words(state.game, move, people=people, moved="" if piece is None else piece.kind)
+
+
+# -- what must happen now (the reconciler's status: prompts.py) --------------------------------
+def to_move(who: str, hint: str) -> str:
+    """``White to move``, ``Player 1 to move: place a piece on your first row``."""
+    return f"{who} to move" + (f": {hint}" if hint else "")
+
+
+def is_moving(who: str) -> str:
+    return f"{who} is moving"
+
+
+def choose_one(who: str, options: list[str]) -> str:
+    """A decision made by doing one of its options on the board."""
+    return f"{who}: {choose_by(options)}"
+
+
+def choose_by(options: list[str]) -> str:
+    return f"choose by doing one of {', '.join(options)}"
+
+
+def knocked(who: str, what_on: str, captures: list[str]) -> str:
+    """Pieces gone that no hand touched: knocked off, or a capture's consequence."""
+    return (f"{who}: put back {what_on} (knocked off?), or finish the capture that takes it: "
+            f"{', '.join(captures[:4])}")  # fmt: skip
+
+
+def game_over(ended: str, next_game: str) -> str:
+    return f"game over: {ended}; {next_game}"
+
+
+def taking_back(todo: str) -> str:
+    return "take back: " + todo
+
+
+def setting_up(todo: str) -> str:
+    return "new game: " + todo
+
+
+def resuming(todo: str) -> str:
+    """The board changed while no referee looked: set it to the game's position."""
+    return "resuming: set the board to the position: " + todo
+
+
+def illegal(why: str, todo: str) -> str:
+    """``illegal move (the way is blocked at c3): take …; put back …``."""
+    return (f"illegal move ({why}): " if why else "illegal move or disturbed board: ") + todo
+
+
+def look_alike(index: int, of: int, move: str) -> str:
+    """Moves the sensors cannot tell apart, offered one by one."""
+    return (f"the board cannot tell these apart: [{index}/{of}] {move} — press SELECT for the "
+            "next, CONFIRM to accept")  # fmt: skip
+
+
+def addressed(who: str, text: str) -> str:
+    return f"{who}: {text}" if who else text
+
+
+WAITING = "waiting for the board"
+
+
+def pieces_said(owner: str, kind: str, many: bool) -> str:
+    """``White's stone``, ``your stones``, ``the pieces`` (owner "": several owners or
+    unknown; kind "": unknown kinds)."""
+    noun = kind or "piece"
+    noun = plural(noun) if many else noun
+    return f"{owner} {noun}" if owner else f"the {noun}"
+
+
+def take_off(pieces: str, cells: str) -> str:
+    return f"take {pieces} off {cells}"
+
+
+def take_from(pieces: str, cell: str) -> str:
+    return f"take {pieces} from {cell}"
+
+
+def move_from_to(pieces: str, source: str, dest: str) -> str:
+    return f"move {pieces} from {source} to {dest}"
+
+
+def put(groups: list[tuple[str, str]], *, back: bool) -> str:
+    """``put back White's stones on b1 and c1, Black's stone on b9``."""
+    return ("put back " if back else "put ") + ", ".join(f"{p} on {c}" for p, c in groups)
+
+
+def adjust(cells: str) -> str:
+    return f"turn the piece on {cells} to its new value"
+
+
+def next_game(todo: str) -> str:
+    """Once a game is over: setting the board up (``todo``; "": clearing it) starts the
+    next one."""
+    if not todo:
+        return "clearing the board starts the next game"
+    return f"setting the board up starts the next game: {todo}"
+
+
+def what_on(kinds: set[str], cells: list[str]) -> str:
+    """``a stone on d4``, ``pieces on d4 and e5``."""
+    what = f"a {next(iter(kinds))}" if len(kinds) == 1 else "a piece"
+    return f"{what} on {join(cells)}" if len(cells) == 1 else f"pieces on {join(cells)}"
+
+
 # -- results ----------------------------------------------------------------------------------
 def result(outcome: Outcome, names: tuple[str, str], people: People = NOBODY) -> str:
     """A result, worded once for every place that shows it (the kiosk, the move list, the
@@ -175,6 +284,95 @@ def _few(cells: list[str], most: int = 4) -> str:
     if len(cells) <= most:
         return join(cells)
     return ", ".join(cells[:most]) + f" and {len(cells) - most} more"
+
+
+# -- answers to a button or a control, and the board's state (reconcile, daemon, showing) -----
+NOTHING_TO_SELECT = "nothing to select"
+NOTHING_TO_CONFIRM = "nothing to confirm"
+NULL_MOVE = ("to make a move that changes nothing on the board (a null move), lift its piece, "
+             "put it back, then press CONFIRM")  # fmt: skip
+NO_PASSING = "passing is not allowed now"
+NOTHING_TO_TAKE_BACK = "nothing to take back"
+NEW_GAME = "new game of {title}: set up the board"
+CHECK_RUNNING = "a board check is already running"
+CHECK_FIRST = "the board check is running: finish it first"
+CHECK_NOT_RUNNING = "no board check is running"
+CHECK_STARTED = "board check started: {instruction}"
+CHECK_STATUS = "board check: {instruction}"
+BACK_TO_GAME = "back to the game"
+NO_SENSOR_ON = "no sensor on {cells} in {profile}"
+GAME_OVER_ALREADY = "the game is over already"
+DECLARE_HOW = "{what!r}: resign:1, resign:2 or draw"
+CONNECT_THE_BOARD = "connect the board for {title}: {why}"
+PLUG_IN = "plug in the board and switch it on ({title})"
+WAITING_FOR_BOARD = "waiting for the board ({title})"
+HALTED = ("the board's firmware could not start ({what}): its fault is under Board "
+          "connection")  # fmt: skip
+
+
+# -- the board check (referee/check.py): what it asks, and each finding, seen and fix ----------
+CHECK_CLEAR = "Take every piece off the board, then press CONFIRM{still}."
+CHECK_STILL = " ({cells} still read a piece)"
+CHECK_DONE = "The check is finished: {summary}"
+CHECK_PLACE = (
+    "Put {piece} on {cell}: its light is on. If {cell} stays dark, press PASS; if nothing "
+    "happens once the piece is down, press CONFIRM; SELECT skips the cell."
+)
+CHECK_LIFT = "Now lift the piece off {cell} (press CONFIRM if nothing happens)."
+CHECK_A_PIECE = "a piece"
+CHECK_ONE_OF = "one of {side}'s pieces"
+CHECK_SO_FAR = "{done} of {total} checked so far"
+CHECK_ALL_GOOD = "all {good} cells checked are good"
+CHECK_GOOD = "{good} of {cells} cells good"
+CHECK_TO_FIX = "; to fix: {cells}"
+CHECK_SKIPPED = "; skipped: {cells}"
+CHECK_SKIPPED_LINE = "skipped: {cells}"
+# kind -> (what was seen, what to fix); {input}: where the cell's sensor is wired (M0.12)
+CHECK_FINDINGS: dict[str, tuple[str, str]] = {
+    "stuck_linear": ("its sensor reads a piece with the board empty",
+                     "calibrate with the board empty (hold SELECT at power-on); if it still "
+                     "reads a piece, replace the sensor"),
+    "stuck_switch": ("its sensor reads a piece with the board empty",
+                     "a reed switch stuck closed, or a switch output shorted to ground at "
+                     "{input}: replace the switch or clear the short"),
+    "dead": ("its sensor did not see the piece put on it",
+             "check the sensor's wire to {input} and its power and ground (a broken wire to a "
+             "linear sensor also shows as a board fault); on a switch board, the switch itself"),
+    "stays": ("it still read a piece after the piece was lifted",
+              "a reed switch that sticks, or a magnetised part near the sensor: replace the "
+              "switch or move the part"),
+    "led": ("its LED ({led}) did not light",
+            "check that LED's solder joints and the data line into it; if another cell lit "
+            "instead, the LED chain's order differs from the profile's led_wiring"),
+    "fault": ("the board reports its sensor reads outside every band",
+              "a broken wire or a dead sensor at {input}: resolder it"),
+    "weak": ("it saw a piece but could not tell whose",
+             "the magnet is too weak or too far from the sensor: a stronger magnet, the sensor "
+             "closer to the surface, or calibrate again (hold SELECT at power-on, the board "
+             "empty)"),
+    "noisy_piece": ("its reading changed {count} times for one piece put down and lifted",
+                    "a loose wire or a cold solder joint at {input}"),
+    "noisy_idle": ("its reading changed {count} times with nothing put on it",
+                   "a loose wire or a cold solder joint at {input}"),
+    "swapped": ("{a} and {b} are swapped: each reads the other's piece",
+                "their sensors go to each other's inputs ({input_a} and {input_b}): swap the "
+                "two wires, or swap {a} and {b} in the profile's sensors: cells list"),
+    "miswired": ("a piece on it was read by {b}'s sensor ({input_b})",
+                 "{a}'s sensor wire goes to {input_b}: move it to {input_a}"),
+    "polarity": ("it read each player's piece as the other's",
+                 "the sensor is mounted the other way round: turn it over, or list {cell} "
+                 "under pico: flip: in the profile and install board.json again"),
+    "weak_one": ("it read {other}'s piece when {asked}'s was asked for, and the other right",
+                 "check that the right piece was put down; if it was, the sensor reads too "
+                 "close to its threshold: calibrate again (hold SELECT at power-on, the board "
+                 "empty) or bring the magnet closer"),
+}  # fmt: skip
+
+
+def check_finding(kind: str, **values: object) -> tuple[str, str]:
+    """A board check finding's words: what was seen and what to fix."""
+    seen, fix = CHECK_FINDINGS[kind]
+    return seen.format(**values), fix.format(**values)
 
 
 # -- the pages' phrases ------------------------------------------------------------------------
@@ -302,7 +500,7 @@ PAGE: dict[str, str] = {
 
 
 __all__ = [
-    "PAGE", "count", "declared_result", "join", "lost", "move_words", "owner", "person",
-    "piece_name", "plural", "reserve_line", "result", "sensor_brief", "sensor_flapping",
-    "sensor_phantom", "side_and_person", "took_back",
+    "CHECK_FINDINGS", "PAGE", "check_finding", "count", "declared_result", "join", "lost",
+    "move_words", "owner", "person", "piece_name", "plural", "reserve_line", "result", "said",
+    "sensor_brief", "sensor_flapping", "sensor_phantom", "side_and_person", "took_back",
 ]  # fmt: skip

@@ -245,9 +245,9 @@ def test_placement_kind_chosen_with_buttons_on_an_occupancy_board(
     rig = make(rigs, tmp_path, "protect-the-goat", "protect-the-goat-reed")
     rig.emu.do("place e1 P")
     rig.emu.do("expect e1=choose")
-    rig.daemon.wait_log(r"\[1/5\] G@e1")
+    rig.daemon.wait_log(r"\[1/5\] goat on e1")
     rig.emu.do("press select")
-    rig.daemon.wait_log(r"\[2/5\] P@e1")
+    rig.daemon.wait_log(r"\[2/5\] phant on e1")
     rig.emu.do("press confirm")
     rig.daemon.wait_moves(["P@e1"])
 

@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 
 from engine import State
+from firmware_bridge import words
 from tests.e2e import DaemonProcess, EmulatorProcess, hand_text, wait_until
 from tests.test_end_to_end import TD_POSITION, Rig, make, self_play
 
-CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (\S+)")
+CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (.+?) — press")
 # "White to move", "Player 1 to move: place a piece on your first row"
 TURN = re.compile(r"^<6>[^:\n]+ to move(:.*)?$", re.MULTILINE)
 
@@ -50,6 +51,7 @@ def play_choosing(rig: Rig, state: State, moves: list[str]) -> None:
     for text in moves:
         offered = len(CHOICE.findall(daemon.text()))
         turns = len(TURN.findall(daemon.text()))
+        offer = words.said(state, state.parse(text))  # as the status line offers it
         emu.do(f"play {hand_text(state, text)}")
         effect = state.apply(state.parse(text))
         done.append(text)
@@ -58,7 +60,7 @@ def play_choosing(rig: Rig, state: State, moves: list[str]) -> None:
             choices = CHOICE.findall(daemon.text())
             if len(choices) > offered:
                 offered = len(choices)
-                emu.do("press confirm" if choices[-1] == text else "press select")
+                emu.do("press confirm" if choices[-1] == offer else "press select")
             time.sleep(0.03)
         daemon.wait_moves(done)
         footprint = effect.footprint()

@@ -10,10 +10,11 @@ import time
 from pathlib import Path
 
 from engine import Game, Player, State
+from firmware_bridge import words
 from tests.e2e import wait_until
 from tests.test_end_to_end import Rig, make, self_play
 
-CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (\S+)")
+CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (.+?) — press")
 
 
 def _choices(rig: Rig) -> list[str]:
@@ -28,6 +29,7 @@ def play_lion(rig: Rig, state: State, moves: list[str]) -> None:
     done = list(rig.daemon.moves())
     for text in moves:
         offered = len(_choices(rig))
+        offer = words.said(state, state.parse(text))  # as the status line offers it
         rig.emu.do(f"play {text}")
         effect = state.apply(state.parse(text))
         done.append(text)
@@ -36,7 +38,7 @@ def play_lion(rig: Rig, state: State, moves: list[str]) -> None:
             choices = _choices(rig)
             if len(choices) > offered:
                 offered = len(choices)
-                rig.emu.do("press confirm" if choices[-1] == text else "press select")
+                rig.emu.do("press confirm" if choices[-1] == offer else "press select")
             time.sleep(0.05)
         rig.daemon.wait_moves(done)
         if effect.footprint().result != effect.footprint().hand:

@@ -302,10 +302,10 @@ def test_occupancy_placement_is_chosen_with_select_and_confirm() -> None:
     table.settle()
     assert table.committed() == []
     status = table.rec.status
-    assert "SELECT" in status and "G@e1" in status
+    assert "SELECT" in status and "goat on e1" in status  # in words, never G@e1
     assert table.signals() == {"e1": "choose"}
     table.press(Button.SELECT)
-    assert "P@e1" in table.rec.status
+    assert "phant on e1" in table.rec.status
     table.press(Button.CONFIRM)
     assert table.committed() == ["P@e1"]
     assert table.rec.state.to_json()["layout"]["e1"] == {"owner": 1, "piece": "phant"}
@@ -473,7 +473,8 @@ def test_a_knocked_piece_a_capture_could_explain_is_put_back_or_the_capture_fini
     assert table.committed() == []
     assert table.signals() == {"d4": "put_back"}
     assert table.rec.status == (
-        "White: put back a stone on d4 (knocked off?), or finish the capture that takes it: c2-c4"
+        "White: put back a stone on d4 (knocked off?), or finish the capture that takes it: "
+        "stone c2 to c4"
     )
     table.move("c2", "c4")  # finishing the capture is fine too
     table.settle()

@@ -20,6 +20,7 @@ from enum import Enum
 from typing import Any
 
 from engine import Cell, Game, Player
+from firmware_bridge import words
 from firmware_bridge.link.leds import Signal
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import Button, Reading, Sensing
@@ -158,39 +159,36 @@ class BoardCheck:
     def instruction(self) -> str:
         if self.phase is Phase.CLEAR:
             lit = [self.names[c] for c in sorted(self._occupied())]
-            still = f" ({', '.join(lit)} still read a piece)" if lit else ""
-            return f"Take every piece off the board, then press CONFIRM{still}."
+            still = words.CHECK_STILL.format(cells=", ".join(lit)) if lit else ""
+            return words.CHECK_CLEAR.format(still=still)
         if self.phase is Phase.DONE:
-            return "The check is finished: " + self.summary()
+            return words.CHECK_DONE.format(summary=self.summary())
         step = self.current()
         assert step is not None
         name = self.names[step[0]]
         piece = (
-            "a piece"
+            words.CHECK_A_PIECE
             if step[1] is None
-            else (f"one of {self.game.player_names[step[1].index]}'s pieces")
+            else words.CHECK_ONE_OF.format(side=self.game.player_names[step[1].index])
         )
         if self.phase is Phase.PLACE:
-            return (
-                f"Put {piece} on {name}: its light is on. If {name} stays dark, press PASS; "
-                "if nothing happens once the piece is down, press CONFIRM; SELECT skips "
-                "the cell."
-            )
-        return f"Now lift the piece off {name} (press CONFIRM if nothing happens)."
+            return words.CHECK_PLACE.format(piece=piece, cell=name)
+        return words.CHECK_LIFT.format(cell=name)
 
     def summary(self) -> str:
         if self.phase is not Phase.DONE:
-            return f"{min(self.position, self.total)} of {self.total} checked so far"
+            return words.CHECK_SO_FAR.format(done=min(self.position, self.total),
+                                             total=self.total)  # fmt: skip
         bad = sorted({f.cell for f in self.findings})
         skipped = [c for c in self.skipped if c not in bad]
         good = len(self.cells) - len(bad) - len(skipped)
         if not bad and not skipped:
-            return f"all {good} cells checked are good"
-        text = f"{good} of {len(self.cells)} cells good"
+            return words.CHECK_ALL_GOOD.format(good=good)
+        text = words.CHECK_GOOD.format(good=good, cells=len(self.cells))
         if bad:
-            text += f"; to fix: {', '.join(bad)}"
+            text += words.CHECK_TO_FIX.format(cells=", ".join(bad))
         if skipped:
-            text += f"; skipped: {', '.join(skipped)}"
+            text += words.CHECK_SKIPPED.format(cells=", ".join(skipped))
         return text
 
     def report(self) -> list[str]:
@@ -198,7 +196,7 @@ class BoardCheck:
         for finding in self.findings:
             lines.append(f"{finding.cell}: {finding.seen}. {finding.fix}")
         if self.skipped:
-            lines.append(f"skipped: {', '.join(self.skipped)}")
+            lines.append(words.CHECK_SKIPPED_LINE.format(cells=", ".join(self.skipped)))
         return lines
 
     # -- inputs ---------------------------------------------------------------------------
@@ -267,12 +265,7 @@ class BoardCheck:
             # reading: a broken wire under a piece is not a stuck sensor, it is that fault.
             for cell in sorted(self._occupied() - self._faulted()):
                 self.stuck.add(cell)
-                self._find(
-                    cell,
-                    Kind.STUCK,
-                    "its sensor reads a piece with the board empty",
-                    self._stuck_fix(cell),
-                )
+                self._find(cell, Kind.STUCK, *self._stuck(cell))
             self.phase = Phase.PLACE
             self._skip_stuck(now)
             return
@@ -281,23 +274,10 @@ class BoardCheck:
             return
         cell = step[0]
         if self.phase is Phase.PLACE:
-            self._find(
-                cell,
-                Kind.DEAD,
-                "its sensor did not see the piece put on it",
-                f"check the sensor's wire to {self._input(cell)} and its power and "
-                "ground (a broken wire to a linear sensor also shows as a board fault); "
-                "on a switch board, the switch itself",
-            )
+            self._find(cell, Kind.DEAD, *words.check_finding("dead", input=self._input(cell)))
             self._next(now, whole_cell=True)
         elif self.phase is Phase.LIFT:
-            self._find(
-                cell,
-                Kind.STAYS,
-                "it still read a piece after the piece was lifted",
-                "a reed switch that sticks, or a magnetised part near the sensor: "
-                "replace the switch or move the part",
-            )
+            self._find(cell, Kind.STAYS, *words.check_finding("stays"))
             self._next(now)
 
     def dark(self, now: float) -> None:
@@ -309,13 +289,7 @@ class BoardCheck:
         self.dark_said.add(cell)
         led = self.profile.led_of.get(cell)
         where = f"LED {led}" if led is not None else "its LED"
-        self._find(
-            cell,
-            Kind.LED,
-            f"its LED ({where}) did not light",
-            "check that LED's solder joints and the data line into it; if another cell "
-            "lit instead, the LED chain's order differs from the profile's led_wiring",
-        )
+        self._find(cell, Kind.LED, *words.check_finding("led", led=where))
 
     def skip(self, now: float) -> None:
         """SELECT: leave this cell out (a piece missing, a cell to look at later)."""
@@ -334,12 +308,7 @@ class BoardCheck:
             f.kind is Kind.FAULT and f.cell == self.names[cell] for f in self.findings
         ):
             return
-        self._find(
-            cell,
-            Kind.FAULT,
-            "the board reports its sensor reads outside every band",
-            f"a broken wire or a dead sensor at {self._input(cell)}: resolder it",
-        )
+        self._find(cell, Kind.FAULT, *words.check_finding("fault", input=self._input(cell)))
 
     def back(self, sensor: int) -> None:
         """The board reported sensor ``sensor`` in a band again (FAULT 2): its readings count
@@ -352,14 +321,7 @@ class BoardCheck:
         if owner is not None:
             want = 2 if owner is Player.ONE else 3
             if code == 1:
-                self._find(
-                    cell,
-                    Kind.WEAK,
-                    "it saw a piece but could not tell whose",
-                    "the magnet is too weak or too far from the sensor: a stronger "
-                    "magnet, the sensor closer to the surface, or calibrate again (hold "
-                    "SELECT at power-on, the board empty)",
-                )
+                self._find(cell, Kind.WEAK, *words.check_finding("weak"))
             elif code != want:
                 self.reversed.setdefault(cell, set()).add(owner)
             else:
@@ -372,12 +334,9 @@ class BoardCheck:
         if self.flips > 4:
             step = self.current()
             if step is not None:
-                self._find(
-                    step[0],
-                    Kind.NOISY,
-                    f"its reading changed {self.flips} times for one piece put down and lifted",
-                    f"a loose wire or a cold solder joint at {self._input(step[0])}",
-                )
+                said = words.check_finding("noisy_piece", count=self.flips,
+                                           input=self._input(step[0]))  # fmt: skip
+                self._find(step[0], Kind.NOISY, *said)
         self.flips = 0
         self.watch = None
         self.candidate = None
@@ -405,55 +364,28 @@ class BoardCheck:
                 continue
             if self.read_by.get(b) == a:
                 merged |= {a, b}
-                self._find(
-                    a,
-                    Kind.SWAPPED,
-                    f"{self.names[a]} and {self.names[b]} are swapped: "
-                    "each reads the other's piece",
-                    f"their sensors go to each other's "
-                    f"inputs ({self._input(a)} and {self._input(b)}): swap the two "
-                    f"wires, or swap {self.names[a]} and {self.names[b]} in the "
-                    "profile's sensors: cells list",
-                )
+                wired = {"input_a": self._input(a), "input_b": self._input(b)}
+                said = words.check_finding("swapped", a=self.names[a], b=self.names[b], **wired)
+                self._find(a, Kind.SWAPPED, *said)
             else:
-                self._find(
-                    a,
-                    Kind.MISWIRED,
-                    f"a piece on it was read by {self.names[b]}'s sensor ({self._input(b)})",
-                    f"{self.names[a]}'s sensor wire goes "
-                    f"to {self._input(b)}: move it to {self._input(a)}",
-                )
+                wired = {"input_a": self._input(a), "input_b": self._input(b)}
+                said = words.check_finding("miswired", a=self.names[a], b=self.names[b], **wired)
+                self._find(a, Kind.MISWIRED, *said)
         names = self.game.player_names
         for cell, owners in sorted(self.reversed.items()):
             if not self.right.get(cell):  # every player's piece read as the other's
-                self._find(
-                    cell,
-                    Kind.POLARITY,
-                    "it read each player's piece as the other's",
-                    "the sensor is mounted the other way round: turn it over, or list "
-                    f"{self.names[cell]} under pico: flip: in the profile and install "
-                    "board.json again",
-                )
+                said = words.check_finding("polarity", cell=self.names[cell])
+                self._find(cell, Kind.POLARITY, *said)
             else:
                 owner = min(owners)
-                self._find(
-                    cell,
-                    Kind.WEAK,
-                    f"it read {names[1 - owner.index]}'s piece when "
-                    f"{names[owner.index]}'s was asked for, and the other right",
-                    "check that the right piece was put down; if it was, the sensor "
-                    "reads too close to its threshold: calibrate again (hold SELECT at "
-                    "power-on, the board empty) or bring the magnet closer",
-                )
+                said = words.check_finding("weak_one", other=names[1 - owner.index],
+                                           asked=names[owner.index])  # fmt: skip
+                self._find(cell, Kind.WEAK, *said)
         for sensor, count in sorted(self.changes.items()):
             noisy = self.profile.sensor_cells[sensor]
             if count >= NOISY_AFTER and noisy is not None:
-                self._find(
-                    noisy,
-                    Kind.NOISY,
-                    f"its reading changed {count} times with nothing put on it",
-                    f"a loose wire or a cold solder joint at {self._input(noisy)}",
-                )
+                said = words.check_finding("noisy_idle", count=count, input=self._input(noisy))
+                self._find(noisy, Kind.NOISY, *said)
         order = {c: i for i, c in enumerate(self.cells)}
         index = self.game.board.index
         self.findings.sort(key=lambda f: order.get(index[f.cell], -1))
@@ -492,13 +424,7 @@ class BoardCheck:
             return "its sensor input"
         return wiring.input_of(sensor) if wiring is not None else f"sensor input {sensor}"
 
-    def _stuck_fix(self, cell: Cell) -> str:
+    def _stuck(self, cell: Cell) -> tuple[str, str]:
         if self.profile.pico is not None and self.profile.pico.part.kind == "linear":
-            return (
-                "calibrate with the board empty (hold SELECT at power-on); if it still "
-                "reads a piece, replace the sensor"
-            )
-        return (
-            f"a reed switch stuck closed, or a switch output shorted to ground at "
-            f"{self._input(cell)}: replace the switch or clear the short"
-        )
+            return words.check_finding("stuck_linear")
+        return words.check_finding("stuck_switch", input=self._input(cell))

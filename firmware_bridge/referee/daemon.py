@@ -370,7 +370,7 @@ class Daemon(BoardSession, Showing):
                 # none (never the last game's people, unseen).
                 self.people = command.players or ("", "")
                 self._switch(command.game, profile)
-                result = CommandResult(True, f"new game of {command.game.title}: set up the board")
+                result = CommandResult(True, words.NEW_GAME.format(title=command.game.title))
             elif command.action == "declare":
                 result = self._declare(command.what, now)
             else:
@@ -396,15 +396,16 @@ class Daemon(BoardSession, Showing):
         what = command.what
         if what == "start":
             if self.check is not None and not self.check.finished:
-                return CommandResult(False, "a board check is already running")
+                return CommandResult(False, words.CHECK_RUNNING)
             chosen: list[Cell] | None = None
             if command.cells:
                 index = self.game.board.index
                 unknown = [n for n in command.cells
                            if index.get(n, -1) not in self.profile.sensor_of]  # fmt: skip
                 if unknown:
-                    return CommandResult(False, f"no sensor on {', '.join(unknown)} in "
-                                         f"{self.profile.id}")  # fmt: skip
+                    said = words.NO_SENSOR_ON.format(cells=", ".join(unknown),
+                                                     profile=self.profile.id)  # fmt: skip
+                    return CommandResult(False, said)
                 chosen = [index[n] for n in command.cells]
             self.check = BoardCheck(self.game, self.profile, chosen)
             for sensor in sorted(self.out_of_band):
@@ -416,17 +417,18 @@ class Daemon(BoardSession, Showing):
             if self.have_scan:
                 self.check.observe(self.readings, now)
             self._check_update(now)
-            return CommandResult(True, "board check started: " + self.check.instruction())
+            started = words.CHECK_STARTED.format(instruction=self.check.instruction())
+            return CommandResult(True, started)
         check = self.check
         if check is None:
-            return CommandResult(False, "no board check is running")
+            return CommandResult(False, words.CHECK_NOT_RUNNING)
         if what == "stop":
             if not check.finished:
                 self.log.info("board check stopped from the %s", command.source)
             self.check = None
             self._observe(now)  # the game's referee takes the board as it is now
             self.log.info("board check over: back to the game (%s)", self.rec.status)
-            return CommandResult(True, "back to the game")
+            return CommandResult(True, words.BACK_TO_GAME)
         if what in ("confirm", "dark", "skip"):
             getattr(check, what)(now)
             self._check_update(now)
@@ -439,7 +441,7 @@ class Daemon(BoardSession, Showing):
         if check is None:
             return
         self.dirty = True
-        status = "board check: " + check.instruction()
+        status = words.CHECK_STATUS.format(instruction=check.instruction())
         if status != self.last_status:
             self.last_status = status
             self.log.info("%s", status)
@@ -463,12 +465,12 @@ class Daemon(BoardSession, Showing):
         except ValueError:
             move = None
         if move is None or not move.is_declared:
-            return CommandResult(False, f"{what!r}: resign:1, resign:2 or draw")
+            return CommandResult(False, words.DECLARE_HOW.format(what=what))
         if self.check is not None:
-            return CommandResult(False, "the board check is running: finish it first")
+            return CommandResult(False, words.CHECK_FIRST)
         outcome = self.state.outcome()
         if outcome is not None:
-            return CommandResult(False, "the game is over already")
+            return CommandResult(False, words.GAME_OVER_ALREADY)
         records = self.rec.declare(move, now)
         self._process(records)
         return CommandResult(True, words.declared_result(move, self.game.player_names,

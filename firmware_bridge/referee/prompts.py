@@ -94,13 +94,12 @@ class Prompts:
                 setup = self.guide(sensed, target, setup=True)
                 self.next_game = self._next_game_text(setup, target)
                 ended = words.result(outcome, names, self.people)
-                self.status = f"game over: {ended}; {self.next_game}"
+                self.status = words.game_over(ended, self.next_game)
             elif state.deciding:
                 signals = self._decision_signals()
-                self.status = f"{player}: choose by doing one of {self._options_text()}"
+                self.status = words.choose_one(player, self._options())
             else:
-                hint = state.hint()
-                self.status = f"{player} to move" + (f": {hint}" if hint else "")
+                self.status = words.to_move(player, state.hint())
         else:
             consistent = []
             if state.outcome() is None and not self.restore and self._turn_finished():
@@ -111,18 +110,16 @@ class Prompts:
                 # likely, though a capture could explain them. Say both ways forward.
                 signals = dict.fromkeys(knocked, Signal.PUT_BACK)
                 self.alert = "knocked"
-                captures = sorted({state.notation(p.moves[0]) for p in consistent})
+                captures = sorted({words.said(state, p.moves[0], self.people)
+                                   for p in consistent})  # fmt: skip
                 names_off = [state.game.board.names[c] for c in knocked]
-                self.status = (
-                    f"{player}: put back {self._what_on(names_off, layout)} (knocked off?), or "
-                    f"finish the capture that takes it: {', '.join(captures[:4])}"
-                )
+                self.status = words.knocked(player, self._what_on(names_off, layout), captures)
             elif consistent:
                 signals = self._progress_signals(consistent, current)
                 self.status = (
-                    f"{player}: choose by doing one of {self._options_text()}"
+                    words.choose_one(player, self._options())
                     if state.deciding
-                    else f"{player} is moving"
+                    else words.is_moving(player)
                 )
             elif state.outcome() is not None and not self._finishing_last_turn():
                 # The game is over and the board is being set up again: guide it towards a
@@ -134,23 +131,21 @@ class Prompts:
                 self.acting = None
                 self.next_game = self._next_game_text(signals, target)
                 ended = words.result(outcome, names, self.people)
-                self.status = f"game over: {ended}; {self.next_game}"
+                self.status = words.game_over(ended, self.next_game)
             elif self.taking_back:
                 self.acting = None
                 signals = self.guide(sensed, layout, back=True)
-                self.status = "take back: " + self._guide_status(signals, "", sentence=False)
+                self.status = words.taking_back(self._guide_status(signals, "", sentence=False))
             else:
                 signals = self.guide(sensed, layout, setup=self.setting_up)
                 if self.setting_up or self.resuming:
                     self.acting = None
                 if self.setting_up:
-                    self.status = "new game: " + self._guide_status(
-                        signals, "", sentence=False, setup=True
+                    self.status = words.setting_up(
+                        self._guide_status(signals, "", sentence=False, setup=True)
                     )
                 elif self.resuming:  # nobody's move: the board changed while no one looked
-                    self.status = "resuming: set the board to the position: " + (
-                        self._guide_status(signals, "", sentence=False)
-                    )
+                    self.status = words.resuming(self._guide_status(signals, "", sentence=False))
                 elif any(s in CORRECTIONS for s in signals.values()):
                     # Only a stable board is called illegal (a flicker never is), and then
                     # together with the lights that show how to correct it.
@@ -159,11 +154,8 @@ class Prompts:
                     if settled or shown:
                         self.alert = "illegal"
                         why = self._why_illegal(sensed, current)
-                        self.status = (
-                            f"illegal move ({why}): "
-                            if why
-                            else "illegal move or disturbed board: "
-                        ) + self._guide_status(signals, "", sentence=False)
+                        todo = self._guide_status(signals, "", sentence=False)
+                        self.status = words.illegal(why, todo)
                     else:
                         self.alert = alert  # not settled yet: what was shown stays
                 else:
@@ -287,15 +279,13 @@ class Prompts:
                     break
         return believed
 
-    def _options_text(self) -> str:
-        return ", ".join(self.state.notation(m) for m in self.state.legal_moves())
+    def _options(self) -> list[str]:
+        return [words.said(self.state, m, self.people) for m in self.state.legal_moves()]
 
     def _choice_status(self) -> str:
         move = self.choosing[self.choice]
-        return (
-            f"the board cannot tell these apart: [{self.choice + 1}/{len(self.choosing)}] "
-            f"{self.state.notation(move)} — press SELECT for the next, CONFIRM to accept"
-        )
+        said = words.said(self.state, move, self.people)
+        return words.look_alike(self.choice + 1, len(self.choosing), said)
 
     def _guide_status(
         self,
@@ -312,7 +302,7 @@ class Prompts:
         c5". ``layout`` names the pieces to put down (default: the engine's position);
         ``actor``, the player addressed ("your")."""
         if not signals:
-            return f"{player}: waiting for the board" if player else "waiting for the board"
+            return words.addressed(player, words.WAITING)
         names = self.state.game.board.names
         layout = self.state.layout() if layout is None else layout
         believed = self._believed(self.sensed)
@@ -334,37 +324,36 @@ class Prompts:
             known = [p for p in found if p is not None]
             many = len(cells) > 1
             if len(known) < len(found) or not known:
-                return "the pieces" if many else "the piece"
+                return words.pieces_said("", "", many)
             owners = {p.owner for p in known}
             kinds = {p.kind for p in known}
-            kind = kinds.pop() if len(kinds) == 1 else "piece"
-            noun = f"{kind}s" if many else kind
+            kind = kinds.pop() if len(kinds) == 1 else ""
             if len(owners) > 1:
-                return f"the {noun}"
+                return words.pieces_said("", kind, many)
             owner = owners.pop()
             names = self.state.game.player_names
             whose = "your" if owner is actor else words.owner(names, self.people, owner)
-            return f"{whose} {noun}"
+            return words.pieces_said(whose, kind, many)
 
         def on(cells: list[Cell]) -> str:
-            return _join([names[c] for c in cells])
+            return words.join([names[c] for c in cells])
 
         parts: list[str] = []
         if Signal.REMOVE in by:
             cells = by[Signal.REMOVE]
-            parts.append(f"take {pieces(cells, believed)} off {on(cells)}")
+            parts.append(words.take_off(pieces(cells, believed), on(cells)))
         froms, tos = by.get(Signal.MOVE_FROM, []), list(by.get(Signal.MOVE_TO, []))
         for source in froms:
             dest = self._pairs.get(source)
             if dest is not None and dest in tos:
                 tos.remove(dest)
             if dest is None:
-                parts.append(f"take {pieces([source], believed)} from {names[source]}")
+                parts.append(words.take_from(pieces([source], believed), names[source]))
             else:
-                parts.append(f"move {pieces([source], believed)} from {names[source]} to "
-                             f"{names[dest]}")  # fmt: skip
+                parts.append(words.move_from_to(pieces([source], believed), names[source],
+                                                names[dest]))  # fmt: skip
 
-        def put(cells: list[Cell], verb: str) -> str:
+        def put(cells: list[Cell], back: bool) -> str:
             """Pieces to put down, grouped by owner and kind: "put White's stones on b1 and
             c1, Black's stone on b9"."""
 
@@ -379,31 +368,32 @@ class Prompts:
             groups = grouped(by_kind=True)
             if len(groups) > 4:  # many kinds (a whole set-up): by owner
                 groups = grouped(by_kind=False)
-            said = ", ".join(f"{pieces(group, layout)} on {on(group)}" for group in groups.values())
-            return f"{verb} {said}"
+            return words.put([(pieces(group, layout), on(group)) for group in groups.values()],
+                             back=back)  # fmt: skip
 
         if tos:
-            parts.append(put(tos, "put"))
+            parts.append(put(tos, False))
         if Signal.ILLEGAL in by:
             cells = by[Signal.ILLEGAL]
-            parts.append(f"take {pieces(cells, believed)} off {on(cells)}")
+            parts.append(words.take_off(pieces(cells, believed), on(cells)))
         if Signal.PUT_BACK in by:
             cells = by[Signal.PUT_BACK]
-            parts.append(put(cells, "put" if setup else "put back"))
+            parts.append(put(cells, not setup))
         if Signal.ADJUST in by:
-            parts.append(f"turn the piece on {on(by[Signal.ADJUST])} to its new value")
+            parts.append(words.adjust(on(by[Signal.ADJUST])))
         if Signal.CHOOSE in by:
-            parts.append(f"choose by doing one of {self._options_text()}")
-        text = "; ".join(parts) or "waiting for the board"
-        return f"{player}: {text}" if player and sentence else text
+            parts.append(words.choose_by(self._options()))
+        text = "; ".join(parts) or words.WAITING
+        return words.addressed(player if sentence else "", text)
 
     def _next_game_text(self, signals: Mapping[Cell, Signal], target: Mapping[Cell, Piece]) -> str:
         """What setting the board up for the next game takes, once this one is over:
         ``signals``, the guide from the board as sensed to ``target``, the next start."""
         if not target:
-            return "clearing the board starts the next game"
-        todo = self._guide_status(signals, "", sentence=False, layout=target, setup=True)
-        return f"setting the board up starts the next game: {todo}"
+            return words.next_game("")
+        return words.next_game(
+            self._guide_status(signals, "", sentence=False, layout=target, setup=True)
+        )
 
     def _why_illegal(self, sensed: Tokens, current: Tokens) -> str:
         """Why the board shows no legal move, when it shows one hand action the rules refuse
@@ -452,14 +442,7 @@ class Prompts:
         """``a stone on d4``, ``pieces on d4 and e5``: the pieces ``layout`` has there."""
         index = self.state.game.board.index
         kinds = {layout[c].kind for c in map(index.get, cells) if c is not None and c in layout}
-        what = f"a {kinds.pop()}" if len(kinds) == 1 else "a piece"
-        return f"{what} on {_join(cells)}" if len(cells) == 1 else f"pieces on {_join(cells)}"
-
-
-def _join(names: list[str]) -> str:
-    if len(names) <= 2:
-        return " and ".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+        return words.what_on(kinds, cells)
 
 
 def same_piece(a: Piece, b: Piece) -> bool:

@@ -182,7 +182,7 @@ class Reconciler(Prompts):
             if self.choosing:
                 self.choice = (self.choice + 1) % len(self.choosing)
             else:
-                self._refuse("nothing to select")
+                self._refuse(words.NOTHING_TO_SELECT)
         elif button is Button.CONFIRM:
             if self.choosing:
                 move = self.choosing[self.choice]
@@ -199,19 +199,16 @@ class Reconciler(Prompts):
                     move = next(m for m in invisible if m.frm == chosen[0])
                     records.append(self._commit(move))
                 elif invisible and matching:
-                    self._refuse(
-                        "to make a move that changes nothing on the board (a null move), lift "
-                        "its piece, put it back, then press CONFIRM"
-                    )
+                    self._refuse(words.NULL_MOVE)
                 else:
-                    self._refuse("nothing to confirm")
+                    self._refuse(words.NOTHING_TO_CONFIRM)
         elif button is Button.PASS:
             if state.outcome() is None and any(
                 m.kind is MoveKind.PASS for m in state.legal_moves()
             ):
                 records.append(self._commit(Move.pass_()))
             else:
-                self._refuse("passing is not allowed now")
+                self._refuse(words.NO_PASSING)
         records.extend(self.evaluate(now))
         return records
 
@@ -332,7 +329,7 @@ class Reconciler(Prompts):
     def _take_back(self) -> list[Record]:
         state = self.state
         if state.plies == 0:
-            self._refuse("nothing to take back")
+            self._refuse(words.NOTHING_TO_TAKE_BACK)
             return []
         undone: list[str] = []
         taken: list[tuple[Move, str]] = []

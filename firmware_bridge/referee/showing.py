@@ -169,15 +169,15 @@ class Showing:
 
     def _status_sentence(self) -> str:
         if self.mismatch:
-            return f"connect the board for {self.game.title}: {self.mismatch}"
+            return words.CONNECT_THE_BOARD.format(title=self.game.title, why=self.mismatch)
         if self.link is None:
-            return f"plug in the board and switch it on ({self.game.title})"
+            return words.PLUG_IN.format(title=self.game.title)
         if self.board is None and self.halted:
             return _halted_sentence(self.halted)
         if self.board is None or not self.have_scan:
-            return f"waiting for the board ({self.game.title})"
+            return words.WAITING_FOR_BOARD.format(title=self.game.title)
         if self.check is not None:
-            return "board check: " + self.check.instruction()
+            return words.CHECK_STATUS.format(instruction=self.check.instruction())
         # A sensor's warning is said beneath (``sensor_brief``), never in place of what the
         # players must do: an illegal move stays an illegal move for as long as it is there.
         return self.rec.status
@@ -204,4 +204,4 @@ def _halted_sentence(text: str) -> str:
     has the details (the error's words, the heap left)."""
     error = text.split("could not start: ", 1)[-1].split(":", 1)[0].split(" ", 1)[0]
     what = "out of memory" if error == "MemoryError" else error or "an error"
-    return f"the board's firmware could not start ({what}): its fault is under Board connection"
+    return words.HALTED.format(what=what)
