@@ -136,6 +136,15 @@ class Referee(LoggedProcess):
             state: dict[str, Any] = json.loads(answer.read())
             return state
 
+    def wait_state(self, key: str, value: object, timeout: float = 20.0) -> dict[str, Any]:
+        """The state once its ``key`` is ``value`` (a control's answer comes before the state
+        it made is published)."""
+        deadline = time.monotonic() + timeout
+        while (state := self.state())[key] != value:
+            assert time.monotonic() < deadline, f"{key} stayed {state[key]!r}, not {value!r}"
+            time.sleep(0.05)
+        return state
+
 
 @pytest.fixture
 def referees() -> Iterator[list[Referee]]:
@@ -345,7 +354,7 @@ def test_new_game_of_another_game_from_the_kiosk(
     expect(kiosk.locator("#title")).to_have_text("Goats Wintering", timeout=TIMEOUT)
     # The built-in emulator follows: the Goats Wintering board is swapped in, empty.
     expect(board.locator("#title")).to_have_text("Goats Wintering board", timeout=TIMEOUT)
-    expect(kiosk.locator("#status")).to_contain_text("White to move", timeout=TIMEOUT)
+    expect(kiosk.locator("#status")).to_contain_text("Ann Smith to move", timeout=TIMEOUT)
     expect(kiosk.locator(".cells .cell")).to_have_count(16)
     assert kiosk.locator(".cells polygon").count() == 16  # diamonds, from the geometry
     board.locator('#supply button[data-token="G"]').click()
@@ -612,7 +621,7 @@ def test_a_resignation_and_an_agreed_draw_are_results_everywhere(
     referee.wait_log("new game 2")
     code, answer = referee.post("/api/result", {"result": "resign", "player": 2})
     assert code == 200 and answer["message"] == "Bob resigned: Alice wins", answer
-    assert referee.state()["outcome"] == "Alice (White) wins: Black resigned"
+    referee.wait_state("outcome", "Alice (White) wins: Black resigned")
     code, answer = referee.post("/api/result", {"result": "draw"})
     assert code == 409 and "over already" in answer["message"]
     for bad in ({"result": "resign", "player": 3}, {"result": "win"}, {"result": "draw", "x": 1},
@@ -621,13 +630,13 @@ def test_a_resignation_and_an_agreed_draw_are_results_everywhere(
         assert code in (400, 409), (bad, code, answer)
     code, answer = referee.post("/api/takeback", {})
     assert code == 200 and answer["message"] == "the resignation is withdrawn: play on"
-    assert referee.state()["outcome"] is None
+    referee.wait_state("outcome", None)
     journal = tmp_path / "journal.sqlite3"
     (record,) = read_records(journal, 2)
     assert record.status == "playing" and record.outcome is None  # withdrawn in the journal too
     code, answer = referee.post("/api/result", {"result": "draw"})
     assert code == 200, answer
-    assert referee.state()["outcome"] == "draw (agreed by the players)"
+    referee.wait_state("outcome", "draw (agreed by the players)")
     (record,) = read_records(journal, 2)
     assert record.status == "finished" and record.outcome == {
         "winner": None, "reason": "agreed by the players"}  # fmt: skip

@@ -19,7 +19,9 @@ from pathlib import Path
 from playwright.sync_api import Browser, Page, expect
 
 from tests.test_end_to_end import TD_POSITION
-from tests.test_kiosk import TIMEOUT, Referee, click, open_pages
+from tests.test_kiosk import TIMEOUT, Referee, browser, click, open_pages, referees
+
+__all__ = ["browser", "referees"]  # the fixtures this file uses
 
 MEASURE = """() => {
   const bad = [];
