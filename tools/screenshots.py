@@ -68,8 +68,8 @@ MOMENTS: list[tuple[str, dict[str, Any], list[dict[str, Any]], str]] = [
      [{"do": "lift", "cell": "c4"}, {"do": "place", "cell": "c5"}], ""),
     ("kiosk-game-over", PTG_WIN,
      [{"do": "lift", "cell": "a5"}, {"do": "place", "cell": "a6"},
-      {"do": "lift", "cell": "b6"}, {"do": "lift", "cell": "a6"},
-      {"do": "place", "cell": "b6", "hand": 1}], ""),
+      {"do": "lift", "cell": "b6"}, {"do": "lift", "cell": "a6"},  # the goat into the box
+      {"do": "place", "cell": "b6"}], ""),
     ("kiosk-new-game", PTG_WIN, [{"do": "lift", "cell": "a5"}, {"do": "place", "cell": "a4"}],
      "newgame"),
     # The arbiter's two touches (issue 29): Timeline, then the disputed move.
@@ -78,6 +78,12 @@ MOMENTS: list[tuple[str, dict[str, Any], list[dict[str, Any]], str]] = [
       {"do": "lift", "cell": "h8"}, {"do": "place", "cell": "g6"},
       {"do": "lift", "cell": "g6"}, {"do": "place", "cell": "h8"},
       {"do": "lift", "cell": "h8"}, {"do": "place", "cell": "h6"}], "timeline"),
+    ("kiosk-menu", TD_DISPUTE, [{"do": "lift", "cell": "c2"}, {"do": "place", "cell": "c4"}],
+     "menu"),
+    ("kiosk-board-check", TD_DISPUTE, [], "check"),
+    # An illegal move left on the board: it stays the headline (issue 38).
+    ("kiosk-illegal-move", TD_DISPUTE,
+     [{"do": "lift", "cell": "c2"}, {"do": "place", "cell": "d3"}], ""),
 ]  # fmt: skip
 
 
@@ -185,14 +191,23 @@ def main() -> int:
                     time.sleep(0.4)
                 page.goto(run.kiosk)
                 page.wait_for_timeout(1500)
+                if then:
+                    page.locator("#btn-menu").click()
                 if then == "newgame":
                     page.locator("#btn-newgame").click()
                     page.locator('#ng-players input[name="player-1"]').fill("Ann")
                     page.wait_for_timeout(300)
                 elif then == "timeline":
                     page.locator("#btn-timeline").click()
-                    page.locator("#tl-steps button", has_text="h8-h6").click()
+                    page.locator("#tl-steps button", has_text="stone h8 to h6").click()
                     page.wait_for_timeout(400)
+                elif then == "check":
+                    page.locator("#btn-check").click()
+                    page.locator("#check-cells").fill("c3 d3")
+                    page.locator("#check-start").click()
+                    page.wait_for_timeout(800)
+                elif then == "menu":
+                    page.wait_for_timeout(300)
                 page.screenshot(path=str(OUT / f"{name}.png"))
                 print(f"docs/screenshots/{name}.png", flush=True)
             finally:
