@@ -173,7 +173,7 @@ def test_moves_alerts_and_a_killed_referee_in_the_club_page(
     lion.wait_for_selector(".cell[data-cell]")
     click(lion, "d2", "d5")  # the lion cannot go three squares
     alert = page.locator('#alerts .alert[data-board="table2"]')
-    expect(alert).to_contain_text("illegal move or disturbed board uncorrected", timeout=TIMEOUT)
+    expect(alert).to_contain_text("an illegal move uncorrected", timeout=TIMEOUT)
     expect(page.locator('.card[data-board="table2"]')).to_have_class(re.compile("red"))
     assert events.wait_event("illegal")["board"] == "table2"
     click(lion, "d5", "d2")
@@ -188,9 +188,10 @@ def test_moves_alerts_and_a_killed_referee_in_the_club_page(
     record = club.get(page.locator("#record-link").get_attribute("href") or "")
     assert re.search(r"^1\. c1-c4 ", record, re.MULTILINE), record
     # ... and its timeline (issue 29), published by the board on its timeline topic: two
-    # touches to the move, and under it what table 1's sensors said.
+    # touches to the move (after the menu), and under it what table 1's sensors said.
+    page.locator("#btn-menu").click()
     page.locator("#btn-timeline").click()
-    page.locator("#tl-steps button", has_text="c1-c4").click()
+    page.locator("#tl-steps button", has_text="stone c1 to c4").click()
     rows = page.locator("#tl-rows tr")
     expect(rows.filter(has_text="c4: White's piece")).to_have_count(1, timeout=TIMEOUT)
     expect(rows.filter(has_text="move c1-c4 accepted")).to_have_count(1)

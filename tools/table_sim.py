@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine import Cell, Game, Move, MoveKind  # noqa: E402
+from firmware_bridge import words  # noqa: E402
 from firmware_bridge.boards.pieces import piece_from_token, piece_token  # noqa: E402
 from firmware_bridge.commands.play import choose_move  # noqa: E402
 from firmware_bridge.link import catalog  # noqa: E402
@@ -42,7 +43,7 @@ from firmware_bridge.referee.journal import Journal  # noqa: E402
 from firmware_bridge.referee.replay import replay  # noqa: E402
 from tests.e2e import BOARD_KINDS, DaemonProcess, EmulatorProcess  # noqa: E402
 
-CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (\S+)")
+CHOICE = re.compile(r"cannot tell these apart: \[\d+/\d+\] (.+?) — press")
 BEHAVIOURS = ("hesitate", "slide", "knock", "wrong", "button", "takeback", "unplug", "kill",
               "kill-mid", "kill-moved")  # fmt: skip
 BETWEEN = ("hesitate", "knock", "wrong", "button", "unplug", "kill", "kill-moved")  # before a move
@@ -126,10 +127,17 @@ class Table:
             choices = CHOICE.findall(self.daemon.text())
             if len(choices) > offered:
                 offered = len(choices)
-                wanted = self.played[len(journal)]
+                wanted = self._offered_as(len(journal))
                 self.emu.do("press confirm" if choices[-1] == wanted else "press select")
             time.sleep(0.03)
         return self.journal() == self.played
+
+    def _offered_as(self, index: int) -> str:
+        """Played move ``index`` as the status line offers it, in words ("goat on h1")."""
+        state = self.game.new_state()
+        for text in self.played[:index]:
+            state.apply(state.parse(text))
+        return words.said(state, state.parse(self.played[index]))
 
     def finish_turn(self, timeout: float = 10.0) -> None:
         """Do what the LEDs ask (captured pieces off in a random order, moves from -> to)
