@@ -522,55 +522,7 @@ def test_the_board_check_from_the_kiosk(
     referee.wait_log("board check: .*to fix: c3")
 
 
-def test_the_kiosk_screen_hides_the_mouse_arrow(
-    browser: Browser, referees: list[Referee], tmp_path: Path
-) -> None:
-    """The screen beside the board opens the page with ?screen=1 (firmware_bridge/faces/screen.py):
-    a touchscreen shows no arrow there; the same page elsewhere keeps it."""
-    referee = Referee(tmp_path, "--game", "three-dragons")
-    referees.append(referee)
-    page = browser.new_page(viewport={"width": 800, "height": 480})
-    cursor = "(id) => getComputedStyle(document.getElementById(id)).cursor"
-    page.goto(referee.kiosk_url + "?screen=1")
-    expect(page.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
-    assert page.evaluate(cursor, "btn-newgame") == "none"
-    assert page.evaluate("getComputedStyle(document.body).cursor") == "none"
-    page.goto(referee.kiosk_url)
-    expect(page.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
-    assert page.evaluate(cursor, "btn-newgame") != "none"
-    page.close()
-
-
 # -- what the kiosk says at 800x480 (issue 19) ------------------------------------------------
-
-
-def test_the_new_game_dialog_fits_800x480_with_options_in_words(
-    browser: Browser, referees: list[Referee], tmp_path: Path
-) -> None:
-    referee = Referee(tmp_path, "--game", "three-dragons")
-    referees.append(referee)
-    kiosk, _ = open_pages(browser, referee)
-    fits = """(id) => { const r = document.getElementById(id).getBoundingClientRect();
-        return r.bottom <= innerHeight && r.top >= 0 && r.height >= 44 && r.width >= 44; }"""
-    kiosk.locator("#btn-menu").click()
-    kiosk.locator("#btn-newgame").click()
-    expect(kiosk.locator("#ng-abandon")).to_be_hidden()  # nothing played: nothing to lose
-    for game in ("protect-the-goat", "three-dragons", "the-lion-game", "goats-wintering"):
-        kiosk.locator("#ng-game").select_option(game)
-        assert kiosk.evaluate(fits, "ng-start"), game
-        assert kiosk.evaluate(fits, "ng-cancel"), game
-        labels = kiosk.locator("#ng-options .option-label").all_text_contents()
-        assert not [t for t in labels if "_" in t], labels  # words, not option names
-        for box in kiosk.locator('#ng-options input[type="checkbox"]').all():
-            size = box.bounding_box()
-            assert size is not None and size["width"] >= 44 and size["height"] >= 44, game
-    kiosk.locator("#ng-game").select_option("protect-the-goat")
-    expect(kiosk.locator("#ng-options")).to_contain_text("Who places first")
-    choices = kiosk.locator('#ng-options select[name="toss_winner"] option').all_text_contents()
-    assert "whoever places the first piece" in choices
-    body = kiosk.evaluate("parseFloat(getComputedStyle(document.getElementById('side')).fontSize)")
-    assert body >= 14
-    kiosk.screenshot(path=str(tmp_path / "new-game.png"))
 
 
 def test_the_kiosk_shows_the_result_and_the_set_up_that_starts_the_next_game(

@@ -154,8 +154,15 @@ def test_every_screen_at_800x480_is_readable_and_touchable(
     for game in ("protect-the-goat", "vanguard", "goats-wintering", "the-lion-game"):
         kiosk.locator("#btn-menu").click()
         kiosk.locator("#btn-newgame").click()
+        expect(kiosk.locator("#ng-abandon")).to_be_hidden()  # a game over: nothing to lose
         kiosk.locator("#ng-game").select_option(game)
         measure(kiosk, f"the New game dialog ({game})", problems)
+        labels = kiosk.locator("#ng-options .option-label").all_text_contents()
+        assert not [t for t in labels if "_" in t], labels  # words, not option names
+        if game == "protect-the-goat":
+            expect(kiosk.locator("#ng-options")).to_contain_text("Who places first")
+            choices = kiosk.locator('#ng-options select[name="toss_winner"] option')
+            assert "whoever places the first piece" in choices.all_text_contents()
         kiosk.locator("#ng-start").click()
         expect(kiosk.locator("body")).to_have_attribute("data-game", game, timeout=TIMEOUT)
         expect(board.locator("body")).to_have_attribute("data-game", game, timeout=TIMEOUT)
@@ -163,3 +170,6 @@ def test_every_screen_at_800x480_is_readable_and_touchable(
         expect(status).to_contain_text("to move", timeout=TIMEOUT)
         measure(kiosk, f"the start of {game}", problems)
     assert not problems, "\n".join(problems)
+    # The mouse arrow stays on a page opened as a plain one (the screen beside the board,
+    # ?screen=1, hides it: tests/test_service.py).
+    assert kiosk.evaluate("getComputedStyle(document.getElementById('btn-menu')).cursor") != "none"

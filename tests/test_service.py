@@ -408,6 +408,10 @@ def test_the_pis_own_screen_uses_every_control_and_strangers_still_need_the_toke
             page = browser.new_page(viewport={"width": 800, "height": 480})
             page.goto(address)
             expect(page.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
+            # A touchscreen shows no mouse arrow over the page (?screen=1).
+            cursor = "getComputedStyle(document.getElementById('btn-menu')).cursor"
+            assert page.evaluate(cursor) == "none"
+            assert page.evaluate("getComputedStyle(document.body).cursor") == "none"
             page.locator("#btn-menu").click()
             page.locator("#btn-newgame").click()
             page.locator('#ng-players input[name="player-1"]').fill("Alice")
