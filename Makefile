@@ -51,6 +51,7 @@ demo: $(STAMP)
 # The suite starts some 300 Python processes (referees, emulators, commands): with
 # PYTHONDONTWRITEBYTECODE set, as on some machines, each compiled every module it imports
 # again. make test lets Python keep its bytecode (__pycache__, ignored by git).
+TEST_WORKERS ?= 4
 test: export PYTHONDONTWRITEBYTECODE :=
 test: $(STAMP)
 	@# The compiled engine's build for its tests (a minute of one core) starts first, beside
@@ -65,7 +66,7 @@ test: $(STAMP)
 	@# Four workers on two cores: the end-to-end tests spend much of their time waiting on
 	@# settle windows and hands.
 	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & checking=$$!; \
-	$(BIN)/pytest -q -n 4 --dist worksteal --durations=10; tests=$$?; \
+	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist worksteal --durations=10; tests=$$?; \
 	wait $$checking; typed=$$?; cat $(VENV)/mypy.log; \
 	[ $$tests -eq 0 ] && [ $$typed -eq 0 ]
 

@@ -483,6 +483,19 @@ def test_the_page_reconnects_after_a_daemon_restart(
     expect(kiosk.locator("#moves li")).to_have_count(1, timeout=TIMEOUT)
     # The emulated board kept its pieces, as a physical board does: play goes on at once.
     expect(kiosk.locator("#status")).to_have_text("Black to move", timeout=TIMEOUT)
+    # A board that did not keep them (a new one in its place): the position to lay out, each
+    # piece by its kind, whole at 800x480; then "Lay out the game" puts it there.
+    referee.stop()
+    (tmp_path / "journal-board.json").unlink()
+    referee.start()
+    status = kiosk.locator("#status")
+    expect(status).to_contain_text("Resuming: set the board to the position", timeout=TIMEOUT)
+    expect(status).to_contain_text("White's stone from c1 to c4")
+    fits = "(e) => e.scrollHeight <= e.clientHeight && e.getBoundingClientRect().bottom < 480"
+    assert status.evaluate(fits), status.text_content()
+    board.reload()
+    board.locator("#btn-layout").click()
+    expect(status).to_have_text("Black to move", timeout=TIMEOUT)
 
 
 def test_the_board_check_from_the_kiosk(
