@@ -29,17 +29,18 @@ from tests.test_kiosk import TIMEOUT, LoggedProcess, Referee, browser, click
 __all__ = ["browser"]  # the fixture, shared with the kiosk tests
 
 PREFIX = "board-referee/v1"
-ACL = f"""# the club view: reads every board, may command any board
-user club
-topic read {PREFIX}/#
-topic write {PREFIX}/+/command
 
-# each board (its login is its board id): its own topics only
-pattern write {PREFIX}/%u/state
-pattern write {PREFIX}/%u/events
-pattern write {PREFIX}/%u/status
-pattern read {PREFIX}/%u/command
-"""
+
+def documented_acl() -> str:
+    """The ACL docs/mqtt.md gives a club's Mosquitto, exactly as written there: the tests run
+    the documented set-up, so a topic it forgets fails here."""
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "mqtt.md").read_text()
+    found = re.search(r"```conf\n# /etc/mosquitto/board-referee\.acl\n(.*?)```", guide, re.S)
+    assert found is not None, "docs/mqtt.md has no board-referee.acl block"
+    return found.group(1)
+
+
+ACL = documented_acl()
 
 
 class Club(LoggedProcess):
@@ -342,3 +343,68 @@ def test_club_commands_need_enabling_and_the_brokers_permission(
     # A board that did not enable commands does not answer them.
     code, answer = club.post("/board/table2/api/takeback", {})
     assert code == 504 and "--mqtt-commands" in answer["error"]
+
+
+def test_the_clubs_results_are_the_boards_results(cleanup: list[Any], tmp_path: Path) -> None:
+    """A game played to its end, taken back from the club view, then ended otherwise (a
+    resignation) while the club view is down: its results, its CSV, its record and the
+    board's retained results say what the board's own records say, after the club view comes
+    back. The broker runs docs/mqtt.md's logins and ACL, so every topic a board publishes must
+    be allowed by it (a denied one would leave the club without results)."""
+    from firmware_bridge.referee.journal import read_records
+    from firmware_bridge.referee.records import result_words
+    from tests.helpers import GOAT_IN_REACH
+
+    users = {"club": "club-secret", "table1": "t1-secret"}
+    broker = Mosquitto(tmp_path / "broker", users=users, acl=ACL)
+    cleanup.append(broker)
+    url = f"mqtt://127.0.0.1:{broker.port}"
+    (tmp_path / "club-password").write_text("club-secret\n")
+    club_args = ("--mqtt-user", "club", "--mqtt-password-file", str(tmp_path / "club-password"))
+    club = Club(tmp_path, url, *club_args)
+    cleanup.append(club)
+    position = tmp_path / "position.json"
+    position.write_text(json.dumps(GOAT_IN_REACH))
+    one = referee(tmp_path, f"mqtt://table1:t1-secret@127.0.0.1:{broker.port}", "table1",
+                  "--game", "protect-the-goat", "--position", str(position),
+                  "--mqtt-commands")  # fmt: skip
+    cleanup.append(one)
+    retained = Listener(url, f"{PREFIX}/table1/results", user="club", password="club-secret")
+    cleanup.append(retained)
+    club.wait_board("table1", lambda b: (b["status"] or "").startswith("Player 1 to move"))
+    board_action(one, "lift", "a5")
+    board_action(one, "place", "a6")  # the lyon next to the goat: the battle takes it
+    won = "Player 1 wins: Player 1 captured the goat"
+
+    def results() -> list[tuple[str, int, Any, str]]:
+        return [(r["board"], r["game_number"], r["outcome"], r.get("status", ""))
+                for r in club.get("/api/results")["results"]]  # fmt: skip
+
+    wait_until(lambda: results() == [("table1", 1, won, "finished")], "the result reached the club")
+    code, answer = club.post("/board/table1/api/takeback", {})  # the director takes it back
+    assert (code, answer["ok"]) == (200, True), answer
+    wait_until(lambda: results() == [], "the taken-back result withdrawn from the club")
+    club.stop()  # the club view is down while the game ends otherwise
+    code, answer = one.post("/api/result", {"result": "resign", "player": 1})
+    assert code == 200, answer
+    resigned = "Player 2 wins: Player 1 resigned"
+    (record,) = read_records(one.tmp / "journal.sqlite3", 1)
+    assert result_words(record, None) == resigned and record.status == "finished"
+    wait_until(lambda: any(b["results"] and b["results"][0]["outcome"] == resigned
+                           for _, b in list(retained.messages)), "retained results")  # fmt: skip
+    club = Club(tmp_path, url, *club_args)  # back: it agrees with the board
+    cleanup.append(club)
+    wait_until(lambda: results() == [("table1", 1, resigned, "finished")], "the club agrees")
+    csv_text = club.get("/api/results.csv")
+    assert resigned in csv_text and won not in csv_text
+    assert "resign:1" in club.get("/records/table1/1")
+    kept = (tmp_path / "results.jsonl").read_text()
+    assert resigned in kept and won not in kept  # the file too, for its next start
+    assert not [line for line in club.log if "ignored a message" in line], club.log
+
+
+def wait_until(test: Any, what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not test():
+        assert time.monotonic() < deadline, f"never: {what}"
+        time.sleep(0.1)

@@ -106,6 +106,21 @@ def test_no_publisher_can_script_blank_or_poison_the_club_view(
                   state(outcome="Black wins", winner=2, to_move=None,
                         moves=[{"text": "c1-c4", "at": "2026-11-24T19:02:03.000+00:00"}],
                         game={**state()["game"], "people": [FORMULA, "Bob"]}))  # fmt: skip
+
+    # Results come from a board's results topic, each checked: players that are one string
+    # are refused; names that are a spreadsheet formula are kept, defused in the CSV.
+    def result(**fields: Any) -> dict[str, Any]:
+        return {"board": "table5", "game_number": 1, "game": "three-dragons",
+                "title": "Three Dragons", "options": {}, "profile": "three-dragons",
+                "players": ["White", "Black"], "people": [FORMULA, "Bob"], "status": "finished",
+                "outcome": "Black wins", "winner": 2, "started": "2026-11-24T19:00:00+00:00",
+                "moves": [["c1-c4", "2026-11-24T19:02:03.000+00:00"]],
+                "ended": "2026-11-24T19:02:03.000+00:00", **fields}  # fmt: skip
+
+    stranger.send(f"{PREFIX}/table4/results", {"schema": 1, "board": "table4", "since": 1,
+                  "results": [result(board="table4", players="White and Black")]})  # fmt: skip
+    stranger.send(f"{PREFIX}/table5/results", {"schema": 1, "board": "table5", "since": 1,
+                                               "results": [result()]})  # fmt: skip
     # Another board's picture under table1's key: table1 keeps its own.
     stranger.send(f"{PREFIX}/table6/state", state(board=picture(state()["board"]["key"], ["zz"])))
     # Too big, too deep: refused before parsing.

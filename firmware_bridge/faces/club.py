@@ -17,6 +17,7 @@ import contextlib
 import html
 import json
 import logging
+import os
 import secrets
 import statistics
 import threading
@@ -33,6 +34,7 @@ from firmware_bridge.faces.broker import BOARD_NAME, MAX_BOARDS, Broker
 from firmware_bridge.faces.contract import (
     event_problem,
     result_problem,
+    results_problem,
     state_problem,
     status_problem,
     timeline_problem,
@@ -156,7 +158,6 @@ class ClubServer(LiveServer):
         self.timelines: dict[str, dict[int, str]] = {}  # board -> game number -> its timeline
         self.timeline_bytes = 0
         self.results: deque[dict[str, Any]] = deque(maxlen=RESULTS_KEPT)
-        self.known_results: set[tuple[str, int]] = set()  # (board, game number) in results
         self.games: list[dict[str, Any]] = []
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}  # command id -> answer
         self.delays: deque[float] = deque(maxlen=DELAYS_KEPT)
@@ -194,7 +195,8 @@ class ClubServer(LiveServer):
             return
         prefix = self.broker.prefix
         client.subscribe([(f"{prefix}/+/state", 1), (f"{prefix}/+/status", 1),
-                          (f"{prefix}/+/events", 1), (f"{prefix}/+/timeline", 1)])  # fmt: skip
+                          (f"{prefix}/+/events", 1), (f"{prefix}/+/timeline", 1),
+                          (f"{prefix}/+/results", 1)])  # fmt: skip
         self.mqtt_connected.set()
         self.log.info("club view: connected to %s, following %s/+/", self.broker.describe(),
                       prefix)  # fmt: skip
@@ -236,7 +238,7 @@ class ClubServer(LiveServer):
         prefix = self.broker.prefix + "/"
         rest = topic[len(prefix) :] if topic.startswith(prefix) else ""
         name, _, kind = rest.partition("/")
-        if kind not in ("state", "status", "events", "timeline"):
+        if kind not in ("state", "status", "events", "timeline", "results"):
             return
         if not BOARD_NAME.fullmatch(name):
             self._ignore(topic, "a board name is letters, digits, '.', '_' and '-' (as "
@@ -284,7 +286,12 @@ class ClubServer(LiveServer):
                 entry.picture_key = picture["key"]
                 entry.picture_text = json.dumps(picture, separators=(",", ":"))
             entry.problem = ""
-            self._maybe_result(entry, body)
+        elif kind == "results":
+            if problem := results_problem(body):
+                self._ignore(topic, problem)
+                return
+            self._take_results(name, body)
+            return  # the board's card does not change
         elif kind == "timeline":
             if problem := timeline_problem(body):
                 self._ignore(topic, problem)
@@ -370,29 +377,43 @@ class ClubServer(LiveServer):
             "outcome": outcome,
             "winner": state.get("winner"),
             "moves": [[m.get("text", ""), m.get("at", "")] for m in moves],
+            "started": state.get("started") or (moves[0].get("at", "") if moves else ""),
             "ended": moves[-1].get("at", "") if moves and outcome else None,
         }
 
-    def _maybe_result(self, entry: BoardEntry, state: dict[str, Any]) -> None:
-        number = state.get("game_number")
-        if state.get("outcome") is None or not isinstance(number, int):
+    def _take_results(self, name: str, body: dict[str, Any]) -> None:
+        """A board's results: from game ``since`` on, the club keeps exactly these (a result
+        the board withdrew, a take-back that reopened the game, goes; the game's final result
+        replaces it); earlier ones, out of the board's window, stay as they were."""
+        since = int(body["since"])
+        fresh = {int(r["game_number"]): r for r in body["results"] if r["board"] == name}
+        kept = [r for r in self.results if r["board"] != name or r["game_number"] < since]
+        now = sorted([*kept, *fresh.values()], key=lambda r: r.get("ended") or "")
+        if [json.dumps(r, sort_keys=True) for r in now] == [
+            json.dumps(r, sort_keys=True) for r in self.results
+        ]:
             return
-        if (entry.name, number) in self.known_results:
-            return  # already kept (perhaps by a club view before a restart)
-        self.known_results.add((entry.name, number))
-        result = self._game_of(entry.name, number, state)
-        if problem := result_problem(result):  # a state that passed its check makes good ones
-            self.log.warning("club view: board %s's result is not kept: %s", entry.name, problem)
+        self.results = deque(now[-RESULTS_KEPT:], maxlen=RESULTS_KEPT)
+        self._save_results()
+        self.serial += 1  # the page asks for the results again
+        task = asyncio.ensure_future(self._notify())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _save_results(self) -> None:
+        """Every result, written whole (by a rename: a crash never leaves half a file)."""
+        path = self.results_path
+        if path is None:
             return
-        self.results.append(result)
-        if self.results_path is not None:
-            try:
-                self.results_path.parent.mkdir(parents=True, exist_ok=True)
-                with self.results_path.open("a", encoding="utf-8") as handle:
-                    handle.write(json.dumps(result) + "\n")
-            except OSError as exc:
-                self.log.warning("club view: cannot keep the result in %s: %s",
-                                 self.results_path, exc.strerror)  # fmt: skip
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_name(path.name + ".new")
+            temporary.write_text("".join(json.dumps(r) + "\n" for r in self.results),
+                                 encoding="utf-8")  # fmt: skip
+            os.replace(temporary, path)
+        except OSError as exc:
+            self.log.warning("club view: cannot keep the results in %s: %s", path,
+                             exc.strerror)  # fmt: skip
 
     def _load_results(self) -> None:
         path = self.results_path
@@ -412,8 +433,11 @@ class ClubServer(LiveServer):
             if result_problem(result) is not None:
                 bad += line.strip() != ""
                 continue
-            self.results.append(result)
-            self.known_results.add((str(result["board"]), result["game_number"]))
+            key = (str(result["board"]), result["game_number"])
+            self.results = deque((r for r in self.results
+                                  if (r["board"], r["game_number"]) != key),
+                                 maxlen=RESULTS_KEPT)  # fmt: skip
+            self.results.append(result)  # a later line of the same game replaces an earlier
         if bad:
             self.log.warning("club view: %d line(s) of %s are not results and are left out",
                              bad, path)  # fmt: skip
@@ -433,7 +457,8 @@ class ClubServer(LiveServer):
         record = GameRecord(
             f"board {name}", number, str(found["game"]), dict(found["options"]),
             str(found["profile"]), None, "finished" if found["outcome"] else "playing", None,
-            moves[0][1] if moves else "", found.get("ended") or None, moves,
+            str(found.get("started") or (moves[0][1] if moves else "")),
+            found.get("ended") or None, moves,
             people_of(found.get("people")),
         )  # fmt: skip
         return record_text(record, str(self.config_dir), result=found["outcome"] or "")
@@ -490,8 +515,9 @@ class ClubServer(LiveServer):
             rows.append(result_row(
                 board=r["board"], number=r["game_number"], game=r["game"], title=r["title"],
                 options=r["options"], sides=r["players"], people=people_of(r.get("people")),
-                result=r.get("outcome") or "", winner=r.get("winner"), moves=len(moves),
-                started=moves[0][1] if moves else "", ended=r.get("ended") or "",
+                result=r.get("outcome") or r.get("status") or "", winner=r.get("winner"),
+                moves=len(moves), started=r.get("started") or (moves[0][1] if moves else ""),
+                ended=r.get("ended") or "",
             ))  # fmt: skip
         return web.Response(text=results_csv(rows), content_type="text/csv", charset="utf-8",
                             headers=CSV_HEADERS)  # fmt: skip

@@ -190,6 +190,7 @@ STATE = _object(
         "sensor_brief": _text,
         "buttons": _TEXTS,
         "lost": _list(_text, 2),
+        "started": _text,
     },
     ("schema", "game", "board", "pieces", "status", "moves"),
 )
@@ -217,10 +218,17 @@ RESULT = _object(
         "outcome": _maybe(_text),
         "winner": _maybe(_player),
         "moves": _list(_list(_text, 2)),
+        "started": _text,
         "ended": _maybe(_text),
+        "status": _one_of("finished", "abandoned"),
     },
     ("board", "game_number", "game", "title", "options", "profile", "players", "outcome", "moves"),
 )
+RESULTS = _object(
+    {"schema": _one_of(1), "board": _text, "at": _number, "since": _whole,
+     "results": _list(RESULT)},
+    ("schema", "board", "since", "results"),
+)  # fmt: skip
 
 
 _TIMELINE_EVENT = _object({"at": _text, "kind": _text, "text": _text, "cell": _text},
@@ -255,9 +263,13 @@ def result_problem(body: Any) -> str | None:
     return RESULT(body, "result")
 
 
+def results_problem(body: Any) -> str | None:
+    return RESULTS(body, "results")
+
+
 def timeline_problem(body: Any) -> str | None:
     return TIMELINE(body, "timeline")
 
 
-__all__ = ["event_problem", "result_problem", "state_problem", "status_problem",
-           "timeline_problem"]  # fmt: skip
+__all__ = ["event_problem", "result_problem", "results_problem", "state_problem",
+           "status_problem", "timeline_problem"]  # fmt: skip

@@ -13,6 +13,10 @@ down, slow or refusing us never delays refereeing. Per board, under ``PREFIX/BOA
 - ``timeline`` retained: the game's timeline (referee/timeline.py) from the journal's flight
               recording, for the club view's Timeline: again after moves, at most every
               TIMELINE_EVERY seconds, and at the game's end;
+- ``results`` retained: the board's latest games that ended (finished, or abandoned after a
+              move), read from its journal, again whenever a game ends, is taken back into
+              play, or a new one starts: the club's results are exactly these, so a result
+              the board withdrew is withdrawn from the club too;
 - ``command`` subscribed only with ``--mqtt-commands``: new game and take back from the club
               view; the broker's per-board credentials and ACLs decide who may send them.
 """
@@ -56,6 +60,7 @@ RETRY_MIN, RETRY_MAX = 1, 30  # seconds of reconnect back-off
 # person's pace, costs a Pi a few percent of a core late in a long game.
 TIMELINE_EVERY = 2.0
 TIMELINE_BYTES = 400 * 1024  # a timeline past this drops its oldest moves' events to fit
+RESULTS_PUBLISHED = 150  # the latest games a board publishes as its results (an evening's)
 COMMAND_BYTES = 16 * 1024  # a command is a few dozen bytes
 COMMAND_DEPTH = 8
 
@@ -88,6 +93,10 @@ class Topics:
     @property
     def timeline(self) -> str:
         return f"{self.base}/timeline"
+
+    @property
+    def results(self) -> str:
+        return f"{self.base}/results"
 
 
 def new_client(broker: Broker, client_id: str) -> paho.Client:
@@ -152,7 +161,7 @@ def events_between(old: Snapshot | None, new: Snapshot) -> list[dict[str, Any]]:
                        "moves": [m.text for m in reversed(old_moves[same:])]})  # fmt: skip
     for move in new.moves[same:]:
         events.append({"type": "move", "game": game, "number": move.number,
-                       "player": move.player, "text": move.text, "at": move.at,
+                       "player": move.player, "text": move.text, "played_at": move.at,
                        "events": list(move.events)})  # fmt: skip
     if (
         old is not None
@@ -222,6 +231,7 @@ class MqttPublisher:
         self.lock = threading.Lock()
         self.latest = ""  # the latest state payload, for a (re)connect
         self.latest_timeline = ""
+        self.latest_results = ""
         self.current = ("", "")  # (game id, profile id) in use, for a new-game command
         self.connected = False
         self.ever_connected = False
@@ -270,6 +280,7 @@ class MqttPublisher:
         due: tuple[int, int, str | None] | None = None  # the game's timeline is to be sent
         timeline_for: tuple[int, int, str | None] | None = None
         timeline_at = -TIMELINE_EVERY
+        results_for: tuple[int, str | None] | None = None
         while True:
             wait = (
                 None if due is None else max(0.0, timeline_at + TIMELINE_EVERY - time.monotonic())
@@ -283,6 +294,13 @@ class MqttPublisher:
                 snapshot = previous
             if snapshot is None:
                 return
+            ended = (snapshot.game_number, snapshot.outcome)
+            if self.journal is not None and ended != results_for:
+                results_for = ended
+                try:
+                    self._send_results()
+                except Exception:  # the broker's face must never take anything else down
+                    self.log.exception("MQTT: could not publish the results")
             key = (snapshot.game_number, len(snapshot.moves), snapshot.outcome)
             if self.journal is not None and key != timeline_for:
                 due = key
@@ -324,6 +342,28 @@ class MqttPublisher:
             self.latest_timeline = text
         return made >= len(snapshot.moves) or not timeline["recorded"]
 
+    def _send_results(self) -> None:
+        """The board's latest ended games, read from its journal, published retained."""
+        from firmware_bridge.referee.journal import read_records
+        from firmware_bridge.referee.records import played, result_of
+
+        assert self.journal is not None
+        records = read_records(self.journal)
+        config = str(self.config_dir) if self.config_dir else None
+        window = records[-RESULTS_PUBLISHED:]
+        since = window[0].id if len(records) > RESULTS_PUBLISHED else 1
+        ended = [result_of(r, config, self.topics.board) for r in played(window)
+                 if r.status != "playing"]  # fmt: skip
+        body = {"schema": SCHEMA_VERSION, "board": self.topics.board, "at": time.time(),
+                "since": since, "results": ended}  # fmt: skip
+        text = json.dumps(body, separators=(",", ":"))
+        with self.lock:
+            if text == self.latest_results:
+                return
+            self.latest_results = text
+            if self.connected:
+                self.client.publish(self.topics.results, text, qos=1, retain=True)
+
     def _send(self, previous: Snapshot | None, snapshot: Snapshot) -> None:
         text = snapshot.to_text()
         events = events_between(previous, snapshot)
@@ -361,6 +401,8 @@ class MqttPublisher:
                 client.publish(self.topics.state, self.latest, qos=1, retain=True)
             if self.latest_timeline:
                 client.publish(self.topics.timeline, self.latest_timeline, qos=1, retain=True)
+            if self.latest_results:
+                client.publish(self.topics.results, self.latest_results, qos=1, retain=True)
         if self.commands is not None:
             client.subscribe(self.topics.command, qos=1)
         again = " again" if self.ever_connected else ""

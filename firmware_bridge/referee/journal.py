@@ -321,6 +321,11 @@ class Journal:
             raise
         self._write("COMMIT", ())
 
+    def started(self, game_id: int) -> str:
+        """When game ``game_id`` was started (set up), ISO 8601 UTC; "" if unknown."""
+        rows = self._read("SELECT started FROM games WHERE id = ?", (game_id,))
+        return str(rows[0][0]) if rows and rows[0][0] else ""
+
     def record_takeback(self, game_id: int, count: int, *, reopen: bool = False) -> None:
         """A take-back of ``count`` entries; ``reopen``: it took back the end of the game (the
         winning move, a resignation), so the game is played on and its result is withdrawn,

@@ -146,6 +146,27 @@ def result_row(
     }  # fmt: skip
 
 
+def result_of(record: GameRecord, config_dir: str | None, board: str) -> dict[str, Any]:
+    """A finished or abandoned game as a board publishes it to the club (docs/mqtt.md,
+    ``results``): the club's results are exactly these, never worked out again."""
+    game = _record_game(record, config_dir)
+    outcome = record.outcome or {}
+    winner = outcome.get("winner")
+    return {
+        "board": board, "game_number": record.id, "game": record.game,
+        "title": game.title if game is not None else record.game,
+        "options": {k: v if isinstance(v, str | int | float | bool) else str(v)
+                    for k, v in record.options.items()},
+        "profile": record.profile,
+        "players": list(game.player_names if game is not None else ("Player 1", "Player 2")),
+        "people": list(record.players), "status": record.status,
+        "outcome": result_words(record, config_dir) or None,
+        "winner": winner if winner in (1, 2) else None,
+        "moves": [[move, at] for move, at in record.moves],
+        "started": record.started, "ended": record.ended,
+    }  # fmt: skip
+
+
 def record_row(record: GameRecord, config_dir: str | None, board: str = "") -> dict[str, Any]:
     """A journal's game as a results row (see ``results_csv``)."""
     game = _record_game(record, config_dir)
@@ -160,6 +181,6 @@ def record_row(record: GameRecord, config_dir: str | None, board: str = "") -> d
 
 
 __all__ = [
-    "CSV_COLUMNS", "CSV_HEADERS", "played", "record_row", "record_text", "result_row",
-    "result_words", "results_csv",
+    "CSV_COLUMNS", "CSV_HEADERS", "played", "record_row", "record_text", "result_of",
+    "result_row", "result_words", "results_csv",
 ]  # fmt: skip

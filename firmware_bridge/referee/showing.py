@@ -27,6 +27,7 @@ class Showing:
 
     game: Game
     profile: BoardProfile
+    journal: Any
     rec: Reconciler
     have_scan: bool
     moves: Any
@@ -130,6 +131,7 @@ class Showing:
             buttons=self._buttons(),
             captured=(tuple(captured[0]), tuple(captured[1])),
             lost=(words.lost(lost[0]), words.lost(lost[1])),
+            started=self._started(),
             outcome=None
             if outcome is None
             else words.result(outcome, game.player_names, self.people),
@@ -141,6 +143,14 @@ class Showing:
             sensor_brief=self.health.brief(),
             next_game=rec.next_game if outcome is not None else "",
         )
+
+    def _started(self) -> str:
+        """When this game was started, from the journal (read once a game)."""
+        known = getattr(self, "_started_of", None)
+        if known is None or known[0] != self.game_id:
+            known = (self.game_id, self.journal.started(self.game_id) if self.game_id else "")
+            self._started_of = known
+        return str(known[1])
 
     def _details(self) -> tuple[str, ...]:
         """What is not on the board, in words: the pieces still to place, then the game's own

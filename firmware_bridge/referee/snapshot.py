@@ -186,6 +186,7 @@ class Snapshot:
     next_game: str = ""  # once the game is over: setting the board up starts the next one
     buttons: tuple[str, ...] = ()  # the board's buttons the game can use now (pass, confirm, …)
     lost: tuple[str, str] = ("", "")  # each player's captured pieces, in words
+    started: str = ""  # when the game was started (set up), ISO 8601 UTC: its one start time
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form a face sends (docs/kiosk.md). ``board`` is left out: faces splice in
@@ -269,6 +270,7 @@ class Snapshot:
             "next_game": self.next_game,
             "buttons": list(self.buttons),
             "lost": list(self.lost),
+            "started": self.started,
         }
 
     def to_text(self) -> str:
