@@ -408,3 +408,29 @@ def wait_until(test: Any, what: str, timeout: float = 20.0) -> None:
     while not test():
         assert time.monotonic() < deadline, f"never: {what}"
         time.sleep(0.1)
+
+
+def test_a_topic_the_broker_refuses_is_said_never_silently_lost(
+    cleanup: list[Any], tmp_path: Path
+) -> None:
+    """A club's ACL from before the timeline (docs/mqtt.md's without its timeline line): the
+    broker refuses every timeline the board publishes. The referee says so in its log, with
+    the line to add; its status says so; the club view shows it on the board's card."""
+    old_acl = "".join(line for line in ACL.splitlines(keepends=True) if "/timeline" not in line)
+    users = {"club": "club-secret", "table1": "t1-secret"}
+    broker = Mosquitto(tmp_path / "broker", users=users, acl=old_acl)
+    cleanup.append(broker)
+    url = f"mqtt://127.0.0.1:{broker.port}"
+    (tmp_path / "club-password").write_text("club-secret\n")
+    club = Club(tmp_path, url, "--mqtt-user", "club", "--mqtt-password-file",
+                str(tmp_path / "club-password"))  # fmt: skip
+    cleanup.append(club)
+    one = referee(tmp_path, f"mqtt://table1:t1-secret@127.0.0.1:{broker.port}", "table1",
+                  "--game", "three-dragons")  # fmt: skip
+    cleanup.append(one)
+    board_action(one, "lift", "c1")
+    board_action(one, "place", "c4")
+    line = one.wait_log("refused to take board-referee/v1/table1/timeline").string
+    assert "Not authorized" in line and "board-referee/v1/%u/timeline" in line
+    card = club.wait_board("table1", lambda b: b.get("refused") == ["timeline"])
+    assert card["moves"] == 1  # what the ACL allows still arrives

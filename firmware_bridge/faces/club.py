@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import html
 import json
 import logging
@@ -54,6 +55,7 @@ TIMELINES_KEPT = 10  # games' timelines kept per board (the latest each board pu
 TIMELINE_BYTES_KEPT = 48 * 1024 * 1024  # all boards' together: past it the largest board's
 # oldest go first (a board publishing many large timelines cannot crowd the others out)
 RESULTS_KEPT = 10000  # results kept in memory (the file keeps them all)
+SUBSCRIBED = ("state", "status", "events", "timeline", "results")  # each board's topics read
 SUMMARY_KEYS = ("game_number", "pieces", "signals", "last_move", "lifted", "unexpected", "ghosts",
                 "status", "notice", "to_move", "phase", "scores", "outcome", "winner",
                 "alert", "alert_since", "at", "sensor_warnings", "sensor_brief")  # fmt: skip
@@ -75,6 +77,7 @@ class BoardEntry:
     last_event: str = ""
     problem: str = ""  # why its last message was refused, shown on its card
     commands: bool = False  # its referee takes new game and take back from here
+    refused: list[str] = dataclasses.field(default_factory=list)  # topics the broker refuses it
     seq: int = 0
     summary_text: str = ""
     digest: dict[str, Any] | None = None  # what the card shows of the latest good state
@@ -119,6 +122,7 @@ class BoardEntry:
             last_event=self.last_event,
             problem=self.problem,
             commands=self.commands,
+            refused=self.refused,
         )
         if self.digest is None:
             out.update(title="", game="", players=[], people=["", ""], options={}, key="",
@@ -170,6 +174,8 @@ class ClubServer(LiveServer):
         self.client.on_disconnect = self._on_disconnect
         self.client.on_connect_fail = self._on_connect_fail
         self.client.on_message = self._on_message
+        self.client.on_subscribe = self._on_subscribe
+        self.refused_reads: list[str] = []  # topics the broker does not let the club read
         self.complaints = Complaints(log, "club view: %s")
 
     # -- life cycle -----------------------------------------------------------------------
@@ -194,12 +200,31 @@ class ClubServer(LiveServer):
             self.complaints.say(f"the broker {self.broker.describe()} refused us: {reason}")
             return
         prefix = self.broker.prefix
-        client.subscribe([(f"{prefix}/+/state", 1), (f"{prefix}/+/status", 1),
-                          (f"{prefix}/+/events", 1), (f"{prefix}/+/timeline", 1),
-                          (f"{prefix}/+/results", 1)])  # fmt: skip
+        client.subscribe([(f"{prefix}/+/{kind}", 1) for kind in SUBSCRIBED])
         self.mqtt_connected.set()
         self.log.info("club view: connected to %s, following %s/+/", self.broker.describe(),
                       prefix)  # fmt: skip
+
+    def _on_subscribe(self, client: paho.Client, userdata: Any, mid: int, reasons: Any,
+                      properties: Any) -> None:  # fmt: skip
+        """The broker's answer to our subscriptions: one it refuses (an ACL that does not let
+        the club's login read a topic) is said on the page and in the log."""
+        refused = [kind for kind, reason in zip(SUBSCRIBED, reasons, strict=False)
+                   if reason.is_failure]  # fmt: skip
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._refused_reads, refused)
+        if refused:
+            self.complaints.say(
+                f"the broker {self.broker.describe()} refuses to let us read "
+                f"{', '.join(refused)}: give the club's login `topic read "
+                f"{self.broker.prefix}/#` in its ACL (docs/mqtt.md)"
+            )
+
+    def _refused_reads(self, refused: list[str]) -> None:
+        self.refused_reads = refused
+        self._changed(None)
 
     def _on_disconnect(
         self, client: paho.Client, userdata: Any, flags: Any, reason: Any, properties: Any
@@ -307,6 +332,7 @@ class ClubServer(LiveServer):
                 return
             entry.online = body["state"] == "online"
             entry.commands = entry.online and body.get("commands") is True
+            entry.refused = [str(t)[:40] for t in body.get("refused") or []][:10]
             entry.status_reason = str(body.get("reason", ""))[:80]
             entry.status_at = heard
             if not entry.online and entry.status_reason == "lost" and entry.last_heard:
@@ -486,6 +512,7 @@ class ClubServer(LiveServer):
             "schema": 1,
             "alert_after": self.alert_after,
             "broker": self.mqtt_connected.is_set(),
+            "refused_reads": list(self.refused_reads),
             "boards": [json.loads(e.summary_text) for e in self.boards.values() if e.summary_text],
         }
 

@@ -201,6 +201,7 @@ STATUS = _object(
         "reason": _text,
         "at": _number,
         "commands": _flag,
+        "refused": _TEXTS,
     },
     ("schema", "state"),
 )

@@ -106,8 +106,10 @@ def new_client(broker: Broker, client_id: str) -> paho.Client:
     import paho.mqtt.client as paho
     from paho.mqtt.enums import CallbackAPIVersion
 
+    # MQTT 5: the broker answers a publish it refuses (an ACL that leaves a topic out) with
+    # a reason, where MQTT 3.1.1 drops it without a word.
     client = paho.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
-                         protocol=paho.MQTTv311)  # fmt: skip
+                         protocol=paho.MQTTv5)  # fmt: skip
     if broker.username:
         client.username_pw_set(broker.username, broker.password)
     if broker.tls:
@@ -236,6 +238,9 @@ class MqttPublisher:
         self.connected = False
         self.ever_connected = False
         self.complaints = Complaints(log, "MQTT: %s (refereeing goes on)")
+        self.sent_lock = threading.Lock()
+        self.in_flight: dict[int, str] = {}  # message id -> topic, until the broker answers
+        self.refused: set[str] = set()  # the topics (by kind) the broker refused to take
         self.client = new_client(broker, f"board-referee-{board}")
         self.client.will_set(self.topics.status, self._status("offline", "lost"), qos=1,
                              retain=True)  # fmt: skip
@@ -243,6 +248,7 @@ class MqttPublisher:
         self.client.on_disconnect = self._on_disconnect
         self.client.on_connect_fail = self._on_connect_fail
         self.client.on_message = self._on_message
+        self.client.on_publish = self._on_publish
         self.worker = threading.Thread(target=self._work, name="mqtt", daemon=True)
 
     def start(self) -> None:
@@ -260,8 +266,9 @@ class MqttPublisher:
         with self.lock:
             info = None
             if self.connected:
-                info = self.client.publish(self.topics.status, self._status("offline", "stopped"),
-                                           qos=1, retain=True)  # fmt: skip
+                info = self._put(
+                    self.topics.status, self._status("offline", "stopped"), retain=True
+                )
         if info is not None:
             with contextlib.suppress(RuntimeError, ValueError):
                 info.wait_for_publish(2)
@@ -338,7 +345,7 @@ class MqttPublisher:
         text = fit_timeline(body, TIMELINE_BYTES)
         with self.lock:
             if self.connected:
-                self.client.publish(self.topics.timeline, text, qos=1, retain=True)
+                self._put(self.topics.timeline, text, retain=True)
             self.latest_timeline = text
         return made >= len(snapshot.moves) or not timeline["recorded"]
 
@@ -362,7 +369,7 @@ class MqttPublisher:
                 return
             self.latest_results = text
             if self.connected:
-                self.client.publish(self.topics.results, text, qos=1, retain=True)
+                self._put(self.topics.results, text, retain=True)
 
     def _send(self, previous: Snapshot | None, snapshot: Snapshot) -> None:
         text = snapshot.to_text()
@@ -371,20 +378,49 @@ class MqttPublisher:
             self.latest = text
             self.current = (snapshot.game_id, snapshot.profile)
             if self.connected:  # else the state is published on connecting
-                self.client.publish(self.topics.state, text, qos=1, retain=True)
+                self._put(self.topics.state, text, retain=True)
         for event in events:  # QoS 1: paho keeps them (up to MAX_QUEUED) while we are away
             self._event(event)
 
     def _event(self, event: dict[str, Any]) -> None:
         body = {"schema": SCHEMA_VERSION, "board": self.topics.board, "at": time.time(), **event}
-        self.client.publish(self.topics.events, json.dumps(body, separators=(",", ":")), qos=1)
+        self._put(self.topics.events, json.dumps(body, separators=(",", ":")))
+
+    def _put(self, topic: str, payload: str, *, retain: bool = False) -> Any:
+        """Publish at QoS 1, remembering the topic until the broker answers: a publish it
+        refuses (MQTT 5: not authorized, an ACL that leaves the topic out) is said, never
+        silently lost."""
+        info = self.client.publish(topic, payload, qos=1, retain=retain)
+        with self.sent_lock:
+            self.in_flight[info.mid] = topic
+            if len(self.in_flight) > 4 * MAX_QUEUED:  # answers that never came: forget them
+                self.in_flight.pop(next(iter(self.in_flight)))
+        return info
+
+    def _on_publish(self, client: paho.Client, userdata: Any, mid: int, reason: Any,
+                    properties: Any) -> None:  # fmt: skip
+        with self.sent_lock:
+            topic = self.in_flight.pop(mid, "")
+        if not topic or not reason.is_failure:
+            return
+        kind = topic.rsplit("/", 1)[-1]
+        fresh = kind not in self.refused
+        self.refused.add(kind)
+        self.complaints.say(
+            f"the broker {self.broker.describe()} refused to take {topic} ({reason}): give "
+            f"this board's login write access to {self.topics.prefix}/%u/{kind} in the "
+            "broker's ACL (docs/mqtt.md)"
+        )
+        if fresh and kind != "status":  # the status says so (the club view shows it)
+            self._put(self.topics.status, self._status("online", "connected"), retain=True)
 
     def _status(self, state: str, reason: str) -> str:
         """``commands``: whether this referee takes new game and take back from a club view
         (--mqtt-commands), so a club view offers those controls only where they work."""
         takes = state == "online" and self.commands is not None
         return json.dumps({"schema": SCHEMA_VERSION, "board": self.topics.board, "state": state,
-                           "reason": reason, "at": time.time(), "commands": takes})  # fmt: skip
+                           "reason": reason, "at": time.time(), "commands": takes,
+                           "refused": sorted(self.refused)})  # fmt: skip
 
     # -- paho's network thread ------------------------------------------------------------
     def _on_connect(
@@ -395,14 +431,13 @@ class MqttPublisher:
             return
         with self.lock:
             self.connected = True
-            client.publish(self.topics.status, self._status("online", "connected"), qos=1,
-                           retain=True)  # fmt: skip
+            self._put(self.topics.status, self._status("online", "connected"), retain=True)
             if self.latest:
-                client.publish(self.topics.state, self.latest, qos=1, retain=True)
+                self._put(self.topics.state, self.latest, retain=True)
             if self.latest_timeline:
-                client.publish(self.topics.timeline, self.latest_timeline, qos=1, retain=True)
+                self._put(self.topics.timeline, self.latest_timeline, retain=True)
             if self.latest_results:
-                client.publish(self.topics.results, self.latest_results, qos=1, retain=True)
+                self._put(self.topics.results, self.latest_results, retain=True)
         if self.commands is not None:
             client.subscribe(self.topics.command, qos=1)
         again = " again" if self.ever_connected else ""

@@ -44,6 +44,7 @@ function attention(b) {
     const f = recent[recent.length - 1];
     return ["red", `the board reported FAULT ${f.code}: ${f.text} at ${time(f.at)}`];
   }
+  if (b.refused && b.refused.length) return ["amber", `the broker refuses its ${b.refused.join(", ")}: its login needs write access there (the broker's ACL, docs/mqtt.md)`];
   if (c.state === "waiting" || c.state === "connecting") return ["amber", `board not connected: ${c.message}`];
   if (c.state === "wrong-board") return ["amber", `wrong board: ${c.message}`];
   if (b.alert) return ["amber", b.status];
@@ -222,8 +223,10 @@ function connect() {
     $("banner").hidden = true;
     const club = JSON.parse(event.data);
     alertAfter = club.alert_after;
-    $("broker").className = `conn ${club.broker ? "online" : "offline"}`;
-    $("broker").textContent = club.broker ? "broker connected" : "broker not connected";
+    const refused = club.refused_reads || [];
+    $("broker").className = `conn ${club.broker && !refused.length ? "online" : "offline"}`;
+    $("broker").textContent = !club.broker ? "broker not connected"
+      : refused.length ? `the broker refuses to let the club read ${refused.join(", ")}` : "broker connected";
     const names = new Set(club.boards.map((b) => b.name));
     for (const name of [...boards.keys()]) {
       if (names.has(name)) continue;
