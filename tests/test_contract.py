@@ -14,7 +14,7 @@ from firmware_bridge.faces.contract import result_problem, state_problem, status
 from firmware_bridge.faces.safejson import JsonLimitError, depth, loads_limited
 from firmware_bridge.link import catalog
 from firmware_bridge.referee.daemon import Daemon
-from firmware_bridge.referee.journal import Journal
+from firmware_bridge.referee.journal import Journal, read_records
 
 
 @pytest.mark.parametrize("game_id", catalog.game_ids())
@@ -93,3 +93,60 @@ def test_json_is_read_within_its_limits() -> None:
         loads_limited(b"[" * 100000 + b"]" * 100000, max_bytes=10**6, max_depth=50)
     with pytest.raises(ValueError, match="not JSON"):
         loads_limited(b"\xff{}", max_bytes=100, max_depth=2)
+
+
+def test_every_kind_of_message_a_board_sends_keeps_the_club_views_contract(
+    tmp_path: Path,
+) -> None:
+    """What a board publishes, built as its publisher builds it (events_between over the
+    daemon's own snapshots, the status, the timeline, the results): none is refused by the
+    contract the club view checks. (Every move event once was: its own ``at`` overwrote the
+    message's number.)"""
+    import dataclasses
+    import time
+
+    from engine import Outcome, Player
+    from firmware_bridge.faces.contract import (
+        event_problem,
+        results_problem,
+        timeline_problem,
+    )
+    from firmware_bridge.faces.mqtt import events_between
+    from firmware_bridge.referee.health import SensorWarning
+    from firmware_bridge.referee.records import played, result_of
+    from firmware_bridge.referee.snapshot import Connection
+    from firmware_bridge.referee.timeline import timeline_of
+
+    game = catalog.load_game("three-dragons")
+    profile = catalog.load_profile(None, game)
+    journal = Journal(tmp_path / "j.sqlite3")
+    daemon = Daemon(game, profile, journal, "unused", log=logging.getLogger("t"))
+    first = daemon.snapshot()
+    journal.record_move(daemon.game_id, "c1-c4")
+    journal.record_move(daemon.game_id, "resign:2", Outcome(Player.ONE, "Black resigned"))
+    moved = Daemon(game, profile, journal, "unused", log=logging.getLogger("t")).snapshot()
+    warned = dataclasses.replace(
+        moved, alert="illegal", status="illegal move: ...",
+        sensor_warnings=(SensorWarning("c7", "phantom", "c7 keeps reading a piece"),),
+        connection=Connection("connected", "p", "m", "b", "f", 1.0, ((2.0, 1, "sensor 3"),)),
+        outcome="White wins: Black resigned", winner=1,
+    )  # fmt: skip
+    kinds: set[str] = set()
+    steps = [(None, first), (first, moved), (moved, warned),
+             (warned, dataclasses.replace(moved, alert="", game_number=2, moves=())),
+             (moved, dataclasses.replace(moved, moves=moved.moves[:0]))]  # fmt: skip
+    for old, new in steps:
+        for event in events_between(old, new):
+            body = {"schema": 1, "board": "table1", "at": time.time(), **event}
+            assert event_problem(body) is None, (event["type"], event_problem(body))
+            kinds.add(event["type"])
+    assert {"move", "takeback", "illegal", "corrected", "game-end", "new-game", "fault",
+            "sensor-warning", "connection"} <= kinds, kinds  # fmt: skip
+    timeline = {"schema": 1, "board": "table1", "at": time.time(),
+                **timeline_of(tmp_path / "j.sqlite3", 1)}  # fmt: skip
+    assert timeline_problem(json.loads(json.dumps(timeline))) is None
+    records = played(read_records(tmp_path / "j.sqlite3"))
+    ended = [result_of(r, None, "table1") for r in records if r.status != "playing"]
+    results = {"schema": 1, "board": "table1", "at": time.time(), "since": 1, "results": ended}
+    assert results_problem(json.loads(json.dumps(results))) is None and results["results"]
+    journal.close()
