@@ -434,3 +434,29 @@ def test_the_pis_own_screen_uses_every_control_and_strangers_still_need_the_toke
         referee.wait(10)
         emu.close()
         desktop.close()
+
+
+def test_records_and_report_find_a_boards_journal_from_its_unit(tmp_path: Path) -> None:
+    """``records --board-id`` and ``report --board-id`` look where the board's referee keeps
+    its journal: its environment file, else the state folder its unit gives."""
+    from firmware_bridge.commands.common import board_journal
+    from firmware_bridge.link import catalog
+    from firmware_bridge.referee.journal import Journal
+
+    assert install(tmp_path, "--board-id", "table1").returncode == 0
+    where = tmp_path / "state" / "board-referee" / "journal-table1.sqlite3"
+    journal = Journal(where)
+    game = catalog.load_game("vanguard")
+    journal.start_game(game, "vanguard", None, ("Ann", "Bob"))
+    journal.close()
+    found, looked = board_journal("table1", root=tmp_path)
+    assert found == where, looked
+    env = service.env_path(tmp_path, "table2")
+    env.write_text(f"BOARD_REFEREE_JOURNAL={tmp_path / 'elsewhere.sqlite3'}\n")
+    assert board_journal("table2", root=tmp_path)[0] == tmp_path / "elsewhere.sqlite3"
+    # (the command itself reads / : its words when nothing is there)
+    result = subprocess.run([sys.executable, "-m", "firmware_bridge.cli", "records",
+                             "--board-id", "no-such-board"], capture_output=True, text=True,
+                            env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "x")},
+                            check=False)  # fmt: skip
+    assert result.returncode == 2 and "no journal of board no-such-board" in result.stderr

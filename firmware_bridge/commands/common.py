@@ -138,3 +138,31 @@ def board_slug(port: str | None) -> str:
     name = port.split("://", 1)[-1] if "://" in port else Path(port).name
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")
     return slug[:80] or "board"
+
+
+def board_journal(board_id: str, root: Path = Path("/")) -> tuple[Path, list[str]]:
+    """Board ``board_id``'s journal, found as its referee finds it: its environment file's
+    BOARD_REFEREE_JOURNAL, else under the state folder its systemd unit gives
+    (XDG_STATE_HOME), else this user's state folder. Also the places looked at, for a message."""
+    from firmware_bridge.commands import service
+
+    name = board_name(board_id)
+    looked: list[str] = []
+    env = service.env_path(root, name)
+    given = service.read_env(env).get("BOARD_REFEREE_JOURNAL")
+    looked.append(str(env))
+    if given:
+        return Path(given), looked
+    unit = root / service.UNIT_DIR / service.UNITS[0]
+    state_home = None
+    if unit.is_file():
+        found = re.search(r"^Environment=XDG_STATE_HOME=(.*)$", unit.read_text(encoding="utf-8"),
+                          re.M)  # fmt: skip
+        state_home = found.group(1).strip() if found else None
+        looked.append(str(unit))
+    if state_home:
+        path = Path(state_home) / "board-referee" / f"journal-{board_slug(name)}.sqlite3"
+        if path.is_file():
+            return path, looked
+        looked.append(str(path))
+    return journal_path(None, name), looked

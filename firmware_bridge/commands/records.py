@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from firmware_bridge.commands.common import Subparsers, UserError
+from firmware_bridge.commands.common import Subparsers, UserError, board_journal
 from firmware_bridge.faces.hosts import state_dir
 from firmware_bridge.referee.journal import read_records
 from firmware_bridge.referee.records import (
@@ -30,6 +30,10 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
         help="a journal file (repeatable; default: every journal in "
         "$XDG_STATE_HOME/board-referee/)",
     )  # fmt: skip
+    records.add_argument("--board-id", metavar="NAME", action="append",
+                         help="a board whose journal to read, found as its referee finds it "
+                         "(its /etc/board-referee/NAME.env, its systemd unit's state folder; "
+                         "repeatable)")  # fmt: skip
     records.add_argument("--game-id", type=int, help="one game's record (its number in the list)")
     records.add_argument("--json", action="store_true", help="JSON instead of text")
     records.add_argument(
@@ -43,11 +47,17 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 def _cmd_records(args: argparse.Namespace) -> int:
     """Finished and unfinished games, from the journals: a list, or one game's record as text
     that ``play --moves-file`` replays, or as JSON."""
-    if args.journal:
-        paths = [Path(p) for p in args.journal]
+    if args.journal or args.board_id:
+        paths = [Path(p) for p in args.journal or []]
         for path in paths:
             if not path.is_file():
                 raise UserError(f"{path}: no such journal")
+        for board in args.board_id or []:
+            path, looked = board_journal(board)
+            if not path.is_file():
+                raise UserError(f"no journal of board {board} at {path} (looked in "
+                                f"{', '.join(looked)}): name it with --journal")  # fmt: skip
+            paths.append(path)
     else:
         folder = state_dir()
         paths = sorted(folder.glob("journal*.sqlite3")) if folder.is_dir() else []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from firmware_bridge.commands.common import Subparsers, UserError
+from firmware_bridge.commands.common import Subparsers, UserError, board_journal
 from firmware_bridge.commands.replay import recorded_game
 from firmware_bridge.faces.hosts import state_dir
 from firmware_bridge.referee.journal import Journal, read_records
@@ -22,6 +22,11 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
         "--journal", help="the journal the game was played in (default: the one journal in "
         "$XDG_STATE_HOME/board-referee/ with a recording)",
     )  # fmt: skip
+    command.add_argument(
+        "--board-id", metavar="NAME",
+        help="the board whose journal it is (found as its referee finds it: its "
+        "/etc/board-referee/NAME.env, its systemd unit's state folder)",
+    )  # fmt: skip
     command.add_argument("--game", type=int, help="the game's number (default: the last "
                          "recorded)")  # fmt: skip
     command.add_argument("-o", "--output", required=True, metavar="FILE",
@@ -31,11 +36,17 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     command.set_defaults(handler=_cmd_report)
 
 
-def _journal(given: str | None) -> Path:
+def _journal(given: str | None, board: str | None = None) -> Path:
     if given:
         path = Path(given)
         if not path.is_file():
             raise UserError(f"{path}: no such journal")
+        return path
+    if board:
+        path, looked = board_journal(board)
+        if not path.is_file():
+            raise UserError(f"no journal of board {board} at {path} (looked in "
+                            f"{', '.join(looked)}): name it with --journal")  # fmt: skip
         return path
     folder = state_dir()
     found = [p for p in sorted(folder.glob("journal*.sqlite3")) if _recorded(p)]
@@ -57,7 +68,7 @@ def _recorded(path: Path) -> bool:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    path = _journal(args.journal)
+    path = _journal(args.journal, args.board_id)
     output = Path(args.output)
     if output.is_dir():
         raise UserError(f"{output} is a folder: -o names the report file to write")

@@ -89,7 +89,9 @@ class Showing:
                 captured[piece.owner.index].append(symbol)
                 lost[piece.owner.index].append(piece.kind)
         self.serial += 1
-        alert = rec.alert if have and not self.mismatch else ""
+        # An illegal move left on a board that is then unplugged is still there: the alert
+        # stays until the board, back, shows it corrected.
+        alert = rec.alert if not self.mismatch else ""
         if alert != self.alert[0]:
             self.alert = (alert, time.time() if alert else None)
         return Snapshot(
