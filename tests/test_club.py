@@ -434,3 +434,55 @@ def test_a_topic_the_broker_refuses_is_said_never_silently_lost(
     assert "Not authorized" in line and "board-referee/v1/%u/timeline" in line
     card = club.wait_board("table1", lambda b: b.get("refused") == ["timeline"])
     assert card["moves"] == 1  # what the ACL allows still arrives
+
+
+def test_standings_by_person_and_a_phone(
+    browser: Browser, cleanup: list[Any], tmp_path: Path
+) -> None:
+    """Two boards' results (as their publishers send them): the evening's standings by person
+    (a win 1, a draw ½, a resignation a loss, a game with no names not counted), the
+    cross-table, the CSV; and the club view at 390x844 has no sideways scroll."""
+    broker = Mosquitto(tmp_path / "broker")
+    cleanup.append(broker)
+    club = Club(tmp_path, broker.url)
+    cleanup.append(club)
+    today = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())
+
+    def result(board: str, number: int, people: list[str], winner: int | None,
+               outcome: str) -> dict[str, Any]:  # fmt: skip
+        return {"board": board, "game_number": number, "game": "three-dragons",
+                "title": "Three Dragons", "options": {}, "profile": "three-dragons",
+                "players": ["White", "Black"], "people": people, "status": "finished",
+                "outcome": outcome, "winner": winner, "scores": None,
+                "moves": [["c1-c4", today]], "started": today, "ended": today}  # fmt: skip
+
+    board = Listener(broker.url, f"{PREFIX}/none")
+    cleanup.append(board)
+    board.client.publish(f"{PREFIX}/table1/results", json.dumps({
+        "schema": 1, "board": "table1", "at": time.time(), "since": 1, "results": [
+            result("table1", 1, ["Alice", "Bob"], 1, "Alice (White) wins: Black resigned"),
+            result("table1", 2, ["Bob", "Alice"], None, "draw (agreed by the players)"),
+            result("table1", 3, ["", ""], 1, "White wins: Black resigned"),
+        ]}), qos=1, retain=True).wait_for_publish(5)  # fmt: skip
+    board.client.publish(f"{PREFIX}/table2/results", json.dumps({
+        "schema": 1, "board": "table2", "at": time.time(), "since": 1, "results": [
+            result("table2", 1, ["Carol", "Alice"], 2, "Alice (Black) wins: ..."),
+        ]}), qos=1, retain=True).wait_for_publish(5)  # fmt: skip
+    wait_until(lambda: len(club.get("/api/results")["results"]) == 4, "the results")
+    found = club.get("/api/standings")
+    rows = [(p["person"], p["games"], p["won"], p["drawn"], p["lost"], p["points"])
+            for p in found["people"]]  # fmt: skip
+    assert rows == [("Alice", 3, 2, 1, 0, 2.5), ("Bob", 2, 0, 1, 1, 0.5),
+                    ("Carol", 1, 0, 0, 1, 0.0)]  # fmt: skip
+    assert found["cross"]["Alice"]["Bob"] == [1.0, 0.5] and found["unnamed"] == 1
+    assert "1,Alice,3,2,1,0,2.5," in club.get("/api/standings.csv")
+    assert club.get("/api/standings?from=2001-01-01&to=2001-01-02")["people"] == []
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    page.goto(club.url)
+    expect(page.locator("#standings tbody tr")).to_have_count(3, timeout=TIMEOUT)
+    expect(page.locator("#standings tbody tr").first).to_contain_text("Alice")
+    expect(page.locator("#cross tbody tr").first).to_contain_text("1 ½")
+    expect(page.locator("#results tbody tr")).to_have_count(4)
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= 390, f"the page scrolls sideways: {wide} px"
+    page.close()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import datetime
 import html
 import json
 import logging
@@ -43,6 +44,7 @@ from firmware_bridge.faces.contract import (
 from firmware_bridge.faces.kiosk import games_catalog
 from firmware_bridge.faces.mqtt import Complaints, new_client
 from firmware_bridge.faces.safejson import JsonLimitError, loads_limited
+from firmware_bridge.faces.standings import standings, standings_csv
 from firmware_bridge.faces.webserver import WEB, BadRequest, LiveServer
 from firmware_bridge.referee.journal import GameRecord, people_of
 from firmware_bridge.referee.records import CSV_HEADERS, record_text, result_row, results_csv
@@ -104,6 +106,7 @@ class BoardEntry:
             key=s["board"]["key"],
             moves=len(moves),
             last_text=(moves[-1].get("words") or moves[-1].get("text", "")) if moves else "",
+            last_move_at=_seconds(moves[-1].get("at")) if moves else None,
             connection={
                 "state": connection.get("state", ""),
                 "message": connection.get("message", ""),
@@ -126,9 +129,17 @@ class BoardEntry:
         )
         if self.digest is None:
             out.update(title="", game="", players=[], people=["", ""], options={}, key="",
-                       moves=0, last_text="",
+                       moves=0, last_text="", last_move_at=None,
                        connection={"state": "", "message": "", "faults": []})  # fmt: skip
         return out
+
+
+def _seconds(iso: object) -> float | None:
+    """An ISO 8601 time as seconds since the epoch (None if it is not one)."""
+    try:
+        return datetime.datetime.fromisoformat(str(iso)).timestamp()
+    except ValueError:
+        return None
 
 
 class ClubServer(LiveServer):
@@ -495,6 +506,8 @@ class ClubServer(LiveServer):
         app.router.add_get("/api/picture/{name}", self._picture)
         app.router.add_get("/api/results", self._results)
         app.router.add_get("/api/results.csv", self._results_csv)
+        app.router.add_get("/api/standings", self._standings)
+        app.router.add_get("/api/standings.csv", self._standings_csv)
         app.router.add_get("/api/stats", self._stats)
         app.router.add_get("/records/{name}/{number}", self._record)
         app.router.add_get("/board/{name}/", self._board_page)
@@ -548,6 +561,25 @@ class ClubServer(LiveServer):
             ))  # fmt: skip
         return web.Response(text=results_csv(rows), content_type="text/csv", charset="utf-8",
                             headers=CSV_HEADERS)  # fmt: skip
+
+    def _standings_of(self, request: web.Request) -> dict[str, Any]:
+        """The standings of ``?from=YYYY-MM-DD&to=YYYY-MM-DD`` (either may be left out)."""
+        bounds = []
+        for key in ("from", "to"):
+            text = request.query.get(key, "")
+            try:
+                bounds.append(datetime.date.fromisoformat(text) if text else None)
+            except ValueError:
+                raise BadRequest(400, f"{key}: a date, like 2026-11-26") from None
+        return standings(self.results, bounds[0], bounds[1])
+
+    async def _standings(self, request: web.Request) -> web.Response:
+        return web.json_response(self._standings_of(request))
+
+    async def _standings_csv(self, request: web.Request) -> web.Response:
+        headers = {"Content-Disposition": 'attachment; filename="standings.csv"'}
+        return web.Response(text=standings_csv(self._standings_of(request)),
+                            content_type="text/csv", charset="utf-8", headers=headers)  # fmt: skip
 
     async def _stats(self, request: web.Request) -> web.Response:
         delays = sorted(self.delays)

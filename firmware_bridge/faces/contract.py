@@ -222,6 +222,7 @@ RESULT = _object(
         "started": _text,
         "ended": _maybe(_text),
         "status": _one_of("finished", "abandoned"),
+        "scores": _maybe(_list(_number, 2)),
     },
     ("board", "game_number", "game", "title", "options", "profile", "players", "outcome", "moves"),
 )

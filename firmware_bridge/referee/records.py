@@ -152,6 +152,16 @@ def result_of(record: GameRecord, config_dir: str | None, board: str) -> dict[st
     game = _record_game(record, config_dir)
     outcome = record.outcome or {}
     winner = outcome.get("winner")
+    scores = None  # the game's own final scores, where it keeps them (Goats Wintering)
+    if game is not None:
+        try:
+            state = game.state_from_json(record.start) if record.start else game.new_state()
+            for move, _ in record.moves:
+                state.apply(state.parse(move), check=False)
+            kept = state.scores()
+            scores = None if kept is None else [kept[Player.ONE], kept[Player.TWO]]
+        except ValueError:
+            scores = None
     return {
         "board": board, "game_number": record.id, "game": record.game,
         "title": game.title if game is not None else record.game,
@@ -162,7 +172,7 @@ def result_of(record: GameRecord, config_dir: str | None, board: str) -> dict[st
         "people": list(record.players), "status": record.status,
         "outcome": result_words(record, config_dir) or None,
         "winner": winner if winner in (1, 2) else None,
-        "moves": [[move, at] for move, at in record.moves],
+        "moves": [[move, at] for move, at in record.moves], "scores": scores,
         "started": record.started, "ended": record.ended,
     }  # fmt: skip
 

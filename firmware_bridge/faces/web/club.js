@@ -9,7 +9,7 @@ const boards = new Map(); // name -> summary
 const cards = new Map(); // name -> { a, view, ... }
 const pictures = new Map(); // board name and key -> picture (or a promise of it)
 let alertAfter = 20;
-let resultsShown = -1;
+let resultsShown = "";
 
 function time(seconds) {
   return new Date(seconds * 1000).toLocaleTimeString([], { hour12: false });
@@ -24,30 +24,38 @@ function ago(seconds) {
   return s < 90 ? `${s} s` : `${Math.round(s / 60)} min`;
 }
 
-// What needs the director, worst first: [level, sentence] or null.
+// What needs the director, the most important first: [level, sentence] or null. An illegal
+// move left on the board comes before everything (it is still there when the board is
+// unplugged); a board gone or unplugged in mid-game, a fault and a sensor next; then what may
+// wait (a wrong board, a topic the broker refuses, a game with no move for a long time).
+const IDLE_MINUTES = 15;
 function attention(b) {
-  if (b.online === false) return ["red", `offline since ${time(b.status_at)} (${b.status_reason === "stopped" ? "the referee was stopped" : "the referee's connection was lost"})`];
-  if (b.problem) return ["red", `sends what the club view cannot use (${b.problem})${b.key ? "; its last good state is shown" : ""}`];
   const c = b.connection || {};
   const sensors = b.sensor_warnings || [];
-  // An illegal move on the board stays the alert for as long as it is there: a suspicion of
-  // a sensor is added to it, never put in its place.
   const brief = b.sensor_brief || (sensors.length ? `sensor trouble on ${sensors.map((w) => w.cell).join(", ")}` : "");
+  const playing = !b.outcome && (b.moves || 0) > 0;
   if (b.alert && b.alert_since && Date.now() / 1000 - b.alert_since >= alertAfter) {
     const what = b.alert === "knocked" ? "a knocked-over piece" : "an illegal move";
     const todo = b.status.replace(/^illegal move or disturbed board: /, "");
-    return ["red", `${what} uncorrected for ${ago(b.alert_since)}: ${todo}` + (brief ? ` (${brief})` : "")];
+    const unplugged = c.state === "waiting" || c.state === "connecting" ? " (the board is unplugged)" : "";
+    return ["red", `${what} uncorrected for ${ago(b.alert_since)}${unplugged}: ${todo}` + (brief ? ` (${brief})` : "")];
   }
-  if (sensors.length) return ["red", `${brief}: ${sensors[0].text}`];
+  if (b.online === false) return ["red", `offline since ${time(b.status_at)} (${b.status_reason === "stopped" ? "the referee was stopped" : "the referee's connection was lost"})${playing ? ", in mid-game" : ""}`];
+  if (b.problem) return ["red", `sends what the club view cannot use (${b.problem})${b.key ? "; its last good state is shown" : ""}`];
+  if (playing && (c.state === "waiting" || c.state === "connecting")) return ["red", `board not connected in mid-game: ${c.message}`];
   const recent = (c.faults || []).filter((f) => Date.now() / 1000 - f.at < 600);
   if (recent.length) {
     const f = recent[recent.length - 1];
     return ["red", `the board reported FAULT ${f.code}: ${f.text} at ${time(f.at)}`];
   }
-  if (b.refused && b.refused.length) return ["amber", `the broker refuses its ${b.refused.join(", ")}: its login needs write access there (the broker's ACL, docs/mqtt.md)`];
-  if (c.state === "waiting" || c.state === "connecting") return ["amber", `board not connected: ${c.message}`];
+  if (sensors.length) return ["red", `${brief}: ${sensors[0].text}`];
   if (c.state === "wrong-board") return ["amber", `wrong board: ${c.message}`];
+  if (c.state === "waiting" || c.state === "connecting") return ["amber", `board not connected: ${c.message}`];
+  if (b.refused && b.refused.length) return ["amber", `the broker refuses its ${b.refused.join(", ")}: its login needs write access there (the broker's ACL, docs/mqtt.md)`];
   if (b.alert) return ["amber", b.status];
+  if (playing && b.last_move_at && Date.now() / 1000 - b.last_move_at >= IDLE_MINUTES * 60) {
+    return ["amber", `no move for ${ago(b.last_move_at)}`];
+  }
   return null;
 }
 
@@ -165,10 +173,10 @@ function refreshAlerts() {
     }
     if (b.online === false) offline += 1;
     if (b.outcome) over += 1;
-    if (need && need[0] === "red") {
+    if (need) {
       red += 1;
       const a = document.createElement("a");
-      a.className = "alert red";
+      a.className = `alert ${need[0]}`;
       a.href = `/board/${encodeURIComponent(b.name)}/`;
       a.dataset.board = b.name;
       a.textContent = `${b.name}: ${need[1]}`;
@@ -176,7 +184,7 @@ function refreshAlerts() {
     }
   }
   box.replaceChildren(...rows);
-  const needs = red === 1 ? "needs" : "need";
+  const needs = red === 1 ? "needs" : "need"; // red and amber: each wants the director
   $("summary").textContent = `${count(boards.size, "board")} · ${red} ${needs} attention · ${offline} offline · ${count(over, "game")} over`;
 }
 setInterval(refreshAlerts, 1000);
@@ -185,8 +193,10 @@ async function loadResults() {
   const response = await fetch("/api/results");
   if (!response.ok) return;
   const { results } = await response.json();
-  if (results.length === resultsShown) return;
-  resultsShown = results.length;
+  const seen = JSON.stringify(results.map((r) => [r.board, r.game_number, r.outcome]));
+  if (seen === resultsShown) return;
+  resultsShown = seen;
+  loadStandings();
   const body = $("results").tBodies[0];
   body.replaceChildren();
   for (const r of [...results].reverse()) {
@@ -195,18 +205,84 @@ async function loadResults() {
     const ended = r.ended && !Number.isNaN(when.getTime())
       ? `${when.toLocaleDateString([], { day: "numeric", month: "short" })} ${when.toLocaleTimeString([], { hour12: false, hour: "2-digit", minute: "2-digit" })}` : "";
     const people = r.people || ["", ""];
-    const players = (r.players || []).map((side, i) => people[i] ? `${side}: ${people[i]}` : side).join(" v ");
-    for (const text of [r.board, `${r.title} (game ${r.game_number})`, players, r.outcome, r.moves, ended]) {
-      tr.insertCell().textContent = text;
-    }
+    const players = (r.players || []).map((side, i) => people[i] ? `${people[i]} (${side})` : side).join(" v ");
+    const labels = ["Board", "Game", "Players", "Result", "Moves", "Ended"];
+    [r.board, `${r.title} (game ${r.game_number})`, players, r.outcome || r.status, r.moves, ended].forEach((text, i) => {
+      const td = tr.insertCell();
+      td.textContent = text;
+      td.dataset.label = labels[i];
+    });
+    const links = tr.insertCell();
+    links.dataset.label = "Record";
     const link = document.createElement("a");
     link.href = `/records/${encodeURIComponent(r.board)}/${r.game_number}`;
     link.textContent = "record";
     link.target = "_blank";
-    tr.insertCell().appendChild(link);
+    const line = document.createElement("a");
+    line.href = `/board/${encodeURIComponent(r.board)}/#timeline=${r.game_number}`;
+    line.textContent = "timeline";
+    links.append(link, " · ", line);
   }
   $("no-results").hidden = results.length > 0;
 }
+
+// -- standings: an evening (a date range) by person, from the boards' results ----------------
+function localDay(d) {
+  const pad = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+function points(p) {
+  const whole = Math.floor(p), half = p - whole >= 0.5;
+  return (whole || !half ? String(whole) : "") + (half ? "½" : "");
+}
+
+async function loadStandings() {
+  const query = new URLSearchParams();
+  if ($("from").value) query.set("from", $("from").value);
+  if ($("to").value) query.set("to", $("to").value);
+  $("standings-csv").href = `/api/standings.csv?${query}`;
+  const response = await fetch(`/api/standings?${query}`);
+  if (!response.ok) return;
+  const found = await response.json();
+  const body = $("standings").tBodies[0];
+  body.replaceChildren();
+  const labels = ["#", "Player", "Games", "Won", "Drawn", "Lost", "Points", "Score"];
+  found.people.forEach((p, rank) => {
+    const tr = body.insertRow();
+    [rank + 1, p.person, p.games, p.won, p.drawn, p.lost, points(p.points), p.score ?? ""].forEach((text, i) => {
+      const td = tr.insertCell();
+      td.textContent = text;
+      td.dataset.label = labels[i];
+      if (i === 6) td.className = "points";
+    });
+  });
+  $("no-standings").hidden = found.people.length > 0;
+  $("unnamed").hidden = !found.unnamed;
+  $("unnamed").textContent = found.unnamed ? `${count(found.unnamed, "game")} without both players named ${found.unnamed === 1 ? "is" : "are"} not counted.` : "";
+  const names = found.people.map((p) => p.person);
+  const head = $("cross").tHead;
+  head.replaceChildren();
+  const hr = head.insertRow();
+  for (const text of ["", ...names.map((n, i) => `${i + 1}`)]) {
+    const th = document.createElement("th"); th.textContent = text; hr.appendChild(th);
+  }
+  const cross = $("cross").tBodies[0];
+  cross.replaceChildren();
+  names.forEach((name, i) => {
+    const tr = cross.insertRow();
+    const th = document.createElement("th"); th.textContent = `${i + 1} ${name}`; tr.appendChild(th);
+    for (const other of names) {
+      const td = tr.insertCell();
+      if (other === name) { td.className = "self"; continue; }
+      td.textContent = (found.cross[name][other] || []).map(points).join(" ");
+    }
+  });
+}
+for (const id of ["from", "to"]) $(id).addEventListener("change", loadStandings);
+$("tonight").addEventListener("click", () => { $("from").value = $("to").value = localDay(new Date()); loadStandings(); });
+$("all-dates").addEventListener("click", () => { $("from").value = $("to").value = ""; loadStandings(); });
+$("from").value = $("to").value = localDay(new Date()); // this evening, by default
 
 function take(list) {
   for (const b of list) {

@@ -28,6 +28,7 @@ let games = [];
 let current = null;
 let keyFor = "";
 let answer = null; // {text, error, until}: the answer to the last control pressed here
+let timelineAsked = false;
 
 // -- live state -------------------------------------------------------------------------------
 function connect() {
@@ -107,6 +108,9 @@ function render(s) {
     if (made(timeline) !== followed) refreshTimeline(followed);
   }
   fitStatus();
+  // Opened as …/#timeline=N (the club's results link a game's timeline): opened once.
+  const asked = /^#timeline=(\d+)$/.exec(location.hash);
+  if (asked && !timelineAsked) { timelineAsked = true; openTimeline(Number(asked[1])); }
   document.body.dataset.serial = String(s.serial);
   document.body.dataset.game = s.game.id;
 }
