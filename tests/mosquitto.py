@@ -25,8 +25,15 @@ def free_port() -> int:
 
 class Mosquitto:
     def __init__(
-        self, folder: Path, *, users: dict[str, str] | None = None, acl: str | None = None
+        self,
+        folder: Path,
+        *,
+        users: dict[str, str] | None = None,
+        acl: str | None = None,
+        conf: str | None = None,
     ) -> None:
+        """``conf``: a configuration as docs/mqtt.md writes it, run as it is but for its
+        listener's port and the folder its files are in (the test's own)."""
         if not Path(MOSQUITTO).exists():
             raise RuntimeError(f"{MOSQUITTO} is missing: `make test` installs Debian's mosquitto")
         self.folder = folder
@@ -55,10 +62,28 @@ class Mosquitto:
             (folder / "acl").write_text(acl, encoding="utf-8")
             (folder / "acl").chmod(0o600)
             lines.append(f"acl_file {folder / 'acl'}")
+        if conf is not None:
+            documented = [line for line in conf.splitlines() if line and not line.startswith("#")]
+            lines = [self._here(line, folder) for line in documented]
+            lines += [f"user {getpass.getuser()}", "log_type error", "log_type warning",
+                      "log_type notice"]  # fmt: skip
         self.config = folder / "mosquitto.conf"
         self.config.write_text("\n".join(lines) + "\n", encoding="utf-8")
         self.url = f"mqtt://127.0.0.1:{self.port}"
         self.start()
+
+    def _here(self, line: str, folder: Path) -> str:
+        """A documented line with the test's port and folder."""
+        key, _, value = line.partition(" ")
+        if key == "listener":
+            return f"listener {self.port} 127.0.0.1"
+        if key in ("password_file", "acl_file"):
+            return f"{key} {folder / ('passwords' if key == 'password_file' else 'acl')}"
+        if key == "persistence_location":
+            return f"{key} {folder}/"
+        if key == "log_dest" and value.startswith("file "):
+            return f"log_dest file {folder / 'mosquitto.log'}"
+        return line
 
     def start(self) -> None:
         self.proc = subprocess.Popen([MOSQUITTO, "-c", str(self.config)],

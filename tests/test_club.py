@@ -35,12 +35,23 @@ def documented_acl() -> str:
     """The ACL docs/mqtt.md gives a club's Mosquitto, exactly as written there: the tests run
     the documented set-up, so a topic it forgets fails here."""
     guide = (Path(__file__).resolve().parent.parent / "docs" / "mqtt.md").read_text()
-    found = re.search(r"```conf\n# /etc/mosquitto/board-referee\.acl\n(.*?)```", guide, re.S)
+    found = re.search(r"```conf\n# \S+/board-referee\.acl\n(.*?)```", guide, re.S)
     assert found is not None, "docs/mqtt.md has no board-referee.acl block"
     return found.group(1)
 
 
 ACL = documented_acl()
+
+
+def documented_conf() -> str:
+    """The Mosquitto configuration docs/mqtt.md gives, as written there."""
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "mqtt.md").read_text()
+    found = re.search(r"```conf\n(# ~/club-broker/mosquitto\.conf.*?)```", guide, re.S)
+    assert found is not None, "docs/mqtt.md has no mosquitto.conf block"
+    return found.group(1)
+
+
+CONF = documented_conf()
 
 
 class Club(LoggedProcess):
@@ -356,7 +367,7 @@ def test_the_clubs_results_are_the_boards_results(cleanup: list[Any], tmp_path: 
     from tests.helpers import GOAT_IN_REACH
 
     users = {"club": "club-secret", "table1": "t1-secret"}
-    broker = Mosquitto(tmp_path / "broker", users=users, acl=ACL)
+    broker = Mosquitto(tmp_path / "broker", users=users, acl=ACL, conf=CONF)
     cleanup.append(broker)
     url = f"mqtt://127.0.0.1:{broker.port}"
     (tmp_path / "club-password").write_text("club-secret\n")
