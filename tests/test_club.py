@@ -188,6 +188,12 @@ def test_moves_alerts_and_a_killed_referee_in_the_club_page(
     expect(alert).to_contain_text("an illegal move uncorrected", timeout=TIMEOUT)
     expect(page.locator('.card[data-board="table2"]')).to_have_class(re.compile("red"))
     assert events.wait_event("illegal")["board"] == "table2"
+    # Left standing and then unplugged: the illegal move is still the alert (the most
+    # important thing about that board), and the header counts the board.
+    lion.locator("#btn-unplug").click()
+    expect(alert).to_contain_text("(the board is unplugged)", timeout=TIMEOUT)
+    expect(page.locator("#summary")).to_contain_text("1 needs attention")
+    lion.locator("#btn-replug").click()
     click(lion, "d5", "d2")
     expect(alert).to_have_count(0, timeout=TIMEOUT)
     assert events.wait_event("corrected")["was"] == "illegal"
@@ -412,6 +418,7 @@ def test_the_clubs_results_are_the_boards_results(cleanup: list[Any], tmp_path: 
     kept = (tmp_path / "results.jsonl").read_text()
     assert resigned in kept and won not in kept  # the file too, for its next start
     assert not [line for line in club.log if "ignored a message" in line], club.log
+    assert not [line for line in one.log if "refused to take" in line], one.log  # the ACL
 
 
 def wait_until(test: Any, what: str, timeout: float = 20.0) -> None:

@@ -100,6 +100,7 @@ def test_null_move_charge_promotion_squash_and_marks_survive_a_restart(
     emu.do("lift c4")
     emu.do("expect c6=charged within=5")
     emu.do("play e5-e6")
+    daemon.wait_moves(["c3-c6", "e5-e6"])  # taken (a loaded machine's referee is late)
     # A null move is never inferred: CONFIRM needs a piece lifted and put back first.
     emu.do("press confirm")
     daemon.wait_log("lift its piece, put it back, then press CONFIRM")
