@@ -183,6 +183,44 @@ def test_arbitrary_moves_are_rejected_cleanly(game_id: str, options: dict[str, s
             state.apply(rng.choice(sorted(legal, key=game.move_text)))
 
 
+@pytest.mark.parametrize(("game_id", "options"), VARIANTS, ids=IDS)
+def test_declared_results_end_the_game_and_a_take_back_withdraws_them(
+    game_id: str, options: dict[str, str]
+) -> None:
+    """A resignation (either player's, whoever is to move) and an agreed draw, declared at a
+    random ply of a playout: the game is over with that result, nothing moves, its text round-
+    trips, and undo gives back exactly the position before (its moves too)."""
+    game = catalog.load_game(game_id, options)
+    rng = random.Random(11)
+    state = game.new_state()
+    for _ in range(rng.randrange(1, 25)):
+        moves = list(state.legal_moves())
+        if not moves:
+            break
+        state.apply(rng.choice(sorted(moves, key=game.move_text)))
+    if state.outcome() is not None:
+        return
+    before, legal = state.to_json(), sorted(state.legal_moves(), key=game.move_text)
+    names = game.player_names
+    for declared, winner in (("resign:1", 2), ("resign:2", 1), ("draw", None)):
+        move = state.parse(declared)
+        assert game.move_text(move) == declared and move.is_declared
+        assert move not in legal
+        effect = state.apply(move)
+        outcome = state.outcome()
+        assert outcome is not None and effect.outcome == outcome
+        assert (None if outcome.winner is None else int(outcome.winner)) == winner
+        assert list(state.legal_moves()) == [] and effect.footprint().result == {}
+        assert state.to_json()["layout"] == before["layout"]
+        if winner is not None:
+            assert outcome.reason == f"{names[2 - winner]} resigned"
+        with pytest.raises(IllegalMoveError):
+            state.apply(state.parse("draw"))  # over: nothing more to declare
+        assert state.undo() == move
+        assert state.to_json() == before
+        assert sorted(state.legal_moves(), key=game.move_text) == legal
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("game_id", "options"), VARIANTS, ids=IDS)
 def test_soak_random_playouts(game_id: str, options: dict[str, str]) -> None:
