@@ -520,8 +520,11 @@ class Reconciler(Prompts):
                 return False
         return True
 
-    def has_invisible_moves(self) -> bool:
-        """Whether a move of this turn changes nothing the sensors see (made with CONFIRM)."""
+    def has_invisible_moves(self, *, cached_only: bool = False) -> bool:
+        """Whether a move of this turn changes nothing the sensors see (made with CONFIRM);
+        ``cached_only``: as far as the turn's paths are already worked out (False if not)."""
+        if cached_only and self._paths is None:
+            return False
         return any(not p.hand_cells and len(p.moves) == 1 for p in self.paths())
 
     def _invisible_moves(self) -> list[Move]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from engine import NO_CELL, Game, MoveKind, Player, State
+from engine import NO_CELL, Game, Player, State
+from engine.moves import PASS
 from firmware_bridge import words
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import Hello
@@ -171,9 +172,11 @@ class Showing:
         if state.outcome() is not None or self.check is not None:
             return ()
         found = []
-        if any(m.kind is MoveKind.PASS for m in state.legal_moves()):
+        if state.is_legal(PASS):  # the position's moves, listed once and kept
             found.append("pass")
-        if rec.choosing or rec.adjust or rec.has_invisible_moves():
+        # A move that changes nothing the sensors see: known once the turn's paths are worked
+        # out (the first hand on the board does it), never worked out here, in the snapshot.
+        if rec.choosing or rec.adjust or rec.has_invisible_moves(cached_only=True):
             found.append("confirm")
         if rec.choosing:
             found.append("select")
