@@ -82,7 +82,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
         write_report(report, output)
     except ReportError as exc:
         raise UserError(str(exc)) from None
-    names = "with the players' names" if args.with_names else "names withheld"
+    people = " v ".join(p or "(not named)" for p in records[0].players)
+    names = (f"players {people}, " if any(records[0].players) else "") + (
+        "with their names" if args.with_names else "their names withheld in the file"
+    )
     print(f"wrote {output}: game {game} ({report.game_id} on {report.profile}, "
           f"{len(report.moves)} moves, {report.status}), {len(report.entries)} recorded entries, "
           f"{names}; board-referee replay {output} runs it again")  # fmt: skip
