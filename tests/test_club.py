@@ -140,6 +140,20 @@ def cleanup() -> Iterator[list[Any]]:
         thing.stop() if hasattr(thing, "stop") else thing.close()
 
 
+def club_with_logins(
+    tmp_path: Path, cleanup: list[Any], users: dict[str, str], acl: str, conf: str | None = None
+) -> tuple[Mosquitto, Club, tuple[str, ...]]:
+    """A broker with these logins and this ACL, and a club view on it with its own login
+    ("club", password "club-secret"); the club's arguments, to start it again."""
+    broker = Mosquitto(tmp_path / "broker", users=users, acl=acl, conf=conf)
+    cleanup.append(broker)
+    (tmp_path / "club-password").write_text("club-secret\n")
+    club_args = ("--mqtt-user", "club", "--mqtt-password-file", str(tmp_path / "club-password"))
+    club = Club(tmp_path, f"mqtt://127.0.0.1:{broker.port}", *club_args)
+    cleanup.append(club)
+    return broker, club, club_args
+
+
 def referee(tmp: Path, broker: str, name: str, *args: str) -> Referee:
     folder = tmp / name
     folder.mkdir()
@@ -303,13 +317,8 @@ def test_club_commands_need_enabling_and_the_brokers_permission(
 ) -> None:
     users = {"club": "club-secret", "table1": "t1-secret", "table2": "t2-secret",
              "stranger": "nope"}  # fmt: skip
-    broker = Mosquitto(tmp_path / "broker", users=users, acl=ACL)
-    cleanup.append(broker)
+    broker, club, _ = club_with_logins(tmp_path, cleanup, users, ACL)
     url = f"mqtt://127.0.0.1:{broker.port}"
-    (tmp_path / "club-password").write_text("club-secret\n")
-    club = Club(tmp_path, url, "--mqtt-user", "club", "--mqtt-password-file",
-                str(tmp_path / "club-password"))  # fmt: skip
-    cleanup.append(club)
     one = referee(tmp_path, "mqtt://table1:t1-secret@127.0.0.1:" + str(broker.port), "table1",
                   "--game", "three-dragons", "--mqtt-commands")  # fmt: skip
     cleanup.append(one)
@@ -373,13 +382,8 @@ def test_the_clubs_results_are_the_boards_results(cleanup: list[Any], tmp_path: 
     from tests.helpers import GOAT_IN_REACH
 
     users = {"club": "club-secret", "table1": "t1-secret"}
-    broker = Mosquitto(tmp_path / "broker", users=users, acl=ACL, conf=CONF)
-    cleanup.append(broker)
+    broker, club, club_args = club_with_logins(tmp_path, cleanup, users, ACL, conf=CONF)
     url = f"mqtt://127.0.0.1:{broker.port}"
-    (tmp_path / "club-password").write_text("club-secret\n")
-    club_args = ("--mqtt-user", "club", "--mqtt-password-file", str(tmp_path / "club-password"))
-    club = Club(tmp_path, url, *club_args)
-    cleanup.append(club)
     position = tmp_path / "position.json"
     position.write_text(json.dumps(GOAT_IN_REACH))
     one = referee(tmp_path, f"mqtt://table1:t1-secret@127.0.0.1:{broker.port}", "table1",
@@ -436,13 +440,7 @@ def test_a_topic_the_broker_refuses_is_said_never_silently_lost(
     the line to add; its status says so; the club view shows it on the board's card."""
     old_acl = "".join(line for line in ACL.splitlines(keepends=True) if "/timeline" not in line)
     users = {"club": "club-secret", "table1": "t1-secret"}
-    broker = Mosquitto(tmp_path / "broker", users=users, acl=old_acl)
-    cleanup.append(broker)
-    url = f"mqtt://127.0.0.1:{broker.port}"
-    (tmp_path / "club-password").write_text("club-secret\n")
-    club = Club(tmp_path, url, "--mqtt-user", "club", "--mqtt-password-file",
-                str(tmp_path / "club-password"))  # fmt: skip
-    cleanup.append(club)
+    broker, club, _ = club_with_logins(tmp_path, cleanup, users, old_acl)
     one = referee(tmp_path, f"mqtt://table1:t1-secret@127.0.0.1:{broker.port}", "table1",
                   "--game", "three-dragons")  # fmt: skip
     cleanup.append(one)

@@ -154,6 +154,15 @@ def referees() -> Iterator[list[Referee]]:
         referee.stop()
 
 
+def capture_referee(tmp_path: Path, referees: list[Referee]) -> Referee:
+    """A referee of Three Dragons at TD_POSITION: White's c2-c4 takes Black's stone on d4."""
+    position = tmp_path / "position.json"
+    position.write_text(json.dumps(TD_POSITION))
+    referee = Referee(tmp_path, "--game", "three-dragons", "--position", str(position))
+    referees.append(referee)
+    return referee
+
+
 def open_pages(browser: Browser, referee: Referee) -> tuple[Page, Page]:
     kiosk = browser.new_page(viewport={"width": 800, "height": 480})
     board = browser.new_page(viewport={"width": 800, "height": 480})
@@ -223,10 +232,7 @@ def test_a_move_on_the_board_page_reaches_the_kiosk(
 def test_a_removal_prompt_is_carried_out_from_the_pages(
     browser: Browser, referees: list[Referee], tmp_path: Path
 ) -> None:
-    position = tmp_path / "position.json"
-    position.write_text(json.dumps(TD_POSITION))
-    referee = Referee(tmp_path, "--game", "three-dragons", "--position", str(position))
-    referees.append(referee)
+    referee = capture_referee(tmp_path, referees)
     kiosk, board = open_pages(browser, referee)
     click(board, "c2", "c4")
     expect(kiosk.locator("#status")).to_have_text(
@@ -284,10 +290,7 @@ def test_the_emulated_boards_hand_behaves_like_a_hand(
     """A captured piece taken off as its light asks goes into the box, not the hand; a second
     click on a piece in the hand puts it down again (nothing picked), and then a stray click
     on an empty cell puts nothing on the board."""
-    position = tmp_path / "position.json"
-    position.write_text(json.dumps(TD_POSITION))
-    referee = Referee(tmp_path, "--game", "three-dragons", "--position", str(position))
-    referees.append(referee)
+    referee = capture_referee(tmp_path, referees)
     kiosk, board = open_pages(browser, referee)
     click(board, "c2", "c4")
     expect(kiosk.locator("#status")).to_have_text("White: take Black's stone off d4",
@@ -501,10 +504,7 @@ def test_the_page_reconnects_after_a_daemon_restart(
 def test_the_board_check_from_the_kiosk(
     browser: Browser, referees: list[Referee], tmp_path: Path
 ) -> None:
-    position = tmp_path / "position.json"
-    position.write_text(json.dumps(TD_POSITION))
-    referee = Referee(tmp_path, "--game", "three-dragons", "--position", str(position))
-    referees.append(referee)
+    referee = capture_referee(tmp_path, referees)
     kiosk, board = open_pages(browser, referee)
     kiosk.locator("#btn-menu").click()
     kiosk.locator("#btn-check").click()

@@ -12,14 +12,20 @@ is left out.)
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
 
-from tests.test_end_to_end import TD_POSITION
-from tests.test_kiosk import TIMEOUT, Referee, browser, click, open_pages, referees
+from tests.test_kiosk import (
+    TIMEOUT,
+    Referee,
+    browser,
+    capture_referee,
+    click,
+    open_pages,
+    referees,
+)
 
 __all__ = ["browser", "referees"]  # the fixtures this file uses
 
@@ -101,10 +107,7 @@ def test_the_measure_names_what_is_too_small(browser: Browser) -> None:
 def test_every_screen_at_800x480_is_readable_and_touchable(
     browser: Browser, referees: list[Referee], tmp_path: Path
 ) -> None:
-    position = tmp_path / "position.json"
-    position.write_text(json.dumps(TD_POSITION))
-    referee = Referee(tmp_path, "--game", "three-dragons", "--position", str(position))
-    referees.append(referee)
+    referee = capture_referee(tmp_path, referees)
     kiosk, board = open_pages(browser, referee)
     problems: list[str] = []
     status = kiosk.locator("#status")
