@@ -215,9 +215,10 @@ def test_a_loss_right_after_a_scan_request_is_not_forgotten(rig: Any, mocker: An
     board.send(Ack(0))  # ... and revealed by an ACK's sequence number
     revealed = time.monotonic()
     assert revealed - asked < 0.5, "the test was too slow to land inside the spacing"
-    assert _wait(lambda: board.scans_after(asked), 1.0), "the second SCAN was dropped"
-    # Sent when the spacing ends, not at the SCAN retry a second after the first.
-    assert board.scans_after(asked)[0] - asked < 0.8
+    assert _wait(lambda: board.scans_after(asked), 3.0), "the second SCAN was dropped"
+    # Sent when the spacing ends (0.5 s), not at the SCAN retry a second after the first: a
+    # busy machine's loop may be late by some hundreds of milliseconds, never by the retry.
+    assert board.scans_after(asked)[0] - asked < 0.95
     assert _wait(lambda: daemon.journal.moves(daemon.game_id) == ["c2-c4"])
 
 
