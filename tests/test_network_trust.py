@@ -24,7 +24,7 @@ from playwright.sync_api import Browser
 from firmware_bridge.faces.hosts import machine_addresses
 from firmware_bridge.faces.webserver import IDLE_TIMEOUT, PER_ADDRESS
 from tests.mosquitto import free_port
-from tests.test_kiosk import Referee, browser
+from tests.test_kiosk import Referee, browser, click
 
 __all__ = ["browser"]
 
@@ -409,8 +409,7 @@ def test_beyond_loopback_the_emulated_boards_page_needs_the_token(
         page.goto(board_url + f"?token={token}")
         page.wait_for_selector(".cell[data-cell]")
         assert "token" not in page.url
-        page.locator('.cell[data-cell="c1"]').click()
-        page.locator('.cell[data-cell="c4"]').click()
+        click(page, "c1", "c4")  # each click once the page has drawn the one before
         deadline = time.monotonic() + 20
         while len(referee.state()["moves"]) != 1:
             assert time.monotonic() < deadline, "the clicks with the token made no move"
