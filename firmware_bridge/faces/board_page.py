@@ -143,6 +143,7 @@ class Follower:
             except (OSError, urllib.error.URLError, json.JSONDecodeError, ValueError):
                 pass  # the referee is not up yet, or restarting: try again
             self._connected(False)
+            self.latest = None  # a referee back may play another game
             time.sleep(0.5)
 
     def _connected(self, up: bool) -> None:
@@ -171,7 +172,10 @@ class Follower:
         return layout
 
     def _state(self, state: dict[str, Any]) -> None:
+        first = self.latest is None
         self.latest = state
+        if first and self.on_change is not None:
+            self.on_change()  # the page may offer to lay out the referee's position now
         game_info = state.get("game") or {}
         wanted = (game_info.get("id"), game_info.get("options"), game_info.get("profile"))
         emulator = self.emulator
