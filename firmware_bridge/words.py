@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from engine import Effect, Game, Move, MoveKind, Outcome, Piece, Player, State
+from engine import Effect, Game, Move, MoveKind, Outcome, Player, State
 from engine.moves import NO_CELL
 
 People = tuple[str, str]
@@ -55,12 +55,6 @@ def person(names: tuple[str, str], people: People, player: Player) -> str:
     return named or names[player.index]
 
 
-def side_and_person(names: tuple[str, str], people: People, player: Player) -> str:
-    """``Alice (White)``, or the side alone when nobody was named (the result's wording)."""
-    named = people[player.index].strip()
-    return f"{named} ({names[player.index]})" if named else names[player.index]
-
-
 def owner(names: tuple[str, str], people: People, player: Player) -> str:
     """Whose pieces: the side where it says which pieces (``White's stone``), the person where
     the sides are only numbers (``Bob's lyon`` for Player 2's)."""
@@ -68,11 +62,6 @@ def owner(names: tuple[str, str], people: People, player: Player) -> str:
     named = people[player.index].strip()
     numbered = side.lower() == f"player {int(player)}"
     return f"{named}'s" if named and numbered else f"{side}'s"
-
-
-def piece_name(game: Game, piece: Piece) -> str:
-    """``stone``, ``die (5)``: the kind's own name and, where it has one, its value."""
-    return piece.kind if piece.state is None else f"{piece.kind} ({piece.state})"
 
 
 # -- moves ------------------------------------------------------------------------------------
@@ -501,6 +490,6 @@ PAGE: dict[str, str] = {
 
 __all__ = [
     "CHECK_FINDINGS", "PAGE", "check_finding", "count", "declared_result", "join", "lost",
-    "move_words", "owner", "person", "piece_name", "plural", "reserve_line", "result", "said",
-    "sensor_brief", "sensor_flapping", "sensor_phantom", "side_and_person", "took_back",
+    "move_words", "owner", "person", "plural", "reserve_line", "result", "said",
+    "sensor_brief", "sensor_flapping", "sensor_phantom", "took_back",
 ]  # fmt: skip
