@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine import Cell, Effect, Move, MoveKind, Piece, Player, State
+from engine.moves import PASS
 from firmware_bridge import words
 from firmware_bridge.link.leds import Signal
 from firmware_bridge.link.profile import BoardProfile, Token
@@ -203,10 +204,8 @@ class Reconciler(Prompts):
                 else:
                     self._refuse(words.NOTHING_TO_CONFIRM)
         elif button is Button.PASS:
-            if state.outcome() is None and any(
-                m.kind is MoveKind.PASS for m in state.legal_moves()
-            ):
-                records.append(self._commit(Move.pass_()))
+            if state.outcome() is None and state.is_legal(PASS):  # as showing offers it
+                records.append(self._commit(PASS))
             else:
                 self._refuse(words.NO_PASSING)
         records.extend(self.evaluate(now))
@@ -525,7 +524,7 @@ class Reconciler(Prompts):
         ``cached_only``: as far as the turn's paths are already worked out (False if not)."""
         if cached_only and self._paths is None:
             return False
-        return any(not p.hand_cells and len(p.moves) == 1 for p in self.paths())
+        return bool(self._invisible_moves())
 
     def _invisible_moves(self) -> list[Move]:
         return [p.moves[0] for p in self.paths() if not p.hand_cells and len(p.moves) == 1]
