@@ -382,7 +382,7 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
 
     def apply(self, move: Move, *, check: bool = True) -> Effect:
         """Play ``move`` and its forced consequences. With ``check``, reject illegal moves."""
-        if move.kind is MoveKind.RESIGN or move.kind is MoveKind.DRAW:
+        if move.is_declared:
             return self._declare(move)
         if check:
             self._check_legal(move)
