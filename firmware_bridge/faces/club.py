@@ -191,7 +191,7 @@ class ClubServer(LiveServer):
         prefix = self.broker.prefix + "/"
         rest = topic[len(prefix) :] if topic.startswith(prefix) else ""
         name, _, kind = rest.partition("/")
-        if kind not in ("state", "status", "events", "timeline", "results"):
+        if kind not in SUBSCRIBED:
             return
         if not BOARD_NAME.fullmatch(name):
             self._ignore(topic, "a board name is letters, digits, '.', '_' and '-' (as "
