@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
+from firmware_bridge.referee.records import csv_cell
+
 
 @dataclass
 class Standing:
@@ -99,10 +101,9 @@ def standings_csv(found: Mapping[str, Any]) -> str:
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(["rank", "person", "games", "won", "drawn", "lost", "points", "score"])
     for rank, row in enumerate(found["people"], start=1):
-        person = row["person"]
-        person = "'" + person if person[:1] in ("=", "+", "-", "@", "\t", "\r") else person
-        writer.writerow([rank, person, row["games"], row["won"], row["drawn"], row["lost"],
-                         row["points"], "" if row["score"] is None else row["score"]])  # fmt: skip
+        writer.writerow([rank, csv_cell(row["person"]), row["games"], row["won"], row["drawn"],
+                         row["lost"], row["points"],
+                         "" if row["score"] is None else row["score"]])  # fmt: skip
     return out.getvalue()
 
 

@@ -100,7 +100,7 @@ CSV_COLUMNS = ("board", "game_number", "game", "title", "options", "side_1", "pl
 CSV_HEADERS = {"Content-Disposition": 'attachment; filename="results.csv"'}  # for a download
 
 
-def _cell(value: object) -> str:
+def csv_cell(value: object) -> str:
     """One CSV cell. Text a spreadsheet would run as a formula (=, +, -, @ first) is quoted
     with a leading apostrophe: a result's names come from the players and from the network."""
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
@@ -116,7 +116,7 @@ def results_csv(rows: Iterable[Mapping[str, Any]]) -> str:
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
     for row in rows:
-        writer.writerow([_cell(row.get(column)) for column in CSV_COLUMNS])
+        writer.writerow([csv_cell(row.get(column)) for column in CSV_COLUMNS])
     return out.getvalue()
 
 
@@ -191,6 +191,6 @@ def record_row(record: GameRecord, config_dir: str | None, board: str = "") -> d
 
 
 __all__ = [
-    "CSV_COLUMNS", "CSV_HEADERS", "played", "record_row", "record_text", "result_of",
+    "CSV_COLUMNS", "CSV_HEADERS", "csv_cell", "played", "record_row", "record_text", "result_of",
     "result_row", "result_words", "results_csv",
 ]  # fmt: skip
