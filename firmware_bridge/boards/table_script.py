@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterable
 
 from firmware_bridge.boards.board import BoardCommandError
-from firmware_bridge.boards.pieces import CommandError, need, piece_token
+from firmware_bridge.boards.pieces import CommandError, layout_text, need, piece_token
 from firmware_bridge.boards.table import REFEREE_WAIT, Table
 
 
@@ -131,8 +131,7 @@ def command(table: Table, line: str) -> bool:
         table.show()
     elif word == "pieces":
         with table.lock:
-            names = table.game.board.names
-            layout = {names[c]: piece_token(table.game, p) for c, p in sorted(table.pieces.items())}
+            layout = layout_text(table.game, table.pieces)
             hand = [piece_token(table.game, p) for _, p in table.box]
         table.emit("pieces", layout=layout)
         if not table.json_mode:
