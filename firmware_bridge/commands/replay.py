@@ -15,6 +15,7 @@ from firmware_bridge.referee.journal import Journal
 from firmware_bridge.referee.recorder import MOVE, RESULT, TAKEBACK, RecordingError
 from firmware_bridge.referee.replay import Replayed, replay, sleeper
 from firmware_bridge.referee.report import ReportError, is_report, read_report, unpack_configs
+from firmware_bridge.words import count
 
 
 def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -127,7 +128,7 @@ def summary(entries: list[Any], game: int) -> str:
             result = str(entry[1])
     shown = " ".join(moves) if len(moves) <= 12 else (" ".join(moves[:6]) + " … "
                                                      + " ".join(moves[-5:]))  # fmt: skip
-    lines = [f"game {game}: {len(moves)} move{'s' if len(moves) != 1 else ''} recorded"
+    lines = [f"game {game}: {count(len(moves), 'move')} recorded"
              + (f" ({shown})" if moves else "")]  # fmt: skip
     if result:
         lines.append(f"result: {result}")
