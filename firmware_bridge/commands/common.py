@@ -128,7 +128,12 @@ def journal_path(given: str | None, port: str | None) -> Path:
     machine never share one."""
     if given:
         return Path(given)
-    return state_dir() / f"journal-{board_slug(port)}.sqlite3"
+    return journal_file(state_dir(), port)
+
+
+def journal_file(folder: Path, port: str | None) -> Path:
+    """The journal of the board on ``port`` (or of that id) in the state folder ``folder``."""
+    return folder / f"journal-{board_slug(port)}.sqlite3"
 
 
 def board_slug(port: str | None) -> str:
@@ -154,14 +159,11 @@ def board_journal(board_id: str, root: Path = Path("/")) -> tuple[Path, list[str
     if given:
         return Path(given), looked
     unit = root / service.UNIT_DIR / service.UNITS[0]
-    state_home = None
+    state_home = service.unit_state_home(unit)
     if unit.is_file():
-        found = re.search(r"^Environment=XDG_STATE_HOME=(.*)$", unit.read_text(encoding="utf-8"),
-                          re.M)  # fmt: skip
-        state_home = found.group(1).strip() if found else None
         looked.append(str(unit))
     if state_home:
-        path = Path(state_home) / "board-referee" / f"journal-{board_slug(name)}.sqlite3"
+        path = journal_file(state_dir(state_home), name)
         if path.is_file():
             return path, looked
         looked.append(str(path))

@@ -17,11 +17,11 @@ from firmware_bridge.commands.common import (
     Subparsers,
     UserError,
     board_name,
-    board_slug,
+    journal_file,
 )
 from firmware_bridge.faces import screen
 from firmware_bridge.faces.broker import MqttError, parse_broker
-from firmware_bridge.faces.hosts import WebError, parse_address
+from firmware_bridge.faces.hosts import WebError, parse_address, state_dir
 from firmware_bridge.link.serial_link import PortError, check_port
 
 
@@ -134,7 +134,7 @@ def _cmd_install_service(args: argparse.Namespace) -> int:
     enable = " ".join(u.replace("@.", f"@{name}.") for u in units)
     print(f"start them now and at every boot: sudo systemctl daemon-reload && "
           f"sudo systemctl enable --now {enable}")  # fmt: skip
-    journal = Path(args.state_dir) / "board-referee" / f"journal-{board_slug(name)}.sqlite3"
+    journal = journal_file(state_dir(args.state_dir), name)
     print(f"this board's journal: {journal}; its settings: /etc/board-referee/{name}.env")
     return 0
 

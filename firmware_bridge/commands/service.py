@@ -104,6 +104,15 @@ def _quote(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def unit_state_home(unit: Path) -> str | None:
+    """The state folder a referee's unit gives it (its XDG_STATE_HOME; None: no unit, or none
+    given): where that board's journal is."""
+    if not unit.is_file():
+        return None
+    found = re.search(r"^Environment=XDG_STATE_HOME=(.*)$", unit.read_text(encoding="utf-8"), re.M)
+    return found.group(1).strip() if found else None
+
+
 def read_env(path: Path) -> dict[str, str]:
     """The settings of an environment file, as systemd reads the simple forms it holds."""
     values: dict[str, str] = {}

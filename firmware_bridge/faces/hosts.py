@@ -97,9 +97,10 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def state_dir() -> Path:
-    """Where journals, tokens and results live by default."""
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+def state_dir(home: str | None = None) -> Path:
+    """Where journals, tokens and results live: under ``home`` (a state folder, as a systemd
+    unit gives XDG_STATE_HOME) when given, else this user's."""
+    base = home or os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "board-referee"
 
 
