@@ -20,7 +20,7 @@ from firmware_bridge.boards.pieces import CommandError, layout_from_text, layout
 from firmware_bridge.boards.table import REFEREE_MARGIN, Table
 from firmware_bridge.boards.table_script import prompt, run_commands
 from firmware_bridge.commands.common import Subparsers, parse_options, settle_seconds
-from firmware_bridge.faces.hosts import add_allow_host_argument
+from firmware_bridge.faces.hosts import add_allow_host_argument, write_whole
 from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile
 
@@ -176,10 +176,7 @@ class Keeper:
             if text == self.written:
                 return
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                temporary = self.path.with_name(self.path.name + ".new")
-                temporary.write_text(text, encoding="utf-8")
-                os.replace(temporary, self.path)
+                write_whole(self.path, text)
                 self.written = text
             except OSError as exc:  # a full disk: the board goes on, said once
                 if self.written != "!":

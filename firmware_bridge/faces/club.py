@@ -18,7 +18,6 @@ import datetime
 import html
 import json
 import logging
-import os
 import secrets
 import statistics
 import threading
@@ -40,6 +39,7 @@ from firmware_bridge.faces.contract import (
     status_problem,
     timeline_problem,
 )
+from firmware_bridge.faces.hosts import write_whole
 from firmware_bridge.faces.kiosk import games_catalog
 from firmware_bridge.faces.mqtt import Complaints, new_client
 from firmware_bridge.faces.safejson import JsonLimitError, loads_limited
@@ -360,11 +360,7 @@ class ClubServer(LiveServer):
         if path is None:
             return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_name(path.name + ".new")
-            temporary.write_text("".join(json.dumps(r) + "\n" for r in self.results),
-                                 encoding="utf-8")  # fmt: skip
-            os.replace(temporary, path)
+            write_whole(path, "".join(json.dumps(r) + "\n" for r in self.results))
         except OSError as exc:
             self.log.warning("club view: cannot keep the results in %s: %s", path,
                              exc.strerror)  # fmt: skip

@@ -104,6 +104,15 @@ def state_dir(home: str | None = None) -> Path:
     return Path(base) / "board-referee"
 
 
+def write_whole(path: Path, text: str) -> None:
+    """Write a file of the state folder whole, by a rename: a crash or a kill never leaves half
+    of it (OSError as the disk gives it)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".new")
+    temporary.write_text(text, encoding="utf-8")
+    os.replace(temporary, path)
+
+
 def load_token(folder: Path, name: str = "kiosk-token") -> str:
     """A page's access token, generated once and kept in ``folder`` (beside the journal)."""
     path = folder / name
