@@ -82,6 +82,11 @@ class Game(ABC):
         a key explains only these). Default: every kind the config declares."""
         return tuple(self.pieces)
 
+    def pieces_entering(self) -> int:
+        """How many pieces the rules bring onto the board during a game, beyond the start
+        position and the players' reserves (Three Dragons' dragons): a set holds them too."""
+        return 0
+
     @classmethod
     def config_keys(cls) -> tuple[str, ...]:
         """Top-level keys a config for this game may have."""

@@ -100,3 +100,18 @@ def test_the_guides_price_table_is_the_one_the_code_makes() -> None:
     for profile, game in boards:
         lines = parts_list(profile, game)
         assert total(lines) == sum(line.quantity * line.unit for line in lines) > 20
+
+
+def test_a_set_holds_a_magnet_for_every_piece_the_game_can_have_on_the_board() -> None:
+    """The parts list's magnets: the start position's pieces, those still to place, and those
+    the rules bring on (a dragon for each of Three Dragons' caves in its dragons variant)."""
+    from firmware_bridge.link.parts import pieces_in_play
+
+    base = catalog.load_game("three-dragons")
+    dragons = catalog.load_game("three-dragons", {"variant": "dragons"})
+    assert pieces_in_play(base) == len(base.new_state().layout()) == 22
+    assert pieces_in_play(dragons) == 25  # and a dragon for each of the 3 caves (c5, e5, g5)
+    goat = catalog.load_game("protect-the-goat")
+    state = goat.new_state()
+    to_place = sum(sum(state.reserve(p).values()) for p in (state.to_move, state.to_move.other))
+    assert to_place > 0 and pieces_in_play(goat) == len(state.layout()) + to_place

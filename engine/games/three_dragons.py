@@ -51,6 +51,9 @@ class ThreeDragons(Game):
             return ("die", "dragon")
         return ("die",) if self.uses_strength else ("stone",)
 
+    def pieces_entering(self) -> int:
+        return len(self.caves) if self.uses_dragons else 0  # a dragon a cave, once
+
     def _configure(self, node: Node) -> None:
         board = self.board
         variant = str(self.options.get("variant", "base"))

@@ -76,13 +76,11 @@ class Line:
 
 
 def pieces_in_play(game: Game) -> int:
-    """The pieces a set holds: the start position's and those still to place; a game placed
-    from an open box (Goats Wintering) at most one a cell."""
+    """The pieces a set holds: the start position's, those still to place and those the rules
+    bring on (dragons); a game placed from an open box (Goats Wintering) at most one a cell."""
     state = game.new_state()
-    placed = len(state.layout())
+    placed = len(state.layout()) + game.pieces_entering()
     to_place = sum(sum(state.reserve(p).values()) for p in (state.to_move, state.to_move.other))
-    if "dragon" in game.kinds_in_play():
-        placed += 3  # the dragons that come out of the caves
     return placed + to_place or game.board.size
 
 
