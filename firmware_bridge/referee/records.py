@@ -4,6 +4,7 @@ replays, used by ``board-referee records``, the kiosk page and the club view."""
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -16,10 +17,25 @@ from firmware_bridge.referee.journal import GameRecord
 
 
 def _record_game(record: GameRecord, config_dir: str | None) -> Game | None:
+    """The game a record was played, built from its config as the file stands now (None when
+    it is gone or no longer builds the game: names and results stay plain). Kept while the
+    file is unchanged: a list of results names the same few games hundreds of times over, and
+    parsing a game's YAML takes tens of milliseconds (the whole of an evening's results)."""
     try:
-        return catalog.load_game(record.game, record.options, catalog.config_dir(config_dir))
+        folder = catalog.config_dir(config_dir)
+        stamp = (folder / "games" / f"{record.game}.yaml").stat()
+    except (ConfigError, OSError):
+        return None
+    options = json.dumps(record.options, sort_keys=True)
+    return _game(folder, record.game, options, (stamp.st_mtime_ns, stamp.st_size))
+
+
+@functools.lru_cache(maxsize=32)
+def _game(folder: Path, game_id: str, options: str, stamp: tuple[int, int]) -> Game | None:
+    try:
+        return catalog.load_game(game_id, json.loads(options), folder)
     except ConfigError:
-        return None  # the game's config is gone or changed: names and results stay plain
+        return None
 
 
 def played(records: Iterable[GameRecord]) -> list[GameRecord]:
