@@ -152,3 +152,23 @@ def test_a_result_names_the_person_beside_the_side() -> None:
     assert Outcome(None, "repetition").describe(("White", "Black"), ("Ann", "Dana")) == (
         "draw (repetition)"
     )
+
+
+def test_results_follow_the_games_config_as_its_file_stands(journal: Path, tmp_path: Path) -> None:
+    """A result names its sides as the game's config names them now: the config read once is
+    kept only while its file is unchanged; an edited one is read again, a removed one leaves
+    the result plain (Player 1, Player 2)."""
+    import shutil
+
+    from firmware_bridge.referee.journal import read_records
+    from firmware_bridge.referee.records import result_words
+
+    config = tmp_path / "config"
+    shutil.copytree(catalog.config_dir(), config)
+    record = read_records(journal)[0]
+    assert result_words(record, str(config)) == "White wins: White captured the lion"
+    path = config / "games" / "the-lion-game.yaml"
+    path.write_text(path.read_text().replace("1: White", "1: Snow"))
+    assert result_words(record, str(config)) == "Snow wins: White captured the lion"
+    path.unlink()
+    assert result_words(record, str(config)) == "Player 1 wins: White captured the lion"
