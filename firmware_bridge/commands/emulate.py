@@ -142,13 +142,9 @@ class Keeper:
             saved = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None  # none yet, or unreadable: the board starts as it would without
-        options = {k: str(v) for k, v in game.options.items()}
-        if not isinstance(saved, dict) or (
-            saved.get("game"),
-            saved.get("options"),
-            saved.get("profile"),
-        ) != (game.id, options, profile):
-            return None  # fmt: skip
+        whose = _whose(game, profile)
+        if not isinstance(saved, dict) or {k: saved.get(k) for k in whose} != whose:
+            return None
         try:
             return layout_from_text(game, saved.get("pieces"))
         except CommandError:
@@ -167,10 +163,8 @@ class Keeper:
 
     def save(self, table: Table) -> None:
         with table.lock:
-            game = table.game
-            data = {"game": game.id, "options": {k: str(v) for k, v in game.options.items()},
-                    "profile": table.profile.id,
-                    "pieces": layout_text(game, table.pieces)}  # fmt: skip
+            data = {**_whose(table.game, table.profile.id),
+                    "pieces": layout_text(table.game, table.pieces)}  # fmt: skip
         text = json.dumps(data, sort_keys=True)
         with self.lock:
             if text == self.written:
@@ -183,6 +177,12 @@ class Keeper:
                     print(f"[emulator] cannot keep the pieces in {self.path}: {exc.strerror}",
                           file=sys.stderr, flush=True)  # fmt: skip
                     self.written = "!"
+
+
+def _whose(game: Game, profile: str) -> dict[str, object]:
+    """What kept pieces belong to: a board of this game, these options and this profile."""
+    return {"game": game.id, "options": {k: str(v) for k, v in game.options.items()},
+            "profile": profile}  # fmt: skip
 
 
 def _terminate(signum: int, frame: object) -> None:
