@@ -11,6 +11,7 @@ Commands:
   games    list the games this installation can referee, with their options
   moves    JSON for a position: its layout and every legal move with the layout after it
   play     adjudicate a game in the terminal from a move list, or by self-play
+  engine   the computer opponent: the engine protocol on standard input and output
   install-service, kiosk-screen   a Pi's services and its kiosk screen
   records  the games kept in the journals
   replay   a game's flight recording run again through this referee, with what differs
@@ -49,6 +50,7 @@ COMMANDS = {
     "games": "play",
     "moves": "play",
     "play": "play",
+    "engine": "engine",
     "install-service": "install",
     "kiosk-screen": "install",
     "records": "records",

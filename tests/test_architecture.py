@@ -18,12 +18,14 @@ ALLOWED: dict[str, set[str]] = {
     # The words players read (firmware_bridge/words.py): every folder says things.
     "words": {"engine"},
     "link": {"engine", "words"},
-    "referee": {"engine", "link", "words"},
+    # The computer opponent's process and protocol: it loads games as the link does.
+    "opponent": {"engine", "link", "words"},
+    "referee": {"engine", "link", "opponent", "words"},
     "boards": {"engine", "link", "words"},
     # The emulated board's page is the face of a simulated table: it reads the table.
-    "faces": {"engine", "link", "referee", "boards", "words"},
-    "commands": {"engine", "link", "referee", "boards", "faces", "words"},
-    "cli": {"engine", "link", "referee", "boards", "faces", "commands", "words"},
+    "faces": {"engine", "link", "opponent", "referee", "boards", "words"},
+    "commands": {"engine", "link", "opponent", "referee", "boards", "faces", "words"},
+    "cli": {"engine", "link", "opponent", "referee", "boards", "faces", "commands", "words"},
 }
 
 

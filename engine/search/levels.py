@@ -1,0 +1,55 @@
+"""The computer's levels, 1 to 5: a beginner's opponent that makes mistakes on purpose up to
+the full-strength search. A level caps the search's playouts and sometimes plays a random legal
+move instead of the search's choice; level 5 uses all the time it is given."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.game import State
+from engine.search.mcts import DEFAULT, Settings, Thought, think
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    number: int
+    name: str
+    playouts: int | None  # the most the search may run; None: as many as the time allows
+    slip: float  # the chance of a random legal move instead of the search's
+
+
+LEVELS: dict[int, Level] = {
+    1: Level(1, "beginner", 30, 0.35),
+    2: Level(2, "casual", 150, 0.15),
+    3: Level(3, "club player", 600, 0.05),
+    4: Level(4, "strong", 2500, 0.0),
+    5: Level(5, "full strength", None, 0.0),
+}
+
+
+def think_at(
+    state: State,
+    rng: random.Random,
+    level: int,
+    *,
+    playouts: int | None = None,
+    time_up: Callable[[], bool] | None = None,
+    settings: Settings = DEFAULT,
+    report: Callable[[Thought], None] | None = None,
+    report_every: int = 0,
+) -> Thought:
+    """The move ``level`` plays: the search within the level's cap (and ``playouts``, the
+    caller's), then perhaps a slip. A slip is said in ``why`` so a log can tell."""
+    chosen = LEVELS[level]
+    cap = chosen.playouts
+    if playouts is not None:
+        cap = playouts if cap is None else min(cap, playouts)
+    thought = think(state, rng, playouts=cap, time_up=time_up, settings=settings,
+                    report=report, report_every=report_every)  # fmt: skip
+    if chosen.slip and rng.random() < chosen.slip:
+        moves = list(state.legal_moves())
+        move = moves[int(rng.random() * len(moves))]
+        return Thought(move, thought.playouts, thought.depth, thought.chance, (move,), "slip")
+    return thought

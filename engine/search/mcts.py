@@ -1,0 +1,242 @@
+"""Monte Carlo tree search over any game's ``State``: the computer opponent's thinking.
+
+Pure like the rest of the engine: no clock of its own. The caller passes ``time_up`` (asked
+every few playouts: a deadline, a stop command) and a seeded ``random.Random``, so the same
+position, seed and playout count give the same move every time.
+
+What it does, and why (docs/engine.md has the measurements behind each choice):
+- UCT selection over a tree grown one node a playout; the move played is the most visited.
+- Playouts cut short after ``cutoff`` plies and judged by the game's evaluation
+  (``evaluate.py``): a random Three Dragons playout runs hundreds of plies into a draw.
+- Playouts prefer captures (``capture_bias``): a random player leaves pieces hanging that no
+  real opponent would, and playouts that punish that judge a position far better.
+- A move that wins at once is played at once, and a node whose player can win at once is
+  known lost for the player who moved into it (a one-ply solver): the tree never spends
+  playouts on a blunder it can see.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engine.game import State
+from engine.moves import Move, MoveKind
+from engine.pieces import Piece
+from engine.player import Player
+from engine.search.evaluate import judge
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """The search's knobs; the defaults are the measured best (docs/engine.md)."""
+
+    exploration: float = 0.2  # UCT's constant: how much a little-tried move is worth trying
+    cutoff: int = 8  # playout plies before the position is judged instead of played out
+    capture_bias: float = 0.75  # chance a playout ply takes a capture when one is there
+
+
+DEFAULT = Settings()
+
+
+@dataclass(frozen=True, slots=True)
+class Thought:
+    """What the search found: the move, and what it says about it (the protocol's info)."""
+
+    move: Move
+    playouts: int
+    depth: int  # the deepest the tree reached, in plies
+    chance: float  # the player to move's expected result with ``move``: 1 a win, 0 a loss
+    pv: tuple[Move, ...]  # the line the search expects
+    why: str = ""  # set when no search was needed: "only move", "wins at once"
+
+
+class Node:
+    """A position in the tree, reached by ``move`` made by ``mover``."""
+
+    __slots__ = ("children", "move", "mover", "reward", "untried", "visits", "winner")
+
+    def __init__(self, move: Move | None, mover: Player) -> None:
+        self.move = move
+        self.mover = mover
+        self.children: list[Node] = []
+        self.untried: list[Move] | None = None  # moves not yet expanded; None: not listed yet
+        self.visits = 0
+        self.reward = 0.0  # summed results for ``mover``
+        self.winner: Node | None = None  # a child whose move wins at once
+
+
+def _result(state: State) -> float | None:
+    """Player 1's result if the game is over (1, 0, or 0.5 for a draw), else None."""
+    outcome = state.outcome()
+    if outcome is None:
+        return None
+    if outcome.winner is None:
+        return 0.5
+    return 1.0 if outcome.winner is Player.ONE else 0.0
+
+
+def _is_capture(move: Move, cells: list[Piece | None], mover: Player) -> bool:
+    """Whether ``move`` takes a piece, as far as the move itself says (a custodial capture
+    shows only once played)."""
+    kind = move.kind
+    if move.cells:
+        return kind is MoveKind.MOVE or kind is MoveKind.REMOVE
+    if kind is MoveKind.CAPTURE:
+        return True
+    if kind is MoveKind.MOVE:
+        target = cells[move.to]
+        return target is not None and target.owner is not mover
+    return False
+
+
+def playout(state: State, rng: random.Random, settings: Settings) -> float:
+    """Play on from ``state`` for at most ``settings.cutoff`` plies, then undo them; player 1's
+    result, or the evaluation's chance where the playout stopped."""
+    chance = judge(state)
+    bias = settings.capture_bias
+    plies = 0
+    result = _result(state)
+    while result is None and plies < settings.cutoff:
+        moves = list(state.legal_moves())
+        move = moves[int(rng.random() * len(moves))]
+        if bias > 0.0 and rng.random() < bias:
+            mover = state.to_move
+            cells = state.cells
+            captures = [m for m in moves if _is_capture(m, cells, mover)]
+            if captures:
+                move = captures[int(rng.random() * len(captures))]
+        state.apply(move, check=False)
+        plies += 1
+        result = _result(state)
+    value = chance(state) if result is None else result
+    for _ in range(plies):
+        state.undo()
+    return value
+
+
+def winning_move(state: State) -> Move | None:
+    """A legal move that wins at once, if there is one."""
+    mover = state.to_move
+    for move in list(state.legal_moves()):
+        state.apply(move, check=False)
+        outcome = state.outcome()
+        state.undo()
+        if outcome is not None and outcome.winner is mover:
+            return move
+    return None
+
+
+def _uct(node: Node, exploration: float) -> Node:
+    if node.winner is not None:
+        return node.winner
+    log_n = math.log(node.visits)
+    best = node.children[0]
+    best_score = -1.0
+    for child in node.children:
+        score = child.reward / child.visits + exploration * math.sqrt(log_n / child.visits)
+        if score > best_score:
+            best, best_score = child, score
+    return best
+
+
+def think(
+    root_state: State,
+    rng: random.Random,
+    *,
+    playouts: int | None = None,
+    time_up: Callable[[], bool] | None = None,
+    settings: Settings = DEFAULT,
+    report: Callable[[Thought], None] | None = None,
+    report_every: int = 0,
+) -> Thought:
+    """Search ``root_state`` (left unchanged) until ``playouts`` are done or ``time_up()`` says
+    stop (asked before every playout), whichever comes first: the best move so far is always
+    ready.
+    ``report`` hears the search's view every ``report_every`` playouts."""
+    moves = list(root_state.legal_moves())
+    if not moves:
+        raise ValueError("the game is over: no move to search")
+    if len(moves) == 1:
+        return Thought(moves[0], 0, 0, 0.5, (moves[0],), "only move")
+    state = root_state.copy(stack=False)
+    win = winning_move(state)
+    if win is not None:
+        return Thought(win, 0, 1, 1.0, (win,), "wins at once")
+    root = Node(None, state.to_move.other)
+    root.untried = moves
+    rng.shuffle(root.untried)
+    done = 0
+    depth = 0
+    exploration = settings.exploration
+    while playouts is None or done < playouts:
+        if time_up is not None and time_up():
+            break
+        node = root
+        path = [root]
+        applied = 0
+        while True:
+            untried = node.untried
+            if untried is None:  # first visit after expansion: list the moves
+                untried = node.untried = list(state.legal_moves())
+                rng.shuffle(untried)
+            if untried or not node.children:
+                break
+            node = _uct(node, exploration)
+            state.apply(node.move, check=False)  # type: ignore[arg-type]
+            applied += 1
+            path.append(node)
+        value = _result(state)
+        if value is None and node.untried:
+            move = node.untried.pop()
+            mover = state.to_move
+            state.apply(move, check=False)
+            applied += 1
+            child = Node(move, mover)
+            node.children.append(child)
+            path.append(child)
+            value = _result(state)
+            if value is not None:
+                child.untried = []
+                if value == (1.0 if mover is Player.ONE else 0.0):
+                    node.winner = child
+            else:
+                value = playout(state, rng, settings)
+        elif value is None:
+            value = playout(state, rng, settings)
+        depth = max(depth, applied)
+        for _ in range(applied):
+            state.undo()
+        for visited in path:
+            visited.visits += 1
+            visited.reward += value if visited.mover is Player.ONE else 1.0 - value
+        done += 1
+        if report is not None and report_every and done % report_every == 0:
+            report(_thought(root, done, depth))
+    return _thought(root, done, depth)
+
+
+def _best_child(node: Node) -> Node:
+    if node.winner is not None:
+        return node.winner
+    return max(node.children, key=lambda child: (child.visits, child.reward))
+
+
+def _thought(root: Node, done: int, depth: int) -> Thought:
+    if not root.children:  # stopped before a single playout: any move is as good as another
+        move = root.untried[-1] if root.untried else None
+        assert move is not None
+        return Thought(move, done, depth, 0.5, (move,))
+    best = _best_child(root)
+    line: list[Move] = []
+    node = best
+    while True:
+        assert node.move is not None
+        line.append(node.move)
+        if not node.children or len(line) >= 8:
+            break
+        node = _best_child(node)
+    assert best.move is not None
+    return Thought(best.move, done, depth, best.reward / max(best.visits, 1), tuple(line))

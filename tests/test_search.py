@@ -1,0 +1,117 @@
+"""The computer opponent's search, as a pure function: it finds what it must, leaves the
+position alone, repeats itself from a seed, and stops when told."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import MoveKind
+from engine.registry import RULES
+from engine.search import LEVELS, flat_monte_carlo, greedy_move, random_move, think, think_at
+from tests.helpers import GOAT_IN_REACH, load
+
+GAMES = ["goats-wintering", "protect-the-goat", "the-lion-game", "three-dragons", "vanguard"]
+
+
+def test_a_win_at_once_is_played_at_once() -> None:
+    game = load("protect-the-goat")
+    state = game.state_from_json(GOAT_IN_REACH)
+    thought = think(state, random.Random(1), playouts=50)
+    assert thought.why == "wins at once"
+    state.apply(thought.move)
+    outcome = state.outcome()
+    assert outcome is not None and outcome.winner is not None
+    assert outcome.winner.value == 1
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_the_search_leaves_the_position_as_it_was_and_repeats_from_a_seed(game_id: str) -> None:
+    game = load(game_id)
+    state = game.new_state()
+    rng = random.Random(5)
+    for _ in range(6):  # a few plies in, where each game has choices
+        state.apply(random_move(state, rng))
+    before = state.to_json()
+    first = think(state, random.Random(42), playouts=120)
+    assert state.to_json() == before and state.plies == 6
+    assert state.is_legal(first.move)
+    again = think(state, random.Random(42), playouts=120)
+    assert again.move == first.move and again.playouts == first.playouts == 120
+
+
+def test_the_search_stops_when_told() -> None:
+    state = load("vanguard").new_state()
+    asked = []
+
+    def time_up() -> bool:
+        asked.append(1)
+        return len(asked) > 10
+
+    thought = think(state, random.Random(1), time_up=time_up)
+    assert thought.playouts == 10
+    assert state.is_legal(thought.move)
+
+
+def test_a_decision_is_a_move_the_search_chooses() -> None:
+    """Protect the Goat's battle: the winner of a battle may choose; the search picks among
+    the decision's options like any move."""
+    game = load("protect-the-goat")
+    for seed in range(200):
+        state = game.new_state()
+        rng = random.Random(seed)
+        while state.outcome() is None and not state.deciding and state.plies < 200:
+            state.apply(random_move(state, rng))
+        if state.deciding:
+            thought = think(state, random.Random(1), playouts=60)
+            assert state.is_legal(thought.move)
+            assert set(state.legal_moves()) <= {
+                m for m in state.legal_moves() if m.is_decision or m.kind is MoveKind.PASS
+            }  # the choices offered are the decision's, and the search took one of them
+            return
+    pytest.fail("no battle choice met in 200 random games")
+
+
+def test_the_search_beats_random_and_greedy_at_a_few_hundred_playouts() -> None:
+    """A smoke test of strength (the arena in tools/ measures it): Vanguard, sides
+    alternating, 200 playouts a move against the random player, 800 against the greedy
+    policy."""
+    game = load("vanguard")
+    for opponent, playouts in ((random_move, 200), (greedy_move, 800)):
+        score = 0.0
+        for number in range(4):
+            state, rng = game.new_state(), random.Random(number)
+            me = 1 + number % 2
+            while state.outcome() is None and state.plies < 300:
+                if state.to_move.value == me:
+                    move = think(state, rng, playouts=playouts).move
+                else:
+                    move = opponent(state, rng)
+                state.apply(move)
+            outcome = state.outcome()
+            if outcome is not None and outcome.winner is not None:
+                score += 1.0 if outcome.winner.value == me else 0.0
+            else:
+                score += 0.5
+        assert score >= 3.5, (opponent.__name__, score)
+
+
+def test_levels_cap_the_search_and_the_lowest_slips() -> None:
+    state = load("the-lion-game").new_state()
+    assert think_at(state, random.Random(1), 1).playouts <= (LEVELS[1].playouts or 0)
+    slips = sum(think_at(state, random.Random(n), 1).why == "slip" for n in range(40))
+    assert 4 <= slips <= 28  # about 35% of moves
+    assert all(think_at(state, random.Random(n), 4, playouts=40).why != "slip" for n in range(5))
+
+
+def test_flat_monte_carlo_shares_its_playouts_between_the_moves() -> None:
+    state = load("goats-wintering").new_state()
+    move, done = flat_monte_carlo(state, random.Random(1), playouts=57)
+    assert done == 57 and state.is_legal(move) and state.plies == 0
+
+
+def test_every_registered_game_has_a_judgement() -> None:
+    from engine.search.evaluate import PIECE_VALUES
+
+    assert set(RULES) <= set(PIECE_VALUES)
