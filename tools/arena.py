@@ -70,7 +70,8 @@ def play_game(
     game_id: str, options: dict[str, str], engines: dict[int, EngineProcess],
     sides: dict[int, Side], max_plies: int,
 ) -> tuple[float | None, int, str]:  # fmt: skip
-    """One game: (player 1's result, or None for a draw by the ply limit; plies; why)."""
+    """One game: (player 1's result, or None for no result: a game still going at the ply
+    limit, or one an engine could not follow; plies; why)."""
     game = catalog.load_game(game_id, options)
     state = game.new_state()
     moves: list[str] = []
@@ -81,6 +82,9 @@ def play_game(
         side, engine = sides[player], engines[player]
         try:
             engine.position(moves)
+        except EngineError as exc:  # it cannot follow the game (Ludii's rules differ): no result
+            return None, len(moves), f"void: player {player}'s engine cannot follow: {exc}"
+        try:
             answer = engine.go(side.movetime_ms, side.nodes)
         except EngineError as exc:
             return (0.0 if player == 1 else 1.0), len(moves), f"player {player}'s engine: {exc}"
@@ -132,7 +136,7 @@ def main() -> int:
     nodes = args.nodes
     a = Side(args.a, None if nodes else args.movetime, nodes)
     b = Side(args.b, None if nodes else (args.movetime_b or args.movetime), nodes)
-    wins = draws = losses = 0
+    wins = draws = losses = void = 0
     plies: list[int] = []
     started = time.monotonic()
     engine_a = EngineProcess(a.command(args), env=env, name=f"A ({a.spec})", cwd=cwd)
@@ -145,6 +149,10 @@ def main() -> int:
             engines = {a_is: engine_a, 3 - a_is: engine_b}
             sides = {a_is: a, 3 - a_is: b}
             result, length, why = play_game(args.game, options, engines, sides, args.max_plies)
+            if why.startswith("void"):
+                void += 1
+                print(f"game {number + 1}: {why}", flush=True)
+                continue
             plies.append(length)
             a_result = 0.5 if result is None else (result if a_is == 1 else 1.0 - result)
             if a_result == 1.0:
@@ -164,6 +172,8 @@ def main() -> int:
           f"{'nodes ' + str(nodes) if nodes else str(args.movetime) + ' ms a move'}")  # fmt: skip
     print(f"A: {wins} wins, {draws} draws, {losses} losses of {n}: score {score / n:.1%} "
           f"(95% interval {low:.1%} to {high:.1%})")  # fmt: skip
+    if void:
+        print(f"{void} games void: an engine could not follow the game (not counted)")
     print(f"plies a game: mean {statistics.mean(plies):.0f}, max {max(plies)}; "
           f"{(time.monotonic() - started) / 60:.1f} min")  # fmt: skip
     for name, side in (("A", a), ("B", b)):
