@@ -50,8 +50,10 @@ def join(items: Iterable[str]) -> str:
 
 def person(names: tuple[str, str], people: People, player: Player) -> str:
     """Who is addressed: the person playing the side when New game named one (``Alice``),
-    else the side (``White``, ``Player 1``)."""
+    the computer when it plays the side, else the side (``White``, ``Player 1``)."""
     named = people[player.index].strip()
+    if named.startswith(COMPUTER_PREFIX):
+        return "the computer"
     return named or names[player.index]
 
 
@@ -61,6 +63,8 @@ def owner(names: tuple[str, str], people: People, player: Player) -> str:
     side = names[player.index]
     named = people[player.index].strip()
     numbered = side.lower() == f"player {int(player)}"
+    if named.startswith(COMPUTER_PREFIX):
+        named = "the computer"
     return f"{named}'s" if named and numbered else f"{side}'s"
 
 
@@ -116,6 +120,32 @@ def said(state: State, move: Move, people: People = NOBODY) -> str:
 def to_move(who: str, hint: str) -> str:
     """``White to move``, ``Player 1 to move: place a piece on your first row``."""
     return f"{who} to move" + (f": {hint}" if hint else "")
+
+
+def computer_thinking(who: str) -> str:
+    """The computer's turn, before it has chosen."""
+    return f"{who} is thinking…"
+
+
+def computer_moves(who: str, move: str, todo: str) -> str:
+    """``Computer, level 3 plays dragon c3-c5: move Black's dragon from c3 to c5``: the
+    computer's move, for the players to carry out on the board."""
+    return f"{who} plays {move}: {todo}"
+
+
+COMPUTER_PREFIX = "Computer, level "
+
+
+def computer_name(level: int) -> str:
+    """The computer as a player in the records, the results and the club view."""
+    return f"{COMPUTER_PREFIX}{level}"
+
+
+def not_computers(move: str | None) -> str:
+    """Why a move on the computer's turn is put right: only its own is played there."""
+    if not move:
+        return "the computer has not chosen its move yet"
+    return f"the computer plays {move}"
 
 
 def is_moving(who: str) -> str:

@@ -43,7 +43,7 @@ from firmware_bridge.commands.common import (
     start_state,
     token_path,
 )
-from firmware_bridge.faces.controls import control_command
+from firmware_bridge.faces.controls import ControlError, computer_players, control_command
 from firmware_bridge.faces.hosts import (
     add_allow_host_argument,
     is_loopback,
@@ -63,7 +63,7 @@ from firmware_bridge.link.serial_link import (
     SerialLink,
     check_port,
 )
-from firmware_bridge.referee.daemon import Daemon
+from firmware_bridge.referee.daemon import Command, Daemon
 from firmware_bridge.referee.journal import DamagedGameError, Journal
 from firmware_bridge.referee.recorder import Recorder, software_version
 
@@ -147,6 +147,16 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     run.add_argument("--settle-ms", type=int, help="override the profile's settle window")
     run.add_argument("--position", help="start the new game from this JSON position")
     run.add_argument("--new", action="store_true", help="abandon an unfinished game")
+    run.add_argument(
+        "--computer", choices=["1", "2"], action="append", default=[],
+        help="the computer plays this side in a new game (repeat for both; docs/engine.md)",
+    )  # fmt: skip
+    run.add_argument(
+        "--level", type=int, default=3, choices=range(1, 6), metavar="1-5",
+        help="the computer's level: 1 a beginner to 5 full strength (default 3)",
+    )  # fmt: skip
+    run.add_argument("--movetime", type=int, default=None, metavar="MS",
+                     help="the computer's time a move, in milliseconds (default 2000)")  # fmt: skip
     run.add_argument("--verbose", action="store_true", help="log every frame")
     run.set_defaults(handler=_cmd_run)
 
@@ -221,6 +231,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             if opened is not None:
                 opened.close()
             raise
+        daemon.thinks = True
+        _seat_computer(daemon, args, game, profile, log)
         if kiosk is not None and not is_loopback(kiosk[0]):
             load_token(journal_file.parent)  # a token file that cannot be made: said first
         if folder is not None:  # the built-in emulator is a face: the board comes with them
@@ -451,3 +463,21 @@ def _start_emulator(
     stream = emulator.stdout
     threading.Thread(target=lambda: [sys.stderr.write(x) for x in stream], daemon=True).start()
     return emulator, url
+
+
+def _seat_computer(daemon: Daemon, args: argparse.Namespace, game: Game, profile: Any,
+                   log: Any) -> None:  # fmt: skip
+    """``--computer``: a new game with the computer on those sides (a game resumed from the
+    journal keeps who played it)."""
+    if not args.computer:
+        return
+    if daemon.resumed or daemon.state.plies:
+        log.info("--computer: the resumed game keeps its players (%s)", ", ".join(daemon.people))
+        return
+    try:
+        people, what = computer_players(None, {side: args.level for side in args.computer},
+                                        args.movetime)  # fmt: skip
+    except ControlError as exc:
+        raise UserError(str(exc)) from exc
+    daemon.submit(Command("new_game", game=game, profile=profile, players=people, what=what,
+                          source="terminal"))  # fmt: skip

@@ -12,8 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from engine import ConfigError
+from firmware_bridge import words
 from firmware_bridge.link import catalog
 from firmware_bridge.link.protocol import Button
+from firmware_bridge.referee.computer import (
+    DEFAULT_MOVETIME_MS,
+    MAX_MOVETIME_MS,
+    MIN_MOVETIME_MS,
+)
 from firmware_bridge.referee.daemon import Command
 from firmware_bridge.referee.journal import MAX_NAME
 
@@ -50,6 +56,31 @@ def player_names(value: object) -> tuple[str, str] | None:
     return (names[0], names[1])
 
 
+def computer_players(
+    people: tuple[str, str] | None, computer: object, movetime: object
+) -> tuple[tuple[str, str] | None, str]:
+    """The sides the computer plays (``{"2": 3}``: side 2 at level 3) seated among the people,
+    as the name ``Computer, level 3``; and the time a move as the command says it."""
+    if computer is None or computer == {}:
+        return people, ""
+    if not isinstance(computer, dict) or len(computer) > 2:
+        raise ControlError('the computer plays sides by level, like {"computer": {"2": 3}}')
+    names = list(people or ("", ""))
+    for side, level in computer.items():
+        if side not in ("1", "2"):
+            raise ControlError(f"the computer plays side 1 or 2, not {side!r}")
+        if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 5:
+            raise ControlError("the computer's level is 1 (a beginner) to 5 (full strength)")
+        names[int(side) - 1] = words.computer_name(level)
+    if movetime is None:
+        movetime = DEFAULT_MOVETIME_MS
+    if (isinstance(movetime, bool) or not isinstance(movetime, int)
+            or not MIN_MOVETIME_MS <= movetime <= MAX_MOVETIME_MS):  # fmt: skip
+        raise ControlError(f"the computer's time a move is {MIN_MOVETIME_MS} to "
+                           f"{MAX_MOVETIME_MS} milliseconds")  # fmt: skip
+    return (names[0], names[1]), f"movetime:{movetime}"
+
+
 def new_game_command(
     game_id: object,
     options: object,
@@ -59,9 +90,12 @@ def new_game_command(
     current: tuple[str, str],
     source: str,
     players: object = None,
+    computer: object = None,
+    movetime: object = None,
 ) -> Command:
     """A new game of ``game_id``: on the board profile in use when it is the same game, else
-    on the game's default profile. ``known``: the games the face offers."""
+    on the game's default profile. ``known``: the games the face offers. ``computer``: the
+    sides the computer plays, with their levels; ``movetime``: its time a move (ms)."""
     if not isinstance(game_id, str) or not game_id:
         raise ControlError('say which game, like {"game": "three-dragons"}')
     if options is None:
@@ -74,7 +108,7 @@ def new_game_command(
         raise ControlError("option values are text, numbers or true/false")
     if any(len(str(v)) > MAX_OPTION_TEXT for v in options.values()):
         raise ControlError(f"an option's value is at most {MAX_OPTION_TEXT} characters")
-    people = player_names(players)
+    people, what = computer_players(player_names(players), computer, movetime)
     if game_id not in known:
         raise ControlError(f"unknown game {game_id!r} (known games: {', '.join(sorted(known))})")
     try:
@@ -84,7 +118,8 @@ def new_game_command(
         profile = catalog.load_profile(profile_id, game, config_dir)
     except ConfigError as exc:
         raise ControlError(str(exc)) from exc
-    return Command("new_game", game=game, profile=profile, source=source, players=people)
+    return Command("new_game", game=game, profile=profile, source=source, players=people,
+                   what=what)  # fmt: skip
 
 
 def control_command(
@@ -106,7 +141,8 @@ def control_command(
         return button_command(body.get("button"), source)
     return new_game_command(body.get("game"), body.get("options"), config_dir=config_dir,
                             known=known, current=current, source=source,
-                            players=body.get("players"))  # fmt: skip
+                            players=body.get("players"), computer=body.get("computer"),
+                            movetime=body.get("movetime"))  # fmt: skip
 
 
 __all__ = [

@@ -289,6 +289,8 @@ class KioskServer(LiveServer):
                     current=self.current,
                     source="kiosk",
                     players=body.get("players"),
+                    computer=body.get("computer"),
+                    movetime=body.get("movetime"),
                 )
             except ControlError as exc:
                 raise BadRequest(400, str(exc)) from exc

@@ -46,6 +46,7 @@ from firmware_bridge.link.serial_link import (
     SerialLink,
 )
 from firmware_bridge.referee.check import BoardCheck
+from firmware_bridge.referee.computer import DEFAULT_MOVETIME_MS, Answer, Computer, Playing
 from firmware_bridge.referee.health import SensorHealth
 from firmware_bridge.referee.history import MoveList, history_from_journal, iso_now, move_entry
 from firmware_bridge.referee.journal import Journal, last_turn_layouts
@@ -109,7 +110,7 @@ class Attach:
     listener: Listener
 
 
-class Daemon(BoardSession, Showing):
+class Daemon(BoardSession, Showing, Playing):
     def __init__(
         self,
         game: Game,
@@ -156,6 +157,13 @@ class Daemon(BoardSession, Showing):
         self.rec = Reconciler(state, profile)
         self.rec.people = self.people
         self.rec.resumed = self.resumed
+        # The computer opponent (computer.py): asked only where ``thinks`` (run.py sets it).
+        self.thinks = False
+        self.computer: Computer | None = None
+        self.computer_asked = ""
+        self.computer_failed = ""
+        self.movetime_ms = DEFAULT_MOVETIME_MS
+        self._seat_computer()
         if state.plies:
             self.rec.restart_turn_from(last_turn_layouts(state))
         self.readings: list[Reading] = [EMPTY] * len(profile.sensor_cells)
@@ -264,6 +272,7 @@ class Daemon(BoardSession, Showing):
         elif event is not None:
             self._handle(event, now)
         self._timers(now)
+        self._computer_turn()
         if self.recorder is not None:
             self._record_after_turn()
 
@@ -296,7 +305,15 @@ class Daemon(BoardSession, Showing):
             recorder.flush()
         self.record_now = False
 
+    def _post_answer(self, answer: Answer) -> None:
+        """The computer's answer, from its thread, onto the loop's queue (and its recording)."""
+        self.events.put(Command("computer", what=answer.move, cells=(answer.key, answer.error),
+                                source="computer"))  # fmt: skip
+
     def _shutdown(self) -> None:
+        if self.computer is not None:
+            self.computer.close()
+            self.computer = None
         if self.link is not None and self.board is not None:
             with contextlib.suppress(LinkError):
                 self.link.send(led_frame({}, self.profile))  # leave the board dark
@@ -369,10 +386,17 @@ class Daemon(BoardSession, Showing):
                 # Names go with the game they were given for: a new game without names has
                 # none (never the last game's people, unseen).
                 self.people = command.players or ("", "")
+                if command.what.startswith("movetime:"):
+                    self.movetime_ms = int(command.what.split(":", 1)[1])
                 self._switch(command.game, profile)
                 result = CommandResult(True, words.NEW_GAME.format(title=command.game.title))
             elif command.action == "declare":
                 result = self._declare(command.what, now)
+            elif command.action == "computer" and command.cells is not None:
+                key, error = command.cells
+                result = CommandResult(not error, self._computer_answer(key, command.what, error))
+            elif command.action == "computer-restart":
+                result = CommandResult(True, self._restart_computer())
             else:
                 result = CommandResult(False, f"unknown command {command.action!r}")
         except Exception as exc:  # a face's command must never stop the referee
@@ -487,6 +511,7 @@ class Daemon(BoardSession, Showing):
         state = game.new_state()
         self.rec = Reconciler(state, profile)
         self.rec.people = self.people
+        self._seat_computer()
         self.rec.start_setup()
         self.game_id = self.journal.start_game(game, profile.id, None, self.people)
         self.moves = []

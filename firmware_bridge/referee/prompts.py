@@ -44,6 +44,11 @@ class Prompts:
     choice: int
     turn_layouts: list[dict[Cell, Piece]]
     _pairs: dict[Cell, Cell]
+    planned: Move | None  # the computer's chosen move, on its turn
+
+    @property
+    def computer_to_move(self) -> bool:
+        raise NotImplementedError
 
     # -- what the footprint search answers (reconcile.py) -------------------------------------
     def paths(self) -> list[Path]:
@@ -95,6 +100,8 @@ class Prompts:
                 self.next_game = self._next_game_text(setup, target)
                 ended = words.result(outcome, names, self.people)
                 self.status = words.game_over(ended, self.next_game)
+            elif self.computer_to_move:
+                signals = self._computer_signals(sensed, player)
             elif state.deciding:
                 signals = self._decision_signals()
                 self.status = words.choose_one(player, self._options())
@@ -154,6 +161,11 @@ class Prompts:
                     if settled or shown:
                         self.alert = "illegal"
                         why = self._why_illegal(sensed, current)
+                        if self.computer_to_move:  # any move but the computer's is put right
+                            planned = self.planned
+                            said = None if planned is None else words.said(state, planned,
+                                                                           self.people)  # fmt: skip
+                            why = words.not_computers(said)
                         todo = self._guide_status(signals, "", sentence=False)
                         self.status = words.illegal(why, todo)
                     else:
@@ -175,6 +187,22 @@ class Prompts:
                 if sensed.get(cell) == current.get(cell):
                     signals.setdefault(cell, NOTE_SIGNALS[note.kind])
         self.signals = signals
+
+    def _computer_signals(self, sensed: Tokens, player: str) -> dict[Cell, Signal]:
+        """The computer's turn on a board that matches the game: it is thinking, or its move
+        is shown to be carried out, every piece to lift, put down and take off."""
+        state = self.state
+        planned = self.planned
+        if planned is None:
+            self.status = words.computer_thinking(player)
+            return {}
+        after = state.copy(stack=False)
+        after.apply(planned, check=False)
+        signals = self.guide(sensed, after.layout(), setup=True)
+        todo = self._guide_status(signals, "", sentence=False, layout=after.layout(),
+                                  setup=True)  # fmt: skip
+        self.status = words.computer_moves(player, words.said(state, planned, self.people), todo)
+        return signals
 
     def _decision_signals(self) -> dict[Cell, Signal]:
         signals: dict[Cell, Signal] = {}

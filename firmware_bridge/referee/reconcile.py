@@ -111,6 +111,20 @@ class Reconciler(Prompts):
         self._consistent: list[Path] | None = None  # for the current sensed layout and turn
         self._waiting_since: float | None = None
         self._pairs: dict[Cell, Cell] = {}  # the last guide's moves: source -> destination
+        # The sides the computer plays (computer.py). On its turn the board accepts only the
+        # move it chose (``planned``; None while it thinks): anything else is put right.
+        self.computer: frozenset[Player] = frozenset()
+        self.planned: Move | None = None
+
+    @property
+    def computer_to_move(self) -> bool:
+        state = self.state
+        return bool(self.computer) and state.outcome() is None and state.to_move in self.computer
+
+    def plan(self, move: Move | None) -> None:
+        """The computer's move for the position as it stands (None: it is thinking)."""
+        self.planned = move
+        self._changed()
 
     # -- inputs -----------------------------------------------------------------------------
     def observe(self, sensed: Mapping[Cell, Token], now: float) -> None:
@@ -154,6 +168,7 @@ class Reconciler(Prompts):
 
     def new_state(self, state: State) -> None:
         self.state = state
+        self.planned = None
         self.taking_back = False
         self.turn_layouts = [state.layout()]
         self.synced = False
@@ -179,6 +194,13 @@ class Reconciler(Prompts):
         self.refused = False
         if button is Button.TAKEBACK:
             records.extend(self._take_back())
+        elif (button in (Button.PASS, Button.CONFIRM) and self.computer_to_move
+              and not self.choosing and self.planned != PASS):  # fmt: skip
+            # The computer's turn: a button makes no move of the players' (a pass, a null
+            # move); the computer's own pass is pressed as any pass is.
+            planned = self.planned
+            said = None if planned is None else words.said(state, planned, self.people)
+            self._refuse(words.not_computers(said))
         elif button is Button.SELECT:
             if self.choosing:
                 self.choice = (self.choice + 1) % len(self.choosing)
@@ -296,6 +318,7 @@ class Reconciler(Prompts):
         if not was_deciding:
             self.turn_layouts = [before]  # a new turn: the last one's layouts are history
         effect = state.apply(move)
+        self.planned = None  # the computer's plan was for the position before
         footprint = effect.footprint()
         hand = footprint.hand_layout(before)
         after = state.layout()
@@ -338,6 +361,7 @@ class Reconciler(Prompts):
         while state.plies:
             move = state.undo()
             undone.append(state.notation(move))
+            self.planned = None
             piece = state.piece_at(move.frm) if move.frm >= 0 else None
             taken.insert(0, (move, "" if piece is None else piece.kind))
             if not move.is_decision:
@@ -369,6 +393,8 @@ class Reconciler(Prompts):
             found: list[Path] = []
             if state.outcome() is None:
                 self._extend(state.layout(), (), (), frozenset(), found)
+            if self.computer_to_move:  # only the computer's own move, once it has chosen
+                found = [p for p in found if p.moves[0] == self.planned]
             self._paths = found
         return self._paths
 

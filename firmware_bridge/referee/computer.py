@@ -1,0 +1,214 @@
+"""The computer opponent beside the referee: the engine thinks in its own process
+(``board-referee engine``, docs/engine.md), asked from a worker thread, so the referee's loop,
+its LEDs and the pages never wait on a search.
+
+Which sides the computer plays is said by the people playing them: a side named ``Computer,
+level N`` (words.computer_name) is the computer's. So the records, the results, the club view
+and a resumed game all know it with nothing more kept. Its answer comes back on the daemon's
+queue like any control (``post``), keyed by the position it was asked about: an answer for a
+position the game has left (a take-back, a new game) is dropped. An engine that crashes or
+hangs is said (``error``) and started afresh at the next ask; the referee never stops for it.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine import Game, Player
+from firmware_bridge.opponent.client import EngineError, EngineProcess, engine_command
+
+COMPUTER = re.compile(r"^Computer, level ([1-5])$")
+DEFAULT_MOVETIME_MS = 2000
+MIN_MOVETIME_MS = 100
+MAX_MOVETIME_MS = 60_000
+
+
+def computer_sides(people: tuple[str, str]) -> dict[Player, int]:
+    """The sides the computer plays, with their levels, from who plays each side."""
+    sides = {}
+    for player in Player:
+        found = COMPUTER.match(people[player.index])
+        if found:
+            sides[player] = int(found.group(1))
+    return sides
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """One question for the engine: the game, its moves so far, the level and the time."""
+
+    key: str  # the position asked about; its answer carries it back
+    game: Game
+    moves: tuple[str, ...]
+    level: int
+    movetime_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    key: str
+    move: str  # the engine's move in notation; "" when it failed
+    error: str = ""
+
+
+class Computer:
+    """The engine process and the thread that asks it, one question at a time."""
+
+    def __init__(
+        self, post: Callable[[Answer], None], log: logging.Logger,
+        command: Sequence[str] | None = None,
+    ) -> None:  # fmt: skip
+        self.post = post
+        self.log = log
+        self.command = list(command or engine_command())
+        self._asks: queue.Queue[Ask | None] = queue.Queue()
+        self._engine: EngineProcess | None = None
+        self._loaded: tuple[str, str] | None = None  # the game and options the engine has
+        self._thread = threading.Thread(target=self._work, daemon=True, name="computer")
+        self._thread.start()
+
+    def ask(self, question: Ask) -> None:
+        self._asks.put(question)
+
+    def close(self) -> None:
+        self._asks.put(None)
+        self._thread.join(timeout=5)
+        if self._engine is not None:
+            self._engine.close()
+
+    @property
+    def pid(self) -> int | None:
+        return self._engine.pid if self._engine is not None and self._engine.alive else None
+
+    def _work(self) -> None:
+        while True:
+            question = self._asks.get()
+            if question is None:
+                return
+            if not self._asks.empty():  # a newer question waits: this one is stale
+                continue
+            try:
+                move = self._think(question)
+                self.post(Answer(question.key, move))
+            except EngineError as exc:
+                self.log.warning("the computer's engine failed: %s", exc)
+                if self._engine is not None:
+                    self._engine.close()
+                self._engine, self._loaded = None, None
+                self.post(Answer(question.key, "", str(exc)))
+            except Exception as exc:  # never let the worker die: say it, and go on
+                self.log.exception("the computer's engine failed")
+                self.post(Answer(question.key, "", str(exc)))
+
+    def _think(self, question: Ask) -> str:
+        engine = self._engine
+        if engine is None or not engine.alive:
+            engine = self._engine = EngineProcess(self.command, name="the computer's engine")
+            self._loaded = None
+        game = question.game
+        options = {k: str(v) for k, v in game.options.items()}
+        loaded = (game.id, repr(sorted(options.items())))
+        if self._loaded != loaded:
+            engine.new_game(game.id, options, timeout=30)
+            self._loaded = loaded
+        engine.level(question.level)
+        engine.position(question.moves)
+        return engine.go(movetime_ms=question.movetime_ms).move
+
+
+class Playing:
+    """The daemon's half that seats the computer (Daemon is one, as it is a Showing): on the
+    computer's turn it asks the engine, and it takes the answer back to the reconciler."""
+
+    rec: Any
+    game: Game
+    game_id: int
+    people: tuple[str, str]
+    log: logging.Logger
+    notice: str
+    dirty: bool
+    now: float
+    thinks: bool  # the computer may be asked (a replay never asks: it has the answers)
+    computer: Computer | None
+    computer_asked: str
+    computer_failed: str
+    movetime_ms: int
+
+    def _post_answer(self, answer: Answer) -> None:
+        raise NotImplementedError
+
+    def _process(self, records: list[Any]) -> None:
+        raise NotImplementedError
+
+    def _position_key(self) -> str:
+        """The position as the engine is asked about it: the game and its moves."""
+        return f"{self.game_id}|{' '.join(_texts(self.rec.state))}"
+
+    def _seat_computer(self) -> None:
+        """Which sides the computer plays in the game as it now stands."""
+        sides = computer_sides(self.people)
+        self.rec.computer = frozenset(sides)
+        self.computer_asked = ""
+
+    def _computer_turn(self) -> None:
+        """Ask the engine when it is the computer's turn and nobody has asked yet."""
+        rec = self.rec
+        if not self.thinks or not rec.computer_to_move or rec.planned is not None:
+            return
+        if self.computer_failed:
+            return
+        key = self._position_key()
+        if key == self.computer_asked:
+            return
+        self.computer_asked = key
+        if self.computer is None:
+            self.computer = Computer(self._post_answer, self.log)
+        level = computer_sides(self.people).get(rec.state.to_move, 5)
+        self.computer.ask(Ask(key, self.game, _texts(rec.state), level, self.movetime_ms))
+        self.dirty = True
+
+    def _computer_answer(self, key: str, move: str, error: str) -> str:
+        """The engine's answer: the move to show, or what went wrong; the words for the face."""
+        if key != self._position_key():
+            return "an answer for a position the game has left"
+        if error:
+            self.computer_failed = error
+            self.notice = f"The computer's engine stopped ({error}). Press Restart computer."
+            self.dirty = True
+            return self.notice
+        state = self.rec.state
+        try:
+            chosen = state.parse(move)
+        except ValueError:
+            chosen = None
+        if chosen is None or not state.is_legal(chosen):
+            self.computer_failed = f"it chose {move!r}, not a legal move"
+            self.notice = f"The computer's engine {self.computer_failed}. Press Restart computer."
+            return self.notice
+        self.log.info("the computer chose %s", move)
+        self.rec.plan(chosen)
+        self._process(self.rec.evaluate(self.now))
+        return f"the computer plays {move}"
+
+    def _restart_computer(self) -> str:
+        self.computer_failed = ""
+        self.computer_asked = ""
+        self.notice = ""
+        self._computer_turn()
+        return "the computer's engine is starting again"
+
+
+def _texts(state: Any) -> tuple[str, ...]:
+    """A game's moves in notation, each as its mover wrote it."""
+    replay = state.game.new_state()
+    texts = []
+    for move in state.history:
+        texts.append(replay.notation(move))
+        replay.apply(move, check=False)
+    return tuple(texts)

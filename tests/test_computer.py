@@ -1,0 +1,113 @@
+"""The computer opponent at the board, end to end: the referee asks the engine (its own
+process) on the computer's turn, shows its move on the LEDs and in words, the simulated hands
+carry it out, and the referee checks it; a wrong carrying-out is put right."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from engine import Move, MoveKind, Player
+from firmware_bridge.link import catalog
+from tests.e2e import DaemonProcess, EmulatorProcess, hand_text, wait_until
+
+CHOSE = re.compile(r"the computer chose (\S+)")
+GAMES = ["goats-wintering", "protect-the-goat", "the-lion-game", "three-dragons", "vanguard"]
+
+
+def chosen(daemon: DaemonProcess, count: int) -> str:
+    """The computer's ``count``-th choice, once the log has it."""
+    found: list[str] = []
+
+    def ready() -> bool:
+        found[:] = CHOSE.findall(daemon.text())
+        return len(found) >= count
+
+    wait_until(ready, 60, lambda: f"the computer chose {found}, not {count} moves\n"
+               + daemon.text()[-3000:])  # fmt: skip
+    return found[count - 1]
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_a_game_against_the_computer_on_the_emulated_board(tmp_path: Path, game_id: str) -> None:
+    game = catalog.load_game(game_id)
+    emu = EmulatorProcess(tmp_path, game_id, game_id)
+    daemon = DaemonProcess(tmp_path, game_id, game_id, emu.link, "--computer", "2",
+                           "--level", "2", "--movetime", "150")  # fmt: skip
+    try:
+        # The computer's game is a new game (game 2): play once the referee offers its start.
+        wait_until(lambda: " to move" in daemon.text().partition("new game 2")[2], 60,
+                   lambda: daemon.text()[-3000:])  # fmt: skip
+        state = game.new_state()
+        rng = random.Random(7)
+        texts: list[str] = []  # the game as the journal has it
+        by_computer = 0  # the computer's moves made so far
+        wrong_done = False
+
+        def make(text: str) -> None:
+            nonlocal by_computer
+            by_computer += state.to_move is Player.TWO
+            effect = state.apply(state.parse(text))
+            texts.append(text)
+            daemon.wait_moves(texts, timeout=60)
+            if effect.footprint().result != effect.footprint().hand:
+                follow()
+
+        def follow() -> None:
+            """The hands do what the LEDs ask, which may be the computer's whole move: the
+            journal then has it."""
+            emu.do("follow 20", timeout=60)
+            for text in daemon.moves()[len(texts) :]:
+                make(text)
+
+        def plain(move: Move) -> bool:
+            if move.kind is MoveKind.PASS or move.is_decision:
+                return True
+            hand = state.footprint(move).hand
+            return len(hand) == (1 if move.kind is MoveKind.PLACE else 2) and not move.cells
+
+        def carried_out(move: Move) -> bool:
+            pieces = emu.pieces()
+            names = game.board.names
+            landed = names[move.to] in pieces
+            return landed and (move.kind is not MoveKind.MOVE or names[move.frm] not in pieces)
+
+        while state.outcome() is None and state.plies < 14:
+            if state.to_move is Player.ONE:  # the person: any legal move
+                # Plain moves: a lift and a put-down, or a placement (a null move's CONFIRM
+                # and a strike's return are the other tests' business).
+                moves = [m for m in state.legal_moves() if plain(m)]
+                text = state.notation(moves[int(rng.random() * len(moves))])
+                emu.do(f"play {hand_text(state, text)}")
+                make(text)
+                continue
+            # The computer: its move, read from the referee, carried out by hand.
+            text = chosen(daemon, by_computer + 1)
+            move = state.parse(text)
+            assert state.is_legal(move)
+            others = [m for m in state.legal_moves() if m != move and plain(m)
+                      and not m.is_decision and m.kind is not MoveKind.PASS]  # fmt: skip
+            if not wrong_done and others and not state.deciding:
+                # A wrong carrying-out: another legal move. The referee refuses it and its
+                # LEDs put the board right, then show the computer's move.
+                wrong_done = True
+                wrong = state.notation(others[0])
+                emu.do(f"play {hand_text(state, wrong)}")
+                daemon.wait_log(r"illegal move \(the computer plays ", timeout=30)
+                assert daemon.moves() == texts  # nothing taken from it
+                follow()
+                if texts and texts[-1] == text:
+                    continue
+                if carried_out(move):  # the hands did it all, and the referee is taking it
+                    make(text)
+                    continue
+            emu.do(f"play {hand_text(state, text)}")
+            make(text)
+        assert by_computer >= 3
+        assert wrong_done
+    finally:
+        daemon.stop()
+        emu.close()
