@@ -108,6 +108,12 @@ def test_a_game_against_the_computer_on_the_emulated_board(tmp_path: Path, game_
             make(text)
         assert by_computer >= 3
         assert wrong_done
+        if state.outcome() is None:  # 14 plies: the person's turn
+            assert state.to_move is Player.ONE
+            # A take-back on the person's turn undoes the computer's answer and their move.
+            emu.do("press takeback")
+            daemon.wait_moves(texts[:-2], timeout=30)
+            daemon.wait_log(r"took back \S+ \S+", timeout=30)
     finally:
         daemon.stop()
         emu.close()

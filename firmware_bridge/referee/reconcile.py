@@ -357,14 +357,19 @@ class Reconciler(Prompts):
         taken: list[tuple[Move, str]] = []
         ended = state.outcome() is not None
         shown = [*self.turn_layouts, state.layout()]  # what the board may show now
-        # Back to the start of the turn in progress, or else of the previous turn.
-        while state.plies:
-            move = state.undo()
-            undone.append(state.notation(move))
-            self.planned = None
-            piece = state.piece_at(move.frm) if move.frm >= 0 else None
-            taken.insert(0, (move, "" if piece is None else piece.kind))
-            if not move.is_decision:
+        # Back to the start of the turn in progress, or else of the previous turn; against
+        # the computer, back to the person's turn: their move and the computer's answer.
+        while True:
+            while state.plies:
+                move = state.undo()
+                undone.append(state.notation(move))
+                self.planned = None
+                piece = state.piece_at(move.frm) if move.frm >= 0 else None
+                taken.insert(0, (move, "" if piece is None else piece.kind))
+                if not move.is_decision:
+                    break
+            against = len(self.computer) == 1 and state.to_move in self.computer
+            if not (against and state.plies):
                 break
         # The layouts taken back stay in the turn's layouts, so the pieces going back are
         # guided as moves (from -> to) and restored captures as put-backs, never as illegal.
