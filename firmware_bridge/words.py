@@ -141,6 +141,11 @@ def computer_name(level: int) -> str:
     return f"{COMPUTER_PREFIX}{level}"
 
 
+def hint_shown(who: str, move: str, todo: str) -> str:
+    """The engine's suggestion, shown on the board: the player may play it, or anything else."""
+    return f"{who} to move — hint: {move} ({todo})"
+
+
 def not_computers(move: str | None) -> str:
     """Why a move on the computer's turn is put right: only its own is played there."""
     if not move:
@@ -428,6 +433,8 @@ PAGE: dict[str, str] = {
     # the controls
     "takeback": "Take back",
     "pass": "Pass",
+    "hint": "Hint",
+    "restart_computer": "Restart computer",
     "confirm": "Confirm",
     "select": "Select",
     "menu": "Menu",
@@ -464,6 +471,12 @@ PAGE: dict[str, str] = {
     "new_game_title": "New game",
     "game": "Game",
     "name_of": "{side}: name",
+    "played_by": "{side} is played by",
+    "a_person": "a person",
+    "computer_level": "the computer, level {level} ({name})",
+    "computer_time": "The computer thinks for",
+    "hints_allowed": "Hints may be asked (the Hint button)",
+    "seconds": "{n} s a move",
     "optional": "(optional)",
     "abandon": "The game in progress ({moves}) will be abandoned.",
     "abandon_start": "Abandon it and start",

@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import random
 import re
+import urllib.request
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import Browser, expect
 
 from engine import Move, MoveKind, Player
 from firmware_bridge.link import catalog
 from tests.e2e import DaemonProcess, EmulatorProcess, hand_text, wait_until
+from tests.test_kiosk import TIMEOUT, Referee, browser, click, open_pages, referees, signal_tag
 
 CHOSE = re.compile(r"the computer chose (\S+)")
+__all__ = ["browser", "referees"]  # the kiosk tests' fixtures, used here too
 GAMES = ["goats-wintering", "protect-the-goat", "the-lion-game", "three-dragons", "vanguard"]
 
 
@@ -117,3 +121,55 @@ def test_a_game_against_the_computer_on_the_emulated_board(tmp_path: Path, game_
     finally:
         daemon.stop()
         emu.close()
+
+
+def test_the_kiosk_seats_the_computer_and_shows_its_move(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    """New game at the kiosk: Black played by the computer at level 1, a second a move. The
+    kiosk says it is thinking, then its move in words, and the emulated board's LEDs show it;
+    carried out on the board, the game goes on; the move list names the computer."""
+    referee = Referee(tmp_path, "--game", "vanguard")
+    referees.append(referee)
+    kiosk, board = open_pages(browser, referee)
+    kiosk.locator("#btn-menu").click()
+    kiosk.locator("#btn-newgame").click()
+    kiosk.locator('#ng-players input[name="player-1"]').fill("Ann")
+    expect(kiosk.locator("#ng-players label.computer-time")).to_be_hidden()
+    kiosk.locator('#ng-players select[name="side-2"]').select_option("1")
+    expect(kiosk.locator('#ng-players input[name="player-2"]')).to_be_hidden()
+    kiosk.locator('#ng-players select[name="movetime"]').select_option("1000")
+    kiosk.locator("#ng-start").click()
+    status = kiosk.locator("#status")
+    expect(status).to_contain_text("Ann to move", timeout=TIMEOUT)
+    click(board, "C2", "C3")
+    expect(status).to_contain_text("The computer plays", timeout=TIMEOUT)
+    line = referee.wait_log(r"the computer chose (\S+)")
+    move = line.group(1)
+    frm, to = move.split("-")[0], move.split("-")[1][:2]
+    assert signal_tag(board, frm) and signal_tag(board, to)  # lift here, put there
+    click(board, frm, to)
+    expect(kiosk.locator("#moves li")).to_have_count(2, timeout=TIMEOUT)
+    expect(kiosk.locator("#moves li").nth(1)).to_contain_text("computer")
+    expect(status).to_contain_text("Ann to move", timeout=TIMEOUT)
+    state = referee.state()
+    assert state["game"]["people"] == ["Ann", "Computer, level 1"]
+    # A hint: the engine's move for Ann, in words and on the LEDs, not played.
+    kiosk.locator("#btn-hint").click()
+    expect(status).to_contain_text("hint:", timeout=TIMEOUT)
+    hint = referee.wait_log(r"hint for ONE: (\S+)").group(1)
+    frm, to = hint.split("-")[0], hint.split("-")[1][:2]
+    assert signal_tag(board, frm) and signal_tag(board, to)
+    expect(kiosk.locator("#btn-hint")).to_be_hidden()  # one hint at a time
+    assert len(referee.state()["moves"]) == 2  # nothing played
+    status_code, answer = referee.post("/api/hint", {})
+    assert status_code == 409, answer  # refused: the hint is already on the board
+    assert "the hint is on the board" in answer["message"]
+    click(board, frm, to)  # Ann takes the hint
+    expect(kiosk.locator("#moves li")).to_have_count(3, timeout=TIMEOUT)
+    expect(status).to_contain_text("The computer plays", timeout=TIMEOUT)
+    # The record notes the hint; the computer is a player in the results.
+    with urllib.request.urlopen(referee.kiosk_url + "api/record/2", timeout=10) as answer:
+        text = answer.read().decode()
+    assert f"# hints used: 1: before move 3 ({hint})" in text, text
+    assert "Computer, level 1" in text

@@ -57,12 +57,17 @@ def player_names(value: object) -> tuple[str, str] | None:
 
 
 def computer_players(
-    people: tuple[str, str] | None, computer: object, movetime: object
+    people: tuple[str, str] | None, computer: object, movetime: object, hints: object = True
 ) -> tuple[tuple[str, str] | None, str]:
     """The sides the computer plays (``{"2": 3}``: side 2 at level 3) seated among the people,
-    as the name ``Computer, level 3``; and the time a move as the command says it."""
-    if computer is None or computer == {}:
-        return people, ""
+    as the name ``Computer, level 3``; and the computer's settings as the command says them
+    (its time a move, whether hints may be asked)."""
+    if not isinstance(hints, bool):
+        raise ControlError("hints is true or false")
+    off = "" if hints else ";hints:off"
+    if computer is None or computer == {}:  # people only: a time a move is for hints
+        settings = f"movetime:{_movetime(movetime)}" if movetime is not None else ""
+        return people, settings + off
     if not isinstance(computer, dict) or len(computer) > 2:
         raise ControlError('the computer plays sides by level, like {"computer": {"2": 3}}')
     names = list(people or ("", ""))
@@ -72,13 +77,17 @@ def computer_players(
         if isinstance(level, bool) or not isinstance(level, int) or not 1 <= level <= 5:
             raise ControlError("the computer's level is 1 (a beginner) to 5 (full strength)")
         names[int(side) - 1] = words.computer_name(level)
+    return (names[0], names[1]), f"movetime:{_movetime(movetime)}{off}"
+
+
+def _movetime(movetime: object) -> int:
     if movetime is None:
-        movetime = DEFAULT_MOVETIME_MS
+        return DEFAULT_MOVETIME_MS
     if (isinstance(movetime, bool) or not isinstance(movetime, int)
             or not MIN_MOVETIME_MS <= movetime <= MAX_MOVETIME_MS):  # fmt: skip
         raise ControlError(f"the computer's time a move is {MIN_MOVETIME_MS} to "
                            f"{MAX_MOVETIME_MS} milliseconds")  # fmt: skip
-    return (names[0], names[1]), f"movetime:{movetime}"
+    return movetime
 
 
 def new_game_command(
@@ -92,6 +101,7 @@ def new_game_command(
     players: object = None,
     computer: object = None,
     movetime: object = None,
+    hints: object = True,
 ) -> Command:
     """A new game of ``game_id``: on the board profile in use when it is the same game, else
     on the game's default profile. ``known``: the games the face offers. ``computer``: the
@@ -108,7 +118,7 @@ def new_game_command(
         raise ControlError("option values are text, numbers or true/false")
     if any(len(str(v)) > MAX_OPTION_TEXT for v in options.values()):
         raise ControlError(f"an option's value is at most {MAX_OPTION_TEXT} characters")
-    people, what = computer_players(player_names(players), computer, movetime)
+    people, what = computer_players(player_names(players), computer, movetime, hints)
     if game_id not in known:
         raise ControlError(f"unknown game {game_id!r} (known games: {', '.join(sorted(known))})")
     try:
@@ -142,7 +152,8 @@ def control_command(
     return new_game_command(body.get("game"), body.get("options"), config_dir=config_dir,
                             known=known, current=current, source=source,
                             players=body.get("players"), computer=body.get("computer"),
-                            movetime=body.get("movetime"))  # fmt: skip
+                            movetime=body.get("movetime"),
+                            hints=body.get("hints", True))  # fmt: skip
 
 
 __all__ = [

@@ -130,6 +130,8 @@ class KioskServer(LiveServer):
         app.router.add_post("/api/new-game", self._new_game)
         app.router.add_post("/api/button", self._button)
         app.router.add_post("/api/takeback", self._takeback)
+        app.router.add_post("/api/hint", self._hint)
+        app.router.add_post("/api/computer-restart", self._computer_restart)
         app.router.add_post("/api/check", self._check)
         app.router.add_post("/api/result", self._result)
         app.router.add_get("/api/record/{number}", self._record)
@@ -235,6 +237,18 @@ class KioskServer(LiveServer):
         self.authorise(request)
         return await self._command(Command("press", button=Button.TAKEBACK))
 
+    async def _hint(self, request: web.Request) -> web.Response:
+        """The engine's suggestion for the player to move, shown on the board (docs/engine.md)."""
+        self.authorise(request)
+        await self.body(request)
+        return await self._command(Command("hint"))
+
+    async def _computer_restart(self, request: web.Request) -> web.Response:
+        """Start the computer's engine again after it stopped."""
+        self.authorise(request)
+        await self.body(request)
+        return await self._command(Command("computer-restart"))
+
     async def _result(self, request: web.Request) -> web.Response:
         """A result the players declare: ``{"result": "resign", "player": 1}`` or
         ``{"result": "draw"}`` (the page asks for a confirmation first)."""
@@ -291,6 +305,7 @@ class KioskServer(LiveServer):
                     players=body.get("players"),
                     computer=body.get("computer"),
                     movetime=body.get("movetime"),
+                    hints=body.get("hints", True),
                 )
             except ControlError as exc:
                 raise BadRequest(400, str(exc)) from exc

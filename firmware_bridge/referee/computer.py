@@ -24,6 +24,7 @@ from engine import Game, Player
 from firmware_bridge.opponent.client import EngineError, EngineProcess, engine_command
 
 COMPUTER = re.compile(r"^Computer, level ([1-5])$")
+HINT_KEY = "hint|"  # an answer whose key starts so is a hint for the player to move
 DEFAULT_MOVETIME_MS = 2000
 MIN_MOVETIME_MS = 100
 MAX_MOVETIME_MS = 60_000
@@ -139,6 +140,8 @@ class Playing:
     computer_asked: str
     computer_failed: str
     movetime_ms: int
+    hints: bool  # hints may be asked in this game
+    journal: Any
 
     def _post_answer(self, answer: Answer) -> None:
         raise NotImplementedError
@@ -173,9 +176,35 @@ class Playing:
         self.computer.ask(Ask(key, self.game, _texts(rec.state), level, self.movetime_ms))
         self.dirty = True
 
+    def _ask_hint(self) -> tuple[bool, str]:
+        """The Hint button: the engine's suggestion for the player to move, asked now, shown
+        when it comes (``_computer_answer``). (False, why) when no hint can be given."""
+        rec = self.rec
+        state = rec.state
+        refusal = ""
+        if not self.thinks:
+            refusal = "this referee has no engine to ask"
+        elif not self.hints:
+            refusal = "hints are off for this game"
+        elif state.outcome() is not None:
+            refusal = "the game is over"
+        elif rec.computer_to_move:
+            refusal = "it is the computer's turn"
+        elif rec.hinted is not None:
+            refusal = "the hint is on the board"
+        if refusal:
+            return False, refusal
+        self.computer_failed = ""
+        if self.computer is None:
+            self.computer = Computer(self._post_answer, self.log)
+        key = HINT_KEY + self._position_key()
+        self.computer.ask(Ask(key, self.game, _texts(state), 5, self.movetime_ms))
+        return True, "looking for a good move…"
+
     def _computer_answer(self, key: str, move: str, error: str) -> str:
         """The engine's answer: the move to show, or what went wrong; the words for the face."""
-        if key != self._position_key():
+        hint = key.startswith(HINT_KEY)
+        if key.removeprefix(HINT_KEY) != self._position_key():
             return "an answer for a position the game has left"
         if error:
             self.computer_failed = error
@@ -191,6 +220,13 @@ class Playing:
             self.computer_failed = f"it chose {move!r}, not a legal move"
             self.notice = f"The computer's engine {self.computer_failed}. Press Restart computer."
             return self.notice
+        if hint:
+            self.log.info("hint for %s: %s", self.rec.state.to_move.name, move)
+            self.journal.record_hint(self.game_id, move)
+            self.notice = ""  # "looking for a good move…" is answered: the status shows it
+            self.rec.hint(chosen)
+            self._process(self.rec.evaluate(self.now))
+            return f"hint: {move}"
         self.log.info("the computer chose %s", move)
         self.rec.plan(chosen)
         self._process(self.rec.evaluate(self.now))

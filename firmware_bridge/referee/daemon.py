@@ -163,6 +163,7 @@ class Daemon(BoardSession, Showing, Playing):
         self.computer_asked = ""
         self.computer_failed = ""
         self.movetime_ms = DEFAULT_MOVETIME_MS
+        self.hints = True
         self._seat_computer()
         if state.plies:
             self.rec.restart_turn_from(last_turn_layouts(state))
@@ -386,8 +387,9 @@ class Daemon(BoardSession, Showing, Playing):
                 # Names go with the game they were given for: a new game without names has
                 # none (never the last game's people, unseen).
                 self.people = command.players or ("", "")
-                if command.what.startswith("movetime:"):
-                    self.movetime_ms = int(command.what.split(":", 1)[1])
+                settings = dict(p.split(":", 1) for p in command.what.split(";") if ":" in p)
+                self.movetime_ms = int(settings.get("movetime", DEFAULT_MOVETIME_MS))
+                self.hints = settings.get("hints", "on") != "off"
                 self._switch(command.game, profile)
                 result = CommandResult(True, words.NEW_GAME.format(title=command.game.title))
             elif command.action == "declare":
@@ -397,6 +399,8 @@ class Daemon(BoardSession, Showing, Playing):
                 result = CommandResult(not error, self._computer_answer(key, command.what, error))
             elif command.action == "computer-restart":
                 result = CommandResult(True, self._restart_computer())
+            elif command.action == "hint":
+                result = CommandResult(*self._ask_hint())
             else:
                 result = CommandResult(False, f"unknown command {command.action!r}")
         except Exception as exc:  # a face's command must never stop the referee

@@ -129,6 +129,7 @@ class GameRow:
 
 
 MAX_NAME = 40  # characters of a player's name
+HINT = "hint"  # an entry noting a hint the engine gave (its text: the move suggested)
 
 
 def people_of(value: object) -> tuple[str, str]:
@@ -278,6 +279,8 @@ class Journal:
                 standing += 1
             elif action == "takeback" and str(text).isdigit() and 0 < int(text) <= standing:
                 standing -= int(text)
+            elif action == HINT and isinstance(text, str):
+                pass  # a note, not a move
             else:
                 raise damaged(f"an entry {action!r} {text!r} is not a move or a take-back")
         return GameRow(game_id, row[1], options, row[3], start,
@@ -320,6 +323,11 @@ class Journal:
                 self.db.execute("ROLLBACK")
             raise
         self._write("COMMIT", ())
+
+    def record_hint(self, game_id: int, text: str) -> None:
+        """A hint the engine gave the player to move (its move, suggested, not played): a
+        note in the game's record, never a move (``fold`` and ``replay`` pass over it)."""
+        self._append(game_id, HINT, text)
 
     def started(self, game_id: int) -> str:
         """When game ``game_id`` was started (set up), ISO 8601 UTC; "" if unknown."""
@@ -477,7 +485,7 @@ def fold(entries: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> list[s
     for action, text in entries:
         if action == "takeback":
             del moves[len(moves) - int(text) :]
-        else:
+        elif action != HINT:
             moves.append(text)
     return moves
 
@@ -488,7 +496,7 @@ def replay(state: State, entries: tuple[tuple[str, str], ...]) -> State:
         if action == "takeback":
             for _ in range(int(text)):
                 state.undo()
-        else:
+        elif action != HINT:
             state.apply(state.parse(text))
     return state
 
@@ -527,6 +535,9 @@ class GameRecord:
     ended: str | None
     moves: tuple[tuple[str, str], ...]  # (move, ISO time), take-backs applied
     players: tuple[str, str] = ("", "")  # the people playing each side ("": not named)
+    # Hints the engine gave, as (the number of the move it was asked before, the move it
+    # suggested); a hint before a move taken back stays noted.
+    hints: tuple[tuple[int, str], ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -535,6 +546,7 @@ class GameRecord:
             "outcome": self.outcome, "started": self.started, "ended": self.ended,
             "moves": [{"move": m, "at": at} for m, at in self.moves],
             "players": list(self.players),
+            "hints": [{"before_move": n, "move": m} for n, m in self.hints],
         }  # fmt: skip
 
 
@@ -645,17 +657,21 @@ def read_records(path: Path, game_id: int | None = None) -> list[GameRecord]:
     records = []
     for gid, game, options, profile, start, status, outcome, started, ended, names in games:
         moves: list[tuple[str, str]] = []
+        hints: list[tuple[int, str]] = []
         for action, text, at in by_game.get(int(gid), []):
             if action == "takeback" and text.isdigit():
                 del moves[len(moves) - int(text) :]
             elif action == "move":
                 moves.append((text, at))
+            elif action == HINT:
+                hints.append((len(moves) + 1, text))
         try:
             record = GameRecord(
                 str(path), int(gid), str(game), json.loads(options), str(profile),
                 json.loads(start) if start else None, str(status),
                 json.loads(outcome) if outcome else None, str(started),
                 None if ended is None else str(ended), tuple(moves), people_of(names),
+                tuple(hints),
             )  # fmt: skip
         except (TypeError, json.JSONDecodeError):
             continue  # a row edited by hand: left out of the records, never guessed at

@@ -45,6 +45,7 @@ class Prompts:
     turn_layouts: list[dict[Cell, Piece]]
     _pairs: dict[Cell, Cell]
     planned: Move | None  # the computer's chosen move, on its turn
+    hinted: Move | None  # the engine's suggestion for the player to move
 
     @property
     def computer_to_move(self) -> bool:
@@ -102,6 +103,10 @@ class Prompts:
                 self.status = words.game_over(ended, self.next_game)
             elif self.computer_to_move:
                 signals = self._computer_signals(sensed, player)
+            elif self.hinted is not None:
+                signals = self._shown_move(sensed, self.hinted)
+                suggested = words.said(state, self.hinted, self.people)
+                self.status = words.hint_shown(player, suggested, self.status)
             elif state.deciding:
                 signals = self._decision_signals()
                 self.status = words.choose_one(player, self._options())
@@ -196,12 +201,19 @@ class Prompts:
         if planned is None:
             self.status = words.computer_thinking(player)
             return {}
-        after = state.copy(stack=False)
-        after.apply(planned, check=False)
+        signals = self._shown_move(sensed, planned)
+        self.status = words.computer_moves(player, words.said(state, planned, self.people),
+                                           self.status)  # fmt: skip
+        return signals
+
+    def _shown_move(self, sensed: Tokens, move: Move) -> dict[Cell, Signal]:
+        """The signals that carry out ``move`` from the board as it is (every piece to lift,
+        put down and take off), and what they ask in words, left in ``status``."""
+        after = self.state.copy(stack=False)
+        after.apply(move, check=False)
         signals = self.guide(sensed, after.layout(), setup=True)
-        todo = self._guide_status(signals, "", sentence=False, layout=after.layout(),
-                                  setup=True)  # fmt: skip
-        self.status = words.computer_moves(player, words.said(state, planned, self.people), todo)
+        self.status = self._guide_status(signals, "", sentence=False, layout=after.layout(),
+                                         setup=True)  # fmt: skip
         return signals
 
     def _decision_signals(self) -> dict[Cell, Signal]:

@@ -115,6 +115,7 @@ class Reconciler(Prompts):
         # move it chose (``planned``; None while it thinks): anything else is put right.
         self.computer: frozenset[Player] = frozenset()
         self.planned: Move | None = None
+        self.hinted: Move | None = None  # the engine's suggestion, shown until a move is made
 
     @property
     def computer_to_move(self) -> bool:
@@ -125,6 +126,10 @@ class Reconciler(Prompts):
         """The computer's move for the position as it stands (None: it is thinking)."""
         self.planned = move
         self._changed()
+
+    def hint(self, move: Move) -> None:
+        """Show the engine's suggestion for the player to move, without playing it."""
+        self.hinted = move
 
     # -- inputs -----------------------------------------------------------------------------
     def observe(self, sensed: Mapping[Cell, Token], now: float) -> None:
@@ -168,7 +173,7 @@ class Reconciler(Prompts):
 
     def new_state(self, state: State) -> None:
         self.state = state
-        self.planned = None
+        self.planned = self.hinted = None
         self.taking_back = False
         self.turn_layouts = [state.layout()]
         self.synced = False
@@ -318,7 +323,7 @@ class Reconciler(Prompts):
         if not was_deciding:
             self.turn_layouts = [before]  # a new turn: the last one's layouts are history
         effect = state.apply(move)
-        self.planned = None  # the computer's plan was for the position before
+        self.planned = self.hinted = None  # for the position before
         footprint = effect.footprint()
         hand = footprint.hand_layout(before)
         after = state.layout()
@@ -363,7 +368,7 @@ class Reconciler(Prompts):
             while state.plies:
                 move = state.undo()
                 undone.append(state.notation(move))
-                self.planned = None
+                self.planned = self.hinted = None
                 piece = state.piece_at(move.frm) if move.frm >= 0 else None
                 taken.insert(0, (move, "" if piece is None else piece.kind))
                 if not move.is_decision:

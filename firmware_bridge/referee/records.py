@@ -91,6 +91,9 @@ def record_text(
         )
     if record.start:
         lines.append("# started from a position: replay with --position (the JSON record has it)")
+    if record.hints:
+        said = ", ".join(f"before move {n} ({move})" for n, move in record.hints)
+        lines.append(f"# hints used: {len(record.hints)}: {said}")
     state = None
     if game is not None:
         try:

@@ -46,6 +46,9 @@ class Showing:
     port: str
     last_frame: float | None
     faults: list[tuple[float, int, str]]
+    thinks: bool
+    hints: bool
+    computer_failed: str
 
     @property
     def state(self) -> State:
@@ -172,6 +175,12 @@ class Showing:
         if state.outcome() is not None or self.check is not None:
             return ()
         found = []
+        if rec.computer_to_move:  # the board makes only the computer's move: its pass, or none
+            if rec.planned == PASS:
+                found.append("pass")
+            if self.computer_failed:
+                found.append("restart-computer")
+            return tuple(found)
         if state.is_legal(PASS):  # the position's moves, listed once and kept
             found.append("pass")
         # A move that changes nothing the sensors see: known once the turn's paths are worked
@@ -180,6 +189,10 @@ class Showing:
             found.append("confirm")
         if rec.choosing:
             found.append("select")
+        if self.thinks and self.hints and rec.hinted is None:
+            found.append("hint")
+        if self.computer_failed:
+            found.append("restart-computer")
         return tuple(found)
 
     def _status_sentence(self) -> str:

@@ -148,7 +148,7 @@ window.addEventListener("resize", fitStatus);
 function renderButtons(s) {
   const usable = new Set(s.buttons || []);
   const over = Boolean(s.outcome);
-  for (const name of ["pass", "confirm", "select"]) {
+  for (const name of ["pass", "confirm", "select", "hint", "restart-computer"]) {
     $(`btn-${name}`).hidden = CLUB || !usable.has(name);
   }
   $("btn-takeback").disabled = s.moves.length === 0;
@@ -294,6 +294,14 @@ for (const button of document.querySelectorAll("[data-button]")) {
   });
 }
 
+// The computer's controls: a hint for the player to move, and its engine started again.
+for (const button of document.querySelectorAll("[data-action]")) {
+  button.addEventListener("click", async () => {
+    const result = await post(`${API}/${button.dataset.action}`, {});
+    tell(result.message, !result.ok);
+  });
+}
+
 for (const button of document.querySelectorAll("[data-check]")) {
   button.addEventListener("click", async () => {
     const result = await post(`${API}/check`, { what: button.dataset.check });
@@ -408,9 +416,57 @@ function fillOptions() {
   const box = $("ng-options");
   box.replaceChildren();
   const players = $("ng-players");
-  const typed = [...players.querySelectorAll("input")].map((i) => i.value);
+  const typed = [...players.querySelectorAll("input[name^=player]")].map((i) => i.value);
+  const sides = [...players.querySelectorAll("select.side")].map((i) => i.value);
+  const thinks = players.querySelector("select.movetime")?.value;
+  const hinting = players.querySelector("input.hints")?.checked;
   players.replaceChildren();
   if (!game) return;
+  // Who plays each side: a person, or the computer at a level (docs/engine.md). The
+  // computer is a player like any, named "Computer, level N" in records and results.
+  const people = (current && current.game.people) || ["", ""];
+  const computerLevel = (name) => /^Computer, level ([1-5])$/.exec(name || "")?.[1] || "";
+  game.players.forEach((side, index) => {
+    const label = document.createElement("label");
+    label.className = "option";
+    const words = document.createElement("span");
+    words.className = "option-label";
+    words.textContent = say("played_by", { side });
+    const select = document.createElement("select");
+    select.className = "side";
+    select.name = `side-${index + 1}`;
+    select.append(new Option(say("a_person"), ""));
+    for (const level of LEVELS) {
+      select.append(new Option(say("computer_level", level), String(level.level)));
+    }
+    select.value = sides[index] ?? computerLevel(people[index]);
+    select.addEventListener("change", showNames);
+    label.append(words, select);
+    players.appendChild(label);
+  });
+  const time = document.createElement("label");
+  time.className = "option computer-time";
+  const timeWords = document.createElement("span");
+  timeWords.className = "option-label";
+  timeWords.textContent = say("computer_time");
+  const movetime = document.createElement("select");
+  movetime.className = "movetime";
+  movetime.name = "movetime";
+  for (const seconds of [1, 2, 5, 10, 30]) movetime.append(new Option(say("seconds", { n: seconds }), String(seconds * 1000)));
+  movetime.value = thinks ?? "2000";
+  time.append(timeWords, movetime);
+  players.appendChild(time);
+  const hints = document.createElement("label");
+  hints.className = "option option-bool";
+  const allow = document.createElement("input");
+  allow.type = "checkbox";
+  allow.name = "hints";
+  allow.className = "hints";
+  allow.checked = hinting ?? true;
+  const hintWords = document.createElement("span");
+  hintWords.textContent = say("hints_allowed");
+  hints.append(allow, hintWords);
+  players.appendChild(hints);
   // Who plays which side: kept with the game, shown on the kiosk, in records and results.
   // The names of the game on the board are offered (shown, to keep or change); a game
   // without names typed here has none.
@@ -425,14 +481,34 @@ function fillOptions() {
     input.maxLength = 40;
     input.autocomplete = "off";
     input.placeholder = say("optional");
-    input.value = typed[index] ?? ((current && current.game.people) ? current.game.people[index] || "" : "");
+    const known = (current && current.game.people) ? current.game.people[index] || "" : "";
+    input.value = typed[index] ?? (computerLevel(known) ? "" : known);
+    label.classList.add("person-name");
     label.append(words, input);
     players.appendChild(label);
   });
+  showNames();
   for (const spec of game.options) {
     const same = current && current.game.id === game.id;
     box.appendChild(optionField(spec, same ? current.game.options[spec.name] : spec.default));
   }
+}
+
+// The levels the computer plays at, 1 a beginner that slips on purpose to 5 full strength.
+const LEVELS = [
+  { level: 1, name: "beginner" }, { level: 2, name: "casual" }, { level: 3, name: "club player" },
+  { level: 4, name: "strong" }, { level: 5, name: "full strength" },
+];
+
+// A side the computer plays has no name to type; the computer's time shows when it plays.
+function showNames() {
+  const box = $("ng-players");
+  const sides = [...box.querySelectorAll("select.side")];
+  box.querySelectorAll("label.person-name").forEach((label, index) => {
+    label.hidden = Boolean(sides[index]?.value);
+  });
+  const time = box.querySelector("label.computer-time");
+  if (time) time.hidden = !sides.some((s) => s.value);
 }
 
 $("btn-newgame").addEventListener("click", async () => {
@@ -458,8 +534,19 @@ $("newgame-form").addEventListener("submit", async (event) => {
     options[input.name] = input.dataset.type === "bool" ? input.checked
       : input.dataset.type === "int" ? Number(input.value) : input.value;
   }
-  const people = [...$("ng-players").querySelectorAll("input")].map((i) => i.value.trim());
-  const result = await post(`${API}/new-game`, { game: $("ng-game").value, options, players: people });
+  const box = $("ng-players");
+  const people = [...box.querySelectorAll("input[name^=player]")].map((i) => i.value.trim());
+  const computer = {};
+  box.querySelectorAll("select.side").forEach((select, index) => {
+    if (select.value) computer[String(index + 1)] = Number(select.value);
+  });
+  const body = { game: $("ng-game").value, options, players: people,
+    hints: box.querySelector("input.hints").checked };
+  if (Object.keys(computer).length) {
+    body.computer = computer;
+    body.movetime = Number(box.querySelector("select.movetime").value);
+  }
+  const result = await post(`${API}/new-game`, body);
   if (result.ok) {
     $("newgame").close();
     tell(result.message, false);
