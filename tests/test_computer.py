@@ -4,10 +4,14 @@ carry it out, and the referee checks it; a wrong carrying-out is put right."""
 
 from __future__ import annotations
 
+import json
+import os
 import random
 import re
+import signal
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, expect
@@ -15,7 +19,17 @@ from playwright.sync_api import Browser, expect
 from engine import Move, MoveKind, Player
 from firmware_bridge.link import catalog
 from tests.e2e import DaemonProcess, EmulatorProcess, hand_text, wait_until
-from tests.test_kiosk import TIMEOUT, Referee, browser, click, open_pages, referees, signal_tag
+from tests.mosquitto import free_port
+from tests.test_kiosk import (
+    TIMEOUT,
+    Referee,
+    browser,
+    click,
+    free_port,
+    open_pages,
+    referees,
+    signal_tag,
+)
 
 CHOSE = re.compile(r"the computer chose (\S+)")
 __all__ = ["browser", "referees"]  # the kiosk tests' fixtures, used here too
@@ -173,3 +187,44 @@ def test_the_kiosk_seats_the_computer_and_shows_its_move(
         text = answer.read().decode()
     assert f"# hints used: 1: before move 3 ({hint})" in text, text
     assert "Computer, level 1" in text
+
+
+def test_an_engine_crash_never_stops_the_referee(tmp_path: Path) -> None:
+    """The engine killed while it thinks: the referee says so and offers to restart it; the
+    restart asks again and the game goes on."""
+    emu = EmulatorProcess(tmp_path, "vanguard", "vanguard")
+    daemon = DaemonProcess(tmp_path, "vanguard", "vanguard", emu.link, "--computer", "2",
+                           "--level", "5", "--movetime", "20000", "--kiosk",
+                           f"127.0.0.1:{free_port()}")  # fmt: skip
+    try:
+        found = re.search(r"kiosk page: (\S+)", daemon.wait_log(r"kiosk page: "))
+        assert found is not None
+        url = found.group(1)
+        wait_until(lambda: " to move" in daemon.text().partition("new game 2")[2], 60,
+                   lambda: daemon.text()[-3000:])  # fmt: skip
+        emu.do("play C2-C3")
+        pid = int(daemon.wait_log(r"the computer's engine started \(process (\d+)\)").split()[-1]
+                  .strip(")"))  # fmt: skip
+        os.kill(pid, signal.SIGKILL)
+        daemon.wait_log(r"the computer's engine failed")
+        state = post(url, "api/state", None)
+        assert "restart-computer" in state["buttons"]
+        assert "stopped" in state["notice"]
+        assert daemon.proc.poll() is None  # the referee goes on
+        answer = post(url, "api/computer-restart", {})
+        assert answer["ok"], answer
+        again = rf"the computer.s engine started \(process (?!{pid}\))\d+\)"  # a new one
+        daemon.wait_log(again)
+    finally:
+        daemon.stop()
+        emu.close()
+
+
+def post(url: str, path: str, body: object) -> dict[str, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url + path, data=data,
+                                     method="GET" if body is None else "POST")  # fmt: skip
+    request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        result: dict[str, Any] = json.loads(answer.read())
+        return result

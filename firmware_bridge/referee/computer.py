@@ -112,6 +112,7 @@ class Computer:
         if engine is None or not engine.alive:
             engine = self._engine = EngineProcess(self.command, name="the computer's engine")
             self._loaded = None
+            self.log.info("the computer's engine started (process %d)", engine.pid)
         game = question.game
         options = {k: str(v) for k, v in game.options.items()}
         loaded = (game.id, repr(sorted(options.items())))
