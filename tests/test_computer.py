@@ -25,7 +25,6 @@ from tests.test_kiosk import (
     Referee,
     browser,
     click,
-    free_port,
     open_pages,
     referees,
     signal_tag,
