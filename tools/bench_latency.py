@@ -10,6 +10,10 @@ a byte for 8N1). Run: ``python tools/bench_latency.py [--game G] [--moves N] [--
 With ``--kiosk`` the daemon also serves the kiosk, and a client of its live stream (the same
 Server-Sent Events the page reads) is timed too: from each CHANGE frame written to the first
 state pushed after it. The daemon's resident memory (RSS, and its peak) is printed beside.
+
+With ``--thinking`` each run is made twice: first as it is, then with the computer's engine
+(``board-referee engine``, its own process, as the referee runs it) searching flat out the
+whole time, and its memory printed too: what a computer opponent costs the referee.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from firmware_bridge.boards.table import Table
 from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import Change, Message
+from firmware_bridge.opponent.client import EngineProcess
 
 
 class TimedBoard(EmulatedBoard):
@@ -143,7 +148,14 @@ def drive(emulator: Table, state: State, moves: int, rng: random.Random) -> int:
 
 
 def measure(
-    game_id: str, board: str | None, moves: int, settle_ms: int, seed: int, *, kiosk: bool
+    game_id: str,
+    board: str | None,
+    moves: int,
+    settle_ms: int,
+    seed: int,
+    *,
+    kiosk: bool,
+    thinking: bool = False,
 ) -> None:
     game = catalog.load_game(game_id)
     profile = catalog.load_profile(board, game)
@@ -164,6 +176,12 @@ def measure(
         if kiosk:
             url = f"http://127.0.0.1:{port}/api/events"
             threading.Thread(target=listen, args=(url, pushes, stop), daemon=True).start()
+        engine = None
+        if thinking:  # the computer's engine searching flat out beside the referee
+            engine = EngineProcess(name="engine")
+            engine.new_game(game_id)
+            engine.position()
+            engine.send("go movetime 600000")
         try:
             if not emulator.host_seen.wait(20):
                 raise SystemExit("the daemon did not connect")
@@ -173,7 +191,11 @@ def measure(
             played = drive(emulator, game.new_state(), moves, random.Random(seed))
             time.sleep(0.5)
             rss = memory(daemon.pid)
+            if engine is not None:
+                rss += f"; the engine thinking: {memory(engine.pid).replace('daemon ', '')}"
         finally:
+            if engine is not None:
+                engine.close()
             stop.set()
             daemon.terminate()
             daemon.wait(10)
@@ -233,12 +255,21 @@ def main() -> None:
         "--kiosk", action="store_true",
         help="run the daemon with its kiosk, and time the page's live stream",
     )  # fmt: skip
+    parser.add_argument(
+        "--thinking", action="store_true",
+        help="with the computer's engine searching flat out beside the daemon (its own "
+        "process), and without, one after the other",
+    )  # fmt: skip
     args = parser.parse_args()
     for game_id in args.game or ["three-dragons", "protect-the-goat"]:
         game = catalog.load_game(game_id)
         default = round(catalog.load_profile(args.board, game).settle * 1000)
         for settle in args.settle_ms or [0, default]:
-            measure(game_id, args.board, args.moves, settle, args.seed, kiosk=args.kiosk)
+            for thinking in (False, True) if args.thinking else (False,):
+                if args.thinking:
+                    print(f"-- the engine {'thinking' if thinking else 'idle'}")
+                measure(game_id, args.board, args.moves, settle, args.seed, kiosk=args.kiosk,
+                        thinking=thinking)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -36,6 +36,9 @@ class Settings:
     exploration: float = 0.2  # UCT's constant: how much a little-tried move is worth trying
     cutoff: int = 8  # playout plies before the position is judged instead of played out
     capture_bias: float = 0.75  # chance a playout ply takes a capture when one is there
+    # The tree's size limit: past it the search goes on from the leaves it has (playouts
+    # only), so a long think's memory is bounded (about 60 MB at the limit, docs/engine.md).
+    max_nodes: int = 250_000
 
 
 DEFAULT = Settings()
@@ -171,6 +174,8 @@ def think(
     done = 0
     depth = 0
     exploration = settings.exploration
+    max_nodes = settings.max_nodes
+    nodes = 1
     while playouts is None or done < playouts:
         if time_up is not None and time_up():
             break
@@ -189,12 +194,13 @@ def think(
             applied += 1
             path.append(node)
         value = _result(state)
-        if value is None and node.untried:
+        if value is None and node.untried and nodes < max_nodes:
             move = node.untried.pop()
             mover = state.to_move
             state.apply(move, check=False)
             applied += 1
             child = Node(move, mover)
+            nodes += 1
             node.children.append(child)
             path.append(child)
             value = _result(state)
