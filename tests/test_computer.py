@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from engine import Move, MoveKind, Player
 from firmware_bridge.link import catalog
@@ -136,6 +136,30 @@ def test_a_game_against_the_computer_on_the_emulated_board(tmp_path: Path, game_
         emu.close()
 
 
+def carry_out(board: Page) -> None:
+    """Do on the emulated board's page what its LEDs show, as a player would: each piece from
+    its FR cell to a TO cell, each RM piece off (a move with its consequences)."""
+    for _ in range(8):
+        marks: dict[str, list[str]] = board.evaluate(
+            """() => {
+                const found = {FR: [], TO: [], RM: []};
+                for (const mark of document.querySelectorAll('.signals .mark[data-cell]')) {
+                    const tag = mark.querySelector('.signal .tag');
+                    const cell = mark.dataset.cell;
+                    if (tag && tag.textContent in found) found[tag.textContent].push(cell);
+                }
+                return found;
+            }"""
+        )
+        if marks["RM"]:
+            click(board, marks["RM"][0])
+        elif marks["FR"] and marks["TO"]:
+            click(board, marks["FR"][0], marks["TO"][0])
+        else:
+            return
+        board.wait_for_timeout(300)  # the referee's answer to the LEDs
+
+
 def test_the_kiosk_seats_the_computer_and_shows_its_move(
     browser: Browser, referees: list[Referee], tmp_path: Path
 ) -> None:
@@ -178,7 +202,7 @@ def test_the_kiosk_seats_the_computer_and_shows_its_move(
     status_code, answer = referee.post("/api/hint", {})
     assert status_code == 409, answer  # refused: the hint is already on the board
     assert "the hint is on the board" in answer["message"]
-    click(board, frm, to)  # Ann takes the hint
+    carry_out(board)  # Ann takes the hint
     expect(kiosk.locator("#moves li")).to_have_count(3, timeout=TIMEOUT)
     expect(status).to_contain_text("The computer plays", timeout=TIMEOUT)
     # The record notes the hint; the computer is a player in the results.

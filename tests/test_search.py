@@ -74,13 +74,13 @@ def test_a_decision_is_a_move_the_search_chooses() -> None:
 
 
 def test_the_search_beats_random_and_greedy_at_a_few_hundred_playouts() -> None:
-    """A smoke test of strength (the arena in tools/ measures it): Vanguard, sides
-    alternating, 200 playouts a move against the random player, 800 against the greedy
-    policy."""
+    """A smoke test of strength (the arena in tools/ measures it, docs/engine.md): Vanguard,
+    one game on each side, 100 playouts a move against the random player, 600 against the
+    greedy policy. Seeded: the same games every run."""
     game = load("vanguard")
-    for opponent, playouts in ((random_move, 200), (greedy_move, 800)):
+    for opponent, playouts in ((random_move, 100), (greedy_move, 600)):
         score = 0.0
-        for number in range(4):
+        for number in range(2):
             state, rng = game.new_state(), random.Random(number)
             me = 1 + number % 2
             while state.outcome() is None and state.plies < 300:
@@ -94,7 +94,7 @@ def test_the_search_beats_random_and_greedy_at_a_few_hundred_playouts() -> None:
                 score += 1.0 if outcome.winner.value == me else 0.0
             else:
                 score += 0.5
-        assert score >= 3.5, (opponent.__name__, score)
+        assert score == 2.0, (opponent.__name__, score)
 
 
 def test_levels_cap_the_search_and_the_lowest_slips() -> None:
