@@ -212,8 +212,40 @@ def main() -> int:
                 print(f"docs/screenshots/{name}.png", flush=True)
             finally:
                 run.stop()
+        if not args.game or "vanguard" in args.game:
+            computer_shots(page, Path(folder))
         browser.close()
     return 0
+
+
+def computer_shots(page: Any, folder: Path) -> None:
+    """The computer opponent (docs/engine.md): its move shown after the person's, and the
+    New game form with a side played by the computer."""
+    tmp = folder / "computer"
+    tmp.mkdir()
+    run = Run(tmp, "--game", "vanguard", "--computer", "2", "--level", "3",
+              "--movetime", "1000")  # fmt: skip
+    try:
+        page.goto(run.kiosk)
+        page.wait_for_function(
+            "() => document.querySelector('#status').textContent.includes('to move')"
+        )
+        hand(run.board, "C2-C3", Player.ONE, "vanguard")
+        page.wait_for_function(
+            "() => document.querySelector('#status').textContent.includes('computer plays')",
+            timeout=20000,
+        )
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(OUT / "kiosk-computer-move.png"))
+        print("docs/screenshots/kiosk-computer-move.png", flush=True)
+        page.locator("#btn-menu").click()
+        page.locator("#btn-newgame").click()
+        page.locator('#ng-players input[name="player-1"]').fill("Ann")
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(OUT / "kiosk-computer-new-game.png"))
+        print("docs/screenshots/kiosk-computer-new-game.png", flush=True)
+    finally:
+        run.stop()
 
 
 if __name__ == "__main__":
