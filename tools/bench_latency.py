@@ -38,7 +38,7 @@ from firmware_bridge.boards.table import Table
 from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import Change, Message
-from firmware_bridge.opponent.client import EngineProcess
+from firmware_bridge.opponent.client import EngineProcess, engine_command
 
 
 class TimedBoard(EmulatedBoard):
@@ -178,7 +178,7 @@ def measure(
             threading.Thread(target=listen, args=(url, pushes, stop), daemon=True).start()
         engine = None
         if thinking:  # the computer's engine searching flat out beside the referee
-            engine = EngineProcess(name="engine")
+            engine = EngineProcess(engine_command("--nice", "10"), name="engine")  # as run's
             engine.new_game(game_id)
             engine.position()
             engine.send("go movetime 600000")

@@ -5,6 +5,7 @@ or any program that drives it."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from firmware_bridge.commands.common import Subparsers
@@ -30,9 +31,16 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
         help="who thinks: the search (default), or an opponent it is measured against: "
         "uniform random, the greedy policy of 'play', flat Monte Carlo",
     )  # fmt: skip
+    engine.add_argument(
+        "--nice", type=int, default=0, metavar="N",
+        help="think at a lower priority (the referee starts its engine at 10, so its LEDs and "
+        "pages never wait on a search)",
+    )  # fmt: skip
     engine.set_defaults(handler=_cmd_engine)
 
 
 def _cmd_engine(args: argparse.Namespace) -> int:
     directory = catalog.config_dir(args.config_dir)
+    if args.nice:
+        os.nice(max(0, min(args.nice, 19)))
     return serve(Engine(directory, Kind(args.player), args.seed, out=sys.stdout))

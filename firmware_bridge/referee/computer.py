@@ -67,7 +67,8 @@ class Computer:
     ) -> None:  # fmt: skip
         self.post = post
         self.log = log
-        self.command = list(command or engine_command())
+        # At a lower priority: on a busy Pi the referee's loop comes first.
+        self.command = list(command or engine_command("--nice", "10"))
         self._asks: queue.Queue[Ask | None] = queue.Queue()
         self._engine: EngineProcess | None = None
         self._loaded: tuple[str, str] | None = None  # the game and options the engine has
