@@ -8,6 +8,7 @@ and the engine goes on: nothing a driver sends ends it but ``quit`` or the end o
 
 from __future__ import annotations
 
+import gc
 import os
 import queue
 import random
@@ -145,6 +146,22 @@ class Engine:
                 last_info[0] = now
                 self.say(self._info(thought, now - start).line())
 
+        # The tree holds no reference cycles (its nodes go when their counts do), so the cyclic
+        # collector only pauses a search: a pause of a big tree's walk could make bestmove late.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            move = self._search(state, request, rng, time_up=time_up, report=report, start=start)
+        finally:
+            if collecting:
+                gc.enable()
+        self.say(f"bestmove {state.notation(move)}")
+
+    def _search(
+        self, state: State, request: Request, rng: random.Random, *,
+        time_up: Callable[[], bool], report: Callable[[Thought], None], start: float,
+    ) -> Move:  # fmt: skip
+        clock = self.clock
         if self.kind is Kind.RANDOM:
             move = random_move(state, rng)
         elif self.kind is Kind.GREEDY:
@@ -157,7 +174,7 @@ class Engine:
                                report=report, report_every=32)  # fmt: skip
             self.say(self._info(thought, clock() - start).line())
             move = thought.move
-        self.say(f"bestmove {state.notation(move)}")
+        return move
 
     def _info(self, thought: Thought, elapsed: float) -> Info:
         state = self.state
