@@ -225,6 +225,16 @@ def test_the_kiosk_seats_the_computer_and_shows_its_move(
         text = answer.read().decode()
     assert f"# hints used: 1: before move 3 ({hint})" in text, text
     assert "Computer, level 1" in text
+    # Hints turned off for a game: the button goes, and the control is refused.
+    code, answer = referee.post("/api/new-game", {"game": "vanguard", "hints": False,
+                                                  "computer": {"2": 2}})  # fmt: skip
+    assert code == 200, answer
+    state = referee.wait_state("game_number", 3)
+    assert "hint" not in state["buttons"]
+    code, answer = referee.post("/api/hint", {})
+    assert code == 409 and "hints are off" in answer["message"], answer
+    code, answer = referee.post("/api/new-game", {"game": "vanguard", "computer": {"3": 2}})
+    assert code == 400 and "side 1 or 2" in answer["error"], answer
 
 
 def test_an_engine_crash_never_stops_the_referee(tmp_path: Path) -> None:
