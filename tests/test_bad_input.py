@@ -274,6 +274,16 @@ CASES: list[tuple[str, Setup | None, list[str], str]] = [
         "id: vanguard\ngame: vanguard\nsensing: owner\nsensors: {order: rows}\n"
         "pico: {leds: {pin: 2}}\n"), board=True),
      ["--config-dir", "cfg", "firmware", "config", "--board", "vanguard"], "GP2 is wired twice"),
+    ("firmware config, the LED data on the Pico's own LED pin", config_with("vanguard.yaml", (
+        "id: vanguard\ngame: vanguard\nsensing: owner\nsensors: {order: rows}\n"
+        "pico: {leds: {pin: 25}}\n"), board=True),
+     ["--config-dir", "cfg", "firmware", "config", "--board", "vanguard"],
+     "GP25 is not free on a Pico: it lights the on-board LED"),
+    ("firmware config, a button on VBUS sense", config_with("vanguard.yaml", (
+        "id: vanguard\ngame: vanguard\nsensing: owner\nsensors: {order: rows}\n"
+        "buttons: [pass]\npico: {buttons: {pass: 24}}\n"), board=True),
+     ["--config-dir", "cfg", "firmware", "config", "--board", "vanguard"],
+     "GP24 is not free on a Pico: it senses VBUS"),
     ("firmware config, linear sensors off the ADC", config_with("vanguard.yaml", (
         "id: vanguard\ngame: vanguard\nsensing: owner\nsensors: {order: rows}\n"
         "pico: {mux: {signal: 15}}\n"), board=True),

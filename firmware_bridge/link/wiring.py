@@ -22,6 +22,12 @@ from firmware_bridge.link.protocol import Button, LedKind, Sensing
 
 # GPIOs a builder may wire on a Pico (GP23-25 and GP29 are the board's own).
 USABLE_PINS = frozenset([*range(23), 26, 27, 28])
+PICO_OWN = {
+    23: "it sets the Pico's regulator's mode (on a Pico W it drives the radio)",
+    24: "it senses VBUS, whether USB power is there (on a Pico W: the radio's)",
+    25: "it lights the on-board LED (on a Pico W: the radio's chip select)",
+    29: "it measures VSYS through the Pico's own divider (on a Pico W: the radio's clock)",
+}
 ADC_PINS = (26, 27, 28)
 SELECT = (2, 3, 4, 5)
 ENABLE_FIRST = 6
@@ -180,14 +186,14 @@ def parse_wiring(
                 )
     led_node = node.get("leds", {})
     led_node.only_keys("pin", "order", "brightness")
-    led_pin = led_node.get("pin", LED_PIN).integer(0, 28) if led_kind is not LedKind.NONE else None
+    led_pin = _pin(led_node.get("pin", LED_PIN)) if led_kind is not LedKind.NONE else None
     order = led_node.get("order", "GRB").choice(("GRB", "RGB", "BRG", "RBG", "GBR", "BGR"))
     brightness = led_node.get("brightness", 64).integer(1, 255)
     button_node = node.get("buttons", {})
     wired: dict[str, int] = {}
     for button in sorted(buttons, key=int):
         name = button.name.lower()
-        wired[name] = button_node.get(name, BUTTON_PINS[name]).integer(0, 28)
+        wired[name] = _pin(button_node.get(name, BUTTON_PINS[name]))
     button_node.only_keys(*wired)
     power_node = node.get("power", {})
     power_node.only_keys("supply_ma", "pico_ma", "sensor_ma", "led_idle_ma", "ma_per_channel")
@@ -264,13 +270,18 @@ def _as_list(node: Node) -> Node:
     return Node([node.value], node.source, node.path, node.error)
 
 
+def _pin(node: Node) -> int:
+    """One GPIO a builder wires: never one the Pico keeps for itself."""
+    pin = node.integer(0, 29)
+    if pin not in USABLE_PINS:
+        node.fail(f"GP{pin} is not free on a Pico: {PICO_OWN[pin]}")
+    return pin
+
+
 def _pins(node: Node, count: int) -> tuple[int, ...]:
     pins = []
     for element in node.elements():
-        pin = element.integer(0, 28)
-        if pin not in USABLE_PINS:
-            element.fail(f"GP{pin} is not free on a Pico (GP23-GP25 are its own)")
-        pins.append(pin)
+        pins.append(_pin(element))
     if len(pins) != count:
         node.fail(f"expected {count} pin{'s' if count != 1 else ''}, got {len(pins)}")
     return tuple(pins)
