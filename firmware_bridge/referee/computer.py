@@ -144,6 +144,7 @@ class Playing:
     movetime_ms: int
     hints: bool  # hints may be asked in this game
     journal: Any
+    game_start: Any  # the position the game began from (None: the game's own start)
 
     def _post_answer(self, answer: Answer) -> None:
         raise NotImplementedError
@@ -156,8 +157,15 @@ class Playing:
         return f"{self.game_id}|{' '.join(_texts(self.rec.state))}"
 
     def _seat_computer(self) -> None:
-        """Which sides the computer plays in the game as it now stands."""
+        """Which sides the computer plays in the game as it now stands. The engine knows a
+        game by its moves from the start: a game begun from a position has no computer."""
         sides = computer_sides(self.people)
+        if sides and self.game_start:
+            self.log.warning(
+                "the computer plays games from their start only: game %d began from a "
+                "position, so people play both sides", self.game_id,
+            )  # fmt: skip
+            sides = {}
         self.rec.computer = frozenset(sides)
         self.computer_asked = ""
 
@@ -194,6 +202,8 @@ class Playing:
             refusal = "it is the computer's turn"
         elif rec.hinted is not None:
             refusal = "the hint is on the board"
+        elif self.game_start:
+            refusal = "hints are for games played from their start"
         if refusal:
             return False, refusal
         self.computer_failed = ""

@@ -49,6 +49,7 @@ class Showing:
     thinks: bool
     hints: bool
     computer_failed: str
+    game_start: Any
 
     @property
     def state(self) -> State:
@@ -189,7 +190,7 @@ class Showing:
             found.append("confirm")
         if rec.choosing:
             found.append("select")
-        if self.thinks and self.hints and rec.hinted is None:
+        if self.thinks and self.hints and rec.hinted is None and not self.game_start:
             found.append("hint")
         if self.computer_failed:
             found.append("restart-computer")
