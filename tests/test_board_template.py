@@ -115,3 +115,22 @@ def test_a_set_holds_a_magnet_for_every_piece_the_game_can_have_on_the_board() -
     state = goat.new_state()
     to_place = sum(sum(state.reserve(p).values()) for p in (state.to_move, state.to_move.other))
     assert to_place > 0 and pieces_in_play(goat) == len(state.layout()) + to_place
+
+
+def test_the_sensors_regulator_is_chosen_by_heat_as_well_as_current() -> None:
+    """Issue 39, finding 1: 277 mA through an AP2112K's SOT-23-5 is 0.47 W, about 118 degC
+    over the air; the choice keeps every linear part's junction under 100 degC at 40 degC."""
+    from firmware_bridge.link.wiring import AMBIENT_C, JUNCTION_MAX_C, REGULATORS, sensor_regulator
+
+    chosen = sensor_regulator(277)
+    assert chosen is not None and chosen.name.startswith("AMS1117")
+    assert round(chosen.watts(277), 2) == 0.47
+    junction = chosen.junction_c(277)
+    assert junction is not None and AMBIENT_C < junction <= JUNCTION_MAX_C
+    ap2112 = REGULATORS[0]
+    assert (ap2112.junction_c(277) or 0) > 150  # what the guide used to say: far too hot
+    small = sensor_regulator(100)
+    assert small is not None and small.name.startswith("AP2112K")
+    big = sensor_regulator(1100)  # the 300-cell board
+    assert big is not None and big.theta_ja is None  # a buck module
+    assert sensor_regulator(5000) is None  # more than any one part: split the sensors

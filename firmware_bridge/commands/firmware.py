@@ -265,6 +265,13 @@ def _rail_text(power: dict[str, Any]) -> str:
             f"supply, e.g. {power['sensor_regulator']} (DRV5053s may take 5 V directly), "
             "docs/build-a-board.md §5"
         )
+        if "sensor_regulator_w" in power:
+            junction = power.get("sensor_regulator_junction_c")
+            said += f"; it turns {power['sensor_regulator_w']:g} W into heat" + (
+                f", its junction about {junction} °C in 40 °C air under the board"
+                if junction
+                else ", a buck module: it stays cool"
+            )
     return said
 
 

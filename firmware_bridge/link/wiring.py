@@ -318,7 +318,49 @@ def _distinct(node: Node, wiring: PicoWiring) -> None:
 # from 5 V: they take 2.5-38 V and their output stays 0.2-1.8 V, DRV5053 datasheet).
 RAIL_3V3_MA = 300
 MUX_MA = 0.2
-REGULATORS = ((480, "AP2112K-3.3 (600 mA)"), (2400, "LM1085IT-3.3 (3 A)"))
+# The sensors' own 3.3 V regulator, when the Pico's is not enough. A linear regulator turns
+# (5.0 - 3.3) V times its current into heat, and under a playing surface the air is about
+# 40 degC: its junction must stay well under the 125 degC where it shuts down (100 degC here).
+# Each part with its rating and its package's thermal resistance, junction to air, on a small
+# board's copper (datasheets: AP2112K SOT-23-5 250 degC/W; AMS1117 SOT-223 90 degC/W); a buck
+# module wastes a tenth or so of its power however much it carries, so it stays cool.
+SUPPLY_V = 5.0
+RAIL_V = 3.3
+AMBIENT_C = 40.0
+JUNCTION_MAX_C = 100.0
+
+
+@dataclass(frozen=True, slots=True)
+class Regulator:
+    name: str
+    rating_ma: int
+    theta_ja: float | None  # degC/W; None: a switching (buck) module
+
+    def watts(self, milliamps: float) -> float:
+        """The heat it makes carrying ``milliamps`` (a buck module: about 15% of its output)."""
+        if self.theta_ja is None:
+            return RAIL_V * milliamps / 1000 * 0.15
+        return (SUPPLY_V - RAIL_V) * milliamps / 1000
+
+    def junction_c(self, milliamps: float) -> float | None:
+        return None if self.theta_ja is None else AMBIENT_C + self.watts(milliamps) * self.theta_ja
+
+
+REGULATORS = (
+    Regulator("AP2112K-3.3 (SOT-23-5, 600 mA; its EN pin tied to VIN)", 600, 250.0),
+    Regulator("AMS1117-3.3 (SOT-223, 1 A; its tab on 1 cm2 of copper)", 1000, 90.0),
+    Regulator("a 3.3 V buck module rated 1 A (e.g. Pololu D24V10F3)", 1000, None),
+    Regulator("a 3.3 V buck module rated 2.5 A (e.g. Pololu D24V22F3)", 2500, None),
+)
+
+
+def sensor_regulator(sensors_ma: float) -> Regulator | None:
+    """The first regulator that carries the sensors' current and stays cool doing it."""
+    for part in REGULATORS:
+        junction = part.junction_c(sensors_ma)
+        if sensors_ma <= part.rating_ma * 0.8 and (junction is None or junction <= JUNCTION_MAX_C):
+            return part
+    return None
 
 
 def rail_3v3(wiring: PicoWiring, sensors: int) -> tuple[float, str]:
@@ -327,17 +369,26 @@ def rail_3v3(wiring: PicoWiring, sensors: int) -> tuple[float, str]:
     load = sensors * wiring.power.sensor_ma + (sensors + 15) // 16 * MUX_MA
     if load <= RAIL_3V3_MA * (1 - wiring.power.margin):
         return round(load, 1), ""
-    sensors_ma = sensors * wiring.power.sensor_ma
-    for rating, part in REGULATORS:
-        if sensors_ma <= rating:
-            return round(load, 1), part
-    return round(load, 1), "several regulators, each for a part of the sensors"
+    part = sensor_regulator(sensors * wiring.power.sensor_ma)
+    if part is None:
+        return round(load, 1), "several regulators, each for a part of the sensors"
+    return round(load, 1), part.name
 
 
 def describe_power(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, Any]:
     power = wiring.power
     rail, regulator = rail_3v3(wiring, sensors)
+    part = sensor_regulator(sensors * power.sensor_ma) if regulator else None
+    heat: dict[str, Any] = {}
+    if part is not None:
+        carried = sensors * power.sensor_ma
+        junction = part.junction_c(carried)
+        heat = {
+            "sensor_regulator_w": round(part.watts(carried), 2),
+            "sensor_regulator_junction_c": None if junction is None else round(junction),
+        }
     return {
+        **heat,
         "supply_ma": power.supply_ma,
         "pico_ma": power.pico_ma,
         "sensors_ma": round(sensors * power.sensor_ma, 1),
