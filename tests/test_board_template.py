@@ -134,3 +134,16 @@ def test_the_sensors_regulator_is_chosen_by_heat_as_well_as_current() -> None:
     big = sensor_regulator(1100)  # the 300-cell board
     assert big is not None and big.theta_ja is None  # a buck module
     assert sensor_regulator(5000) is None  # more than any one part: split the sensors
+
+
+def test_an_ss49e_board_is_never_told_to_power_its_sensors_from_5v() -> None:
+    """Issue 39, finding 6: an SS49E's output follows its supply; from 5 V it would put up to
+    about 4 V on a 3.3 V multiplexer and GP26. Only the DRV5053 may take 5 V."""
+    from firmware_bridge.commands.firmware import _rail_text
+
+    power = {"rail_3v3_ma": 462.0, "rail_3v3_limit_ma": 300, "sensor_regulator": "AMS1117-3.3",
+             "sensor_part": "ss49e", "sensor_regulator_w": 0.79,
+             "sensor_regulator_junction_c": 111}  # fmt: skip
+    said = _rail_text(power)
+    assert "never 5 V for an SS49E" in said and "may take 5 V" not in said
+    assert "may take 5 V directly" in _rail_text({**power, "sensor_part": "drv5053"})

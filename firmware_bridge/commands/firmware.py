@@ -253,6 +253,15 @@ def _parts(args: argparse.Namespace, options: dict[str, str]) -> int:
     return 0
 
 
+# What each sensor part may be powered from, said beside the regulator it needs.
+SUPPLY_NOTES = {
+    "drv5053": "DRV5053s may take 5 V directly: their output stays under 1.8 V; ",
+    "ss49e": "never 5 V for an SS49E: its output follows its supply, up to about 4 V on a "
+    "3.3 V multiplexer and the Pico's ADC pin; ",
+    "linear-hall": "a linear hall sensor whose output follows its supply stays on 3.3 V; ",
+}
+
+
 def _rail_text(power: dict[str, Any]) -> str:
     """What the Pico's 3V3 pin carries, and the regulator the sensors need when it is too much."""
     said = (
@@ -262,8 +271,8 @@ def _rail_text(power: dict[str, Any]) -> str:
     if power["sensor_regulator"]:
         said += (
             f": too much. Power the sensors from a separate 3.3 V regulator fed from the 5 V "
-            f"supply, e.g. {power['sensor_regulator']} (DRV5053s may take 5 V directly), "
-            "docs/build-a-board.md §5"
+            f"supply, e.g. {power['sensor_regulator']} ("
+            f"{SUPPLY_NOTES.get(power.get('sensor_part', ''), '')}docs/build-a-board.md §5)"
         )
         if "sensor_regulator_w" in power:
             junction = power.get("sensor_regulator_junction_c")

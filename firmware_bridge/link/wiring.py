@@ -389,6 +389,7 @@ def describe_power(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, Any
         }
     return {
         **heat,
+        "sensor_part": wiring.part.name,
         "supply_ma": power.supply_ma,
         "pico_ma": power.pico_ma,
         "sensors_ma": round(sensors * power.sensor_ma, 1),
