@@ -20,6 +20,7 @@ from xml.sax.saxutils import escape
 from engine import ConfigError, Game
 from firmware_bridge.commands.common import Subparsers, game_arguments, load_game
 from firmware_bridge.link import catalog
+from firmware_bridge.link.magnets import ReedLayout
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import Sensing
 from firmware_bridge.referee.snapshot import CellPicture, board_picture
@@ -122,6 +123,7 @@ def template(
     parts: list[str] = []
     index = game.board.index
     wiring = profile.pico
+    reed = wiring is not None and wiring.part.name == "reed"
     for cell in picture.cells:
         x, y = at(cell)
         parts.append(_outline(cell, x, y, cell_mm))
@@ -145,7 +147,9 @@ def template(
                 f'<text x="{x:.2f}" y="{y + cell_mm * (0.2 + 0.12 * k):.2f}" '
                 f'class="note" font-size="{small:.1f}">{escape(line)}</text>'
             )
-        if sensor is not None:  # where the sensor goes: under the piece's centre
+        if sensor is not None and reed:  # a reed stands upright under the centre: a ring
+            parts.append(f'<circle cx="{x:.2f}" cy="{y:.2f}" r="1.6" class="mark"/>')
+        elif sensor is not None:  # where the sensor goes: under the piece's centre
             parts.append(f'<path d="M{x - 3:.2f},{y:.2f}h6M{x:.2f},{y - 3:.2f}v6" class="mark"/>')
     names = game.player_names
     sensing = {
@@ -161,7 +165,14 @@ def template(
         f"{game.title} — board profile {profile.id} — cells {cell_mm:g} mm",
         f"sensing: {sensing}{part}",
         "S12 · M0.12: sensor 12, multiplexer 0 input 12 (C12); LED 5: the 6th LED of the chain "
-        "(from 0); the red cross marks the cell's centre, where its sensor goes",
+        "(from 0); "
+        + (
+            f"the red ring marks the cell's centre, where its reed switch stands "
+            f"{ReedLayout.UPRIGHT.value.split(' under')[0]}: its glass vertical, its top end "
+            "against the top (a reed lying flat under a disc magnet's centre never closes)"
+            if reed
+            else "the red cross marks the cell's centre, where its sensor goes"
+        ),
         "Print at 100 % (no 'fit to page'): the bar below is exactly 100 mm.",
     ]
     # Each line wrapped to the sheet (its text never runs past the paper's edge).
