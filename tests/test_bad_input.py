@@ -284,6 +284,11 @@ CASES: list[tuple[str, Setup | None, list[str], str]] = [
         "buttons: [pass]\npico: {buttons: {pass: 24}}\n"), board=True),
      ["--config-dir", "cfg", "firmware", "config", "--board", "vanguard"],
      "GP24 is not free on a Pico: it senses VBUS"),
+    ("firmware config, the LED chain on thin wire", config_with("three-dragons.yaml", (
+        "id: three-dragons\ngame: three-dragons\nsensing: owner\nsensors: {order: rows}\n"
+        "pico: {power: {supply_ma: 2000, led_wire_awg: 30}}\n"), board=True),
+     ["--config-dir", "cfg", "firmware", "config", "--board", "three-dragons"],
+     "the LED chain's far end would drop"),
     ("firmware config, linear sensors off the ADC", config_with("vanguard.yaml", (
         "id: vanguard\ngame: vanguard\nsensing: owner\nsensors: {order: rows}\n"
         "pico: {mux: {signal: 15}}\n"), board=True),

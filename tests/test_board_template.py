@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import subprocess
 import sys
@@ -172,3 +173,23 @@ def test_a_reed_boards_template_draws_upright_reeds(tmp_path: Path) -> None:
     svg = out.read_text()
     assert svg.count("<circle") == 81  # a ring under each sensed cell
     assert "reed switch stands upright" in svg
+
+
+def test_the_led_chains_drop_is_worked_out_from_its_wire_and_feeds() -> None:
+    """Issue 39, finding 5: Three Dragons' chain at its budget on 22 AWG from one end, and
+    the same on 26 AWG (the review's 0.55 V), and with two feeds (a quarter of it)."""
+    from firmware_bridge.link.wiring import led_bus_problem, led_drop_v
+
+    profile = catalog.load_profile("three-dragons", catalog.load_game("three-dragons"))
+    wiring = profile.pico
+    assert wiring is not None
+    sensors, leds = len(profile.sensor_cells), len(profile.led_cells)
+    one_end = led_drop_v(wiring, sensors, leds)
+    assert 0.15 < one_end < 0.3
+    assert 0.5 < led_drop_v(wiring, sensors, leds, awg=26) < 0.6
+    assert abs(led_drop_v(wiring, sensors, leds, awg=26, feeds=2) * 4
+               - led_drop_v(wiring, sensors, leds, awg=26)) < 1e-9  # fmt: skip
+    assert led_bus_problem(wiring, sensors, leds) is None
+    thin = dataclasses.replace(wiring, power=dataclasses.replace(wiring.power, led_wire_awg=30))
+    said = led_bus_problem(thin, sensors, leds)
+    assert said is not None and "led_feeds: 2" in said and "led_wire_awg: 24" in said

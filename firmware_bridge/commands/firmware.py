@@ -25,6 +25,7 @@ from firmware_bridge.commands.common import Subparsers, parse_options
 from firmware_bridge.link import catalog
 from firmware_bridge.link.parts import parts_text
 from firmware_bridge.link.profile import BoardProfile
+from firmware_bridge.link.wiring import LED_DROP_LIMIT_V
 
 BOARD_ID = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 
@@ -242,6 +243,14 @@ def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
         f"the {power['supply_ma']} mA supply)"
     )
     print(_rail_text(power))
+    if power.get("led_chain_ma"):
+        feeds = power["led_feeds"]
+        print(
+            f"the LED chain: up to {power['led_chain_ma'] / 1000:.2f} A on {power['led_wire_awg']} "
+            f"AWG 5 V and ground, fed at {feeds} point{'s' if feeds != 1 else ''}: its far end "
+            f"drops {power['led_drop_v']:g} V ({LED_DROP_LIMIT_V} V at most; docs/build-a-board.md "
+            "§5); its ground goes back to the supply by its own wire, never through the Pico"
+        )
     return 0
 
 

@@ -89,6 +89,8 @@ class Power:
     led_idle_ma: float  # a WS2812B draws this dark
     ma_per_channel: int  # ... and this per colour channel at full brightness
     margin: float  # kept in hand (a cable's drop, a sensor's spread)
+    led_wire_awg: int = 22  # the LED chain's 5 V and ground wires
+    led_feeds: int = 1  # points along the chain where the supply's 5 V and ground join it
 
     def budget(self, sensors: int, leds: int) -> int:
         """Milliamps the lit LEDs may draw."""
@@ -196,7 +198,8 @@ def parse_wiring(
         wired[name] = _pin(button_node.get(name, BUTTON_PINS[name]))
     button_node.only_keys(*wired)
     power_node = node.get("power", {})
-    power_node.only_keys("supply_ma", "pico_ma", "sensor_ma", "led_idle_ma", "ma_per_channel")
+    power_node.only_keys("supply_ma", "pico_ma", "sensor_ma", "led_idle_ma", "ma_per_channel",
+                         "led_wire_awg", "led_feeds")  # fmt: skip
     power = Power(
         supply_ma=power_node.get("supply_ma", 500).integer(100, 20000),
         pico_ma=power_node.get("pico_ma", 50).integer(0, 1000),
@@ -204,6 +207,8 @@ def parse_wiring(
         led_idle_ma=_number(power_node.get("led_idle_ma", 1.0), 0, 10),
         ma_per_channel=power_node.get("ma_per_channel", 20).integer(1, 100),
         margin=0.1,
+        led_wire_awg=_gauge(power_node.get("led_wire_awg", 22)),
+        led_feeds=power_node.get("led_feeds", 1).integer(1, 16),
     )
     band_node = node.get("bands", {})
     band_node.only_keys("centre", "delta", "hysteresis", "fault_low", "fault_high", "north")
@@ -248,10 +253,66 @@ def parse_wiring(
     return wiring
 
 
+# The LED chain's power: its 5 V and ground wires run the chain's length, a WS2812B every
+# cell (a 40 mm pitch, and a tenth more for the serpentine's turns). Copper's resistance per
+# metre by gauge (one conductor, 20 degC). The current is spread along the chain, so a chain fed
+# from one end drops I x R(length) over both conductors together; fed at N evenly spaced points,
+# each feed carries I/N over L/N: the drop falls as N squared. 0.4 V down, the far LEDs still
+# see 4.6 V: the same colours as the first, and their data threshold (0.7 VDD) stays under the
+# 74AHCT125's 5 V high.
+WIRE_OHMS_PER_M = {18: 0.021, 20: 0.033, 22: 0.053, 24: 0.084, 26: 0.134, 28: 0.213, 30: 0.339}
+LED_PITCH_M = 0.04 * 1.1
+LED_DROP_LIMIT_V = 0.4
+
+
+def led_current_ma(wiring: PicoWiring, sensors: int, leds: int) -> float:
+    """The most the LED chain draws: every LED white at the profile's brightness, or the budget
+    the firmware dims it to, whichever is less, and the dark LEDs' own draw."""
+    power = wiring.power
+    lit = leds * 3 * power.ma_per_channel * wiring.brightness / 255
+    return min(lit, max(power.budget(sensors, leds), 0)) + leds * power.led_idle_ma
+
+
+def led_drop_v(wiring: PicoWiring, sensors: int, leds: int, *, awg: int | None = None,
+               feeds: int | None = None) -> float:  # fmt: skip
+    """The voltage the chain's far LEDs lose, 5 V and ground together."""
+    power = wiring.power
+    ohms = WIRE_OHMS_PER_M[awg or power.led_wire_awg] * leds * LED_PITCH_M
+    n = feeds or power.led_feeds
+    return led_current_ma(wiring, sensors, leds) / 1000 * ohms / (n * n)
+
+
+def led_bus_problem(wiring: PicoWiring, sensors: int, leds: int) -> str | None:
+    """Why the LED chain's far end sags too far, and what would do, or None."""
+    drop = led_drop_v(wiring, sensors, leds)
+    if not leds or drop <= LED_DROP_LIMIT_V:
+        return None
+    power = wiring.power
+
+    def fits(**how: int) -> bool:
+        return led_drop_v(wiring, sensors, leds, **how) <= LED_DROP_LIMIT_V
+
+    feeds = next((n for n in range(power.led_feeds, 17) if fits(feeds=n)), None)
+    gauges = sorted(WIRE_OHMS_PER_M, reverse=True)
+    thicker = next((g for g in gauges if g < power.led_wire_awg and fits(awg=g)), None)
+    ways = [f"feed 5 V and ground at {feeds} points along the chain (pico: power: led_feeds: "
+            f"{feeds})"] if feeds else []  # fmt: skip
+    if thicker:
+        ways.append(f"use {thicker} AWG wire for its 5 V and ground (pico: power: led_wire_awg: "
+                    f"{thicker})")  # fmt: skip
+    return (
+        f"the LED chain's far end would drop {drop:.2f} V (more than {LED_DROP_LIMIT_V} V) at "
+        f"{led_current_ma(wiring, sensors, leds) / 1000:.2f} A over about "
+        f"{leds * LED_PITCH_M:.1f} m of {power.led_wire_awg} AWG: " + " or ".join(ways)
+    )
+
+
 def power_problem(wiring: PicoWiring, sensors: int, leds: int) -> str | None:
     """Why this board cannot light its LEDs from its supply, or None."""
     power = wiring.power
-    if not leds or power.budget(sensors, leds) >= 30:
+    if leds and power.budget(sensors, leds) >= 30:
+        return led_bus_problem(wiring, sensors, leds)
+    if not leds:
         return None
     return (
         f"the Pico, {sensors} sensors at {power.sensor_ma:g} mA and {leds} dark LEDs leave less "
@@ -268,6 +329,13 @@ def _as_list(node: Node) -> Node:
     if isinstance(node.value, list):
         return node
     return Node([node.value], node.source, node.path, node.error)
+
+
+def _gauge(node: Node) -> int:
+    gauge = node.integer(18, 30)
+    if gauge not in WIRE_OHMS_PER_M:
+        node.fail(f"a wire gauge of {', '.join(map(str, WIRE_OHMS_PER_M))} AWG, not {gauge}")
+    return gauge
 
 
 def _pin(node: Node) -> int:
@@ -390,6 +458,10 @@ def describe_power(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, Any
     return {
         **heat,
         "sensor_part": wiring.part.name,
+        "led_chain_ma": round(led_current_ma(wiring, sensors, leds)) if leds else 0,
+        "led_wire_awg": power.led_wire_awg,
+        "led_feeds": power.led_feeds,
+        "led_drop_v": round(led_drop_v(wiring, sensors, leds), 2) if leds else 0.0,
         "supply_ma": power.supply_ma,
         "pico_ma": power.pico_ma,
         "sensors_ma": round(sensors * power.sensor_ma, 1),
