@@ -193,3 +193,22 @@ def test_the_led_chains_drop_is_worked_out_from_its_wire_and_feeds() -> None:
     thin = dataclasses.replace(wiring, power=dataclasses.replace(wiring.power, led_wire_awg=30))
     said = led_bus_problem(thin, sensors, leds)
     assert said is not None and "led_feeds: 2" in said and "led_wire_awg: 24" in said
+
+
+def test_a_usb_boards_led_capacitors_sit_behind_a_soft_start() -> None:
+    """Issue 39, finding 4: '10 uF per 8 LEDs' on VBUS was 50-100 uF against USB's 10 uF. On a
+    USB-powered board they go behind a soft-start switch: its charging current is checked and
+    the parts list has the switch; a board with a supply needs none."""
+    from firmware_bridge.link.parts import parts_list
+    from firmware_bridge.link.wiring import chain_capacitance_uf, usb_inrush_ma
+
+    game = catalog.load_game("vanguard")
+    profile = catalog.load_profile("vanguard", game)
+    assert profile.pico is not None
+    assert chain_capacitance_uf(40) == 54.0
+    assert usb_inrush_ma(profile.pico, 40) == 27.0
+    assert any(line.part == "load_switch" for line in parts_list(profile, game))
+    dragons = catalog.load_game("three-dragons")
+    supplied = catalog.load_profile("three-dragons", dragons)
+    assert supplied.pico is not None and usb_inrush_ma(supplied.pico, 77) is None
+    assert not any(line.part == "load_switch" for line in parts_list(supplied, dragons))

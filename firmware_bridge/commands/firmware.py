@@ -251,6 +251,12 @@ def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
             f"drops {power['led_drop_v']:g} V ({LED_DROP_LIMIT_V} V at most; docs/build-a-board.md "
             "§5); its ground goes back to the supply by its own wire, never through the Pico"
         )
+        if power.get("usb_inrush_ma") is not None:
+            print(
+                f"the LED chain's capacitors, {power['led_capacitance_uf']:g} µF, go behind a "
+                f"soft-start load switch on VBUS (10 ms rise): they draw {power['usb_inrush_ma']} "
+                "mA while it rises, and VBUS itself shows no more than USB's 10 µF at plug-in"
+            )
     return 0
 
 

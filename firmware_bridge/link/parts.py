@@ -43,6 +43,7 @@ PRICES: dict[str, tuple[float, str]] = {
     "resistor": (0.02, "resistor, 1/4 W"),
     "cap_100n": (0.03, "100 nF ceramic capacitor"),
     "cap_10u": (0.08, "10 µF capacitor"),
+    "load_switch": (1.20, "TPS22918 load switch on a breakout, its CT set for a 10 ms rise"),
     "button": (0.30, "12 mm push button with cap"),
     "magnet": (0.10, "6 x 3 mm N35 neodymium disc"),
     "wire": (0.15, "metre of 24 AWG hook-up wire"),
@@ -50,6 +51,8 @@ PRICES: dict[str, tuple[float, str]] = {
     "plywood_6": (20.0, "m² of 6 mm plywood (the base)"),
     "supply": (9.00, "5 V 2 A power supply with a barrel jack"),
     "schottky": (0.10, "1N5817 Schottky diode"),
+    "fuse": (0.30, "polyfuse a little over the supply's rating"),
+    "pmos": (0.15, "AO3401 P-channel MOSFET (reverse polarity), with its 10 kΩ"),
     "cap_1000u": (0.30, "1000 µF 10 V capacitor"),
     "regulator": (1.50, "3.3 V regulator for the sensors"),
     "usb": (3.00, "USB data cable"),
@@ -119,6 +122,8 @@ def parts_list(profile: BoardProfile, game: Game) -> list[Line]:
     lines.append(Line("cap_100n", (sensors if linear else 0) + muxes + 1, "decoupling"))
     if leds:
         lines.append(Line("cap_10u", math.ceil(leds / 8), "one for each 8 LEDs"))
+        if wiring.power.supply_ma <= USB_SUPPLY_MA:
+            lines.append(Line("load_switch", 1, "the LEDs' 5 V from VBUS, soft-started"))
     lines += [
         Line("button", 4, "PASS, CONFIRM, TAKE BACK, SELECT"),
         Line("magnet", pieces_in_play(game), "one a piece"),
@@ -133,7 +138,9 @@ def parts_list(profile: BoardProfile, game: Game) -> list[Line]:
               Line("plywood_6", round(area, 3), "the base")]  # fmt: skip
     if wiring.power.supply_ma > USB_SUPPLY_MA:
         lines += [Line("supply", 1), Line("schottky", 1, "the supply into VSYS"),
-                  Line("cap_1000u", 1, "at the supply's input")]  # fmt: skip
+                  Line("cap_1000u", 1, "at the supply's input"),
+                  Line("fuse", 1, "at the supply's input"),
+                  Line("pmos", 1, "at the supply's input: reverse polarity")]  # fmt: skip
     _, regulator = rail_3v3(wiring, sensors)
     if regulator:
         lines.append(Line("regulator", 1, regulator))
@@ -189,7 +196,8 @@ def price_table(boards: list[tuple[BoardProfile, Game]]) -> str:
         wiring = profile.pico
         assert wiring is not None
         sensor = by[wiring.part.name]
-        power = sum(by[k].cost for k in ("supply", "schottky", "cap_1000u", "regulator")
+        power = sum(by[k].cost for k in ("supply", "schottky", "cap_1000u", "regulator",
+                                         "fuse", "pmos", "load_switch")
                     if k in by)  # fmt: skip
         board = by["plywood_3"].cost + by["plywood_6"].cost
         led = by["led"].cost + by["shifter"].cost if "led" in by else 0.0

@@ -307,9 +307,41 @@ def led_bus_problem(wiring: PicoWiring, sensors: int, leds: int) -> str | None:
     )
 
 
+# On a USB-powered board the LEDs' 5 V is VBUS, and USB lets a device show at most 10 uF at
+# plug-in (USB 2.0, 7.2.4.1): the Pico's own input capacitor is most of it. So the chain takes
+# VBUS through a soft-start load switch (TI TPS22918, its CT chosen for a rise of 10 ms or
+# more), and its capacitors (10 uF every 8 LEDs, 100 nF at each LED) charge behind it at
+# C x 5 V / 10 ms, which must stay a small part of the port's 500 mA.
+USB_LIMIT_MA = 500
+LED_BULK_UF_PER_8 = 10.0
+LED_DECOUPLING_UF = 0.1
+SOFT_START_MS = 10.0
+INRUSH_LIMIT_MA = 100.0
+
+
+def chain_capacitance_uf(leds: int) -> float:
+    """The LED chain's capacitors: 10 uF every 8 LEDs and each LED's 100 nF."""
+    return math.ceil(leds / 8) * LED_BULK_UF_PER_8 + leds * LED_DECOUPLING_UF
+
+
+def usb_inrush_ma(wiring: PicoWiring, leds: int) -> float | None:
+    """The charging current of the chain's capacitors behind the soft-start switch, on a
+    USB-powered board (None on a board with a supply, where they sit behind its input)."""
+    if not leds or wiring.power.supply_ma > USB_LIMIT_MA:
+        return None
+    return chain_capacitance_uf(leds) * 5.0 / SOFT_START_MS  # uF x V / ms = mA
+
+
 def power_problem(wiring: PicoWiring, sensors: int, leds: int) -> str | None:
     """Why this board cannot light its LEDs from its supply, or None."""
     power = wiring.power
+    inrush = usb_inrush_ma(wiring, leds)
+    if inrush is not None and inrush > INRUSH_LIMIT_MA:
+        return (
+            f"the LED chain's {chain_capacitance_uf(leds):g} uF would draw {inrush:.0f} mA from "
+            f"the USB port while its soft start rises ({SOFT_START_MS:g} ms): give the board a "
+            "5 V supply (pico: power: supply_ma) (docs/build-a-board.md §5)"
+        )
     if leds and power.budget(sensors, leds) >= 30:
         return led_bus_problem(wiring, sensors, leds)
     if not leds:
@@ -447,6 +479,7 @@ def describe_power(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, Any
     power = wiring.power
     rail, regulator = rail_3v3(wiring, sensors)
     part = sensor_regulator(sensors * power.sensor_ma) if regulator else None
+    inrush = usb_inrush_ma(wiring, leds)
     heat: dict[str, Any] = {}
     if part is not None:
         carried = sensors * power.sensor_ma
@@ -462,6 +495,8 @@ def describe_power(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, Any
         "led_wire_awg": power.led_wire_awg,
         "led_feeds": power.led_feeds,
         "led_drop_v": round(led_drop_v(wiring, sensors, leds), 2) if leds else 0.0,
+        "led_capacitance_uf": round(chain_capacitance_uf(leds), 1) if leds else 0.0,
+        "usb_inrush_ma": None if inrush is None else round(inrush),
         "supply_ma": power.supply_ma,
         "pico_ma": power.pico_ma,
         "sensors_ma": round(sensors * power.sensor_ma, 1),
