@@ -25,7 +25,8 @@ from firmware_bridge.commands.common import Subparsers, parse_options
 from firmware_bridge.link import catalog
 from firmware_bridge.link.parts import parts_text
 from firmware_bridge.link.profile import BoardProfile
-from firmware_bridge.link.wiring import LED_DROP_LIMIT_V
+from firmware_bridge.link.protocol import LedKind
+from firmware_bridge.link.wiring import LED_DROP_LIMIT_V, power_figures
 
 BOARD_ID = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 
@@ -236,7 +237,10 @@ def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{path}: cannot write: {exc.strerror or exc}") from exc
-    power = config["power"]
+    wiring = profile.pico
+    assert wiring is not None  # board_config refused a board without one
+    leds = len(profile.led_cells) if profile.led_kind is not LedKind.NONE else 0
+    power = {**config["power"], **power_figures(wiring, len(profile.sensor_cells), leds)}
     print(
         f"wrote {path} for profile {profile.id} ({len(profile.sensor_cells)} sensors, "
         f"{len(profile.led_cells)} LEDs; the lit LEDs may draw {power['led_budget_ma']} mA of "

@@ -476,8 +476,28 @@ def rail_3v3(wiring: PicoWiring, sensors: int) -> tuple[float, str]:
 
 
 def describe_power(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, Any]:
+    """The power sums board.json carries (the firmware reads the budget from them: kept
+    short, a Pico's heap parses it)."""
     power = wiring.power
     rail, regulator = rail_3v3(wiring, sensors)
+    return {
+        "supply_ma": power.supply_ma,
+        "pico_ma": power.pico_ma,
+        "sensors_ma": round(sensors * power.sensor_ma, 1),
+        "leds_idle_ma": round(leds * power.led_idle_ma, 1),
+        "margin_ma": round(power.supply_ma * power.margin),
+        "led_budget_ma": power.budget(sensors, leds),
+        "rail_3v3_ma": rail,
+        "rail_3v3_limit_ma": RAIL_3V3_MA,
+        "sensor_regulator": regulator,
+    }
+
+
+def power_figures(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, Any]:
+    """The budgets ``firmware config`` prints for the builder: the sensors' regulator's heat,
+    the LED chain's current, drop and capacitance, the inrush on USB."""
+    power = wiring.power
+    _, regulator = rail_3v3(wiring, sensors)
     part = sensor_regulator(sensors * power.sensor_ma) if regulator else None
     inrush = usb_inrush_ma(wiring, leds)
     heat: dict[str, Any] = {}
@@ -497,15 +517,6 @@ def describe_power(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, Any
         "led_drop_v": round(led_drop_v(wiring, sensors, leds), 2) if leds else 0.0,
         "led_capacitance_uf": round(chain_capacitance_uf(leds), 1) if leds else 0.0,
         "usb_inrush_ma": None if inrush is None else round(inrush),
-        "supply_ma": power.supply_ma,
-        "pico_ma": power.pico_ma,
-        "sensors_ma": round(sensors * power.sensor_ma, 1),
-        "leds_idle_ma": round(leds * power.led_idle_ma, 1),
-        "margin_ma": round(power.supply_ma * power.margin),
-        "led_budget_ma": power.budget(sensors, leds),
-        "rail_3v3_ma": rail,
-        "rail_3v3_limit_ma": RAIL_3V3_MA,
-        "sensor_regulator": regulator,
     }
 
 
