@@ -11,7 +11,10 @@ same name. The compiled build is an optimisation, never a requirement:
 - with no C compiler, no Python headers (Debian's ``python3-dev``), or a failed compile, the
   install goes on in pure Python and says why in one warning;
 - ``BOARD_REFEREE_OPT_LEVEL`` sets the C compiler's optimisation (3 by default, what a club
-  installs; the tests build at 1, which compiles in 40% less time and plays the same).
+  installs; the tests build at 1, which compiles in 40% less time and plays the same);
+- ``BOARD_REFEREE_COMPILE=rules`` compiles the rules only, not the computer's search
+  (``engine/search``, which then runs as Python): the tests' build, whose conformance suite
+  needs only the rules.
 
 ``engine/player.py`` stays Python: its enum keeps plain per-member attributes that rules code
 reads on every ply, which a compiled enum cannot carry.
@@ -38,6 +41,8 @@ QUIET = {"editable install", "not a build", "BOARD_REFEREE_PURE is set"}  # chos
 
 def compiled_modules() -> list[str]:
     sources = sorted(p.relative_to(HERE).as_posix() for p in (HERE / "engine").rglob("*.py"))
+    if os.environ.get("BOARD_REFEREE_COMPILE") == "rules":  # the tests' build: the rules only
+        sources = [s for s in sources if not s.startswith("engine/search/")]
     return [s for s in sources if s not in NOT_COMPILED]
 
 

@@ -22,7 +22,7 @@ def compiled() -> Path:
     before the suite). Built at -O1: it compiles in 40% less time than the -O3 a club
     installs, and the C it compiles is the same (a rule mypyc gets wrong is wrong at either
     level)."""
-    folder = compiled_engine(TESTS_EXTRA, TESTS_LEVEL)
+    folder = compiled_engine(TESTS_EXTRA, TESTS_LEVEL, rules_only=True)
     (folder / "pytest.ini").write_text(PYTEST_INI, encoding="utf-8")
     return folder
 
@@ -31,13 +31,15 @@ def test_the_conformance_suite_passes_on_the_compiled_engine(compiled: Path) -> 
     env = {**os.environ, "PYTHONPATH": str(compiled)}
     where = subprocess.run(
         [sys.executable, "-c", "import engine.game, engine.games.vanguard as v, engine.player "
-         "as p; print(engine.game.__file__, v.__file__, p.__file__)"],
+         "as p, engine.search.mcts as m; print(engine.game.__file__, v.__file__, p.__file__, "
+         "m.__file__)"],
         cwd=compiled, env=env, capture_output=True, text=True, check=True,
     ).stdout.split()  # fmt: skip
-    game, vanguard, player = (Path(w) for w in where)
+    game, vanguard, player, search = (Path(w) for w in where)
     assert game.parent == compiled / "engine" and game.suffix == ".so"
     assert vanguard.suffix == ".so"
     assert player.suffix == ".py"  # kept in Python on purpose (setup.py)
+    assert search.suffix == ".py"  # the tests' build is the rules only (tools/compiled_engine)
     # The deep playouts (every check at every ply), the declared results and the arbitrary
     # moves: every path of the compiled rules. The 30 shallow playouts a variant that only
     # check each game ends run on the pure engine (test_conformance.py): here they would cost

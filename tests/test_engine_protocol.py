@@ -148,7 +148,7 @@ def test_every_choice_the_rules_leave_is_a_move_of_the_protocol(game_id: str) ->
         process.new_game(game_id)
         process.level(1)  # quick, and with slips: a wider spread of positions
         texts: list[str] = []
-        while state.outcome() is None and state.plies < 40:
+        while state.outcome() is None and state.plies < 24:
             process.position(texts)
             move = state.parse(process.go(nodes=20).move)
             assert state.is_legal(move), (texts, move)

@@ -22,7 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # The tests' build (tests/test_compiled_engine.py): the conformance suite beside the engine, at
-# -O1 (it compiles in 40% less time than a club's -O3, from the same C).
+# -O1 (it compiles in 40% less time than a club's -O3, from the same C), the rules only (the
+# computer's search stays Python there: the suite does not use it).
 TESTS_EXTRA = tuple(ROOT / "tests" / name
                     for name in ("__init__.py", "helpers.py", "test_conformance.py"))  # fmt: skip
 TESTS_LEVEL = "1"
@@ -43,26 +44,28 @@ def build_ext(lib: Path, temp: Path, **env: str) -> subprocess.CompletedProcess[
     )  # fmt: skip
 
 
-def compiled_engine(extra: tuple[Path, ...] = (), level: str = "3") -> Path:
+def compiled_engine(extra: tuple[Path, ...] = (), level: str = "3", *,
+                    rules_only: bool = False) -> Path:  # fmt: skip
     """The folder holding the compiled engine (and a copy of ``extra`` files of the checkout,
     at their places), built at C optimisation ``level``; raises RuntimeError with the
     compiler's words when it cannot be built."""
-    digest = hashlib.sha256(level.encode())
+    digest = hashlib.sha256(level.encode() + (b" rules" if rules_only else b""))
     for path in [*sources(), ROOT / "setup.py", *extra]:
         digest.update(path.relative_to(ROOT).as_posix().encode() + path.read_bytes())
     folder = Path(sys.prefix) / "board-referee-compiled" / digest.hexdigest()[:16]
     folder.parent.mkdir(parents=True, exist_ok=True)
     with (folder.parent / f"{folder.name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # a build of the same folder under way: wait for it
-        return _build(folder, level, extra)
+        return _build(folder, level, extra, rules_only)
 
 
-def _build(folder: Path, level: str, extra: tuple[Path, ...]) -> Path:
+def _build(folder: Path, level: str, extra: tuple[Path, ...], rules_only: bool) -> Path:
     if (folder / "done").exists():
         return folder
     shutil.rmtree(folder, ignore_errors=True)
     temp = folder.with_name(folder.name + "-temp")
-    result = build_ext(folder, temp, BOARD_REFEREE_OPT_LEVEL=level)
+    result = build_ext(folder, temp, BOARD_REFEREE_OPT_LEVEL=level,
+                       BOARD_REFEREE_COMPILE="rules" if rules_only else "all")  # fmt: skip
     shutil.rmtree(temp, ignore_errors=True)
     if result.returncode != 0 or not list(folder.rglob("*.so")):
         raise RuntimeError(f"the engine did not compile:\n{result.stderr[-3000:]}")
@@ -78,4 +81,5 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--for-tests", action="store_true", help="the tests' build")
     args = parser.parse_args()
-    print(compiled_engine(TESTS_EXTRA, TESTS_LEVEL) if args.for_tests else compiled_engine())
+    print(compiled_engine(TESTS_EXTRA, TESTS_LEVEL, rules_only=True) if args.for_tests
+          else compiled_engine())  # fmt: skip
