@@ -32,7 +32,8 @@ def test_the_search_leaves_the_position_as_it_was_and_repeats_from_a_seed(game_i
     state = game.new_state()
     rng = random.Random(5)
     for _ in range(6):  # a few plies in, where each game has choices
-        state.apply(random_move(state, rng))
+        moves = list(state.legal_moves())
+        state.apply(moves[int(rng.random() * len(moves))])
     before = state.to_json()
     first = think(state, random.Random(42), playouts=120)
     assert state.to_json() == before and state.plies == 6

@@ -13,8 +13,7 @@ from engine.moves import Move
 
 def random_move(state: State, rng: random.Random) -> Move:
     """Any legal move, each as likely."""
-    moves = list(state.legal_moves())
-    return moves[int(rng.random() * len(moves))]
+    return rng.choice(list(state.legal_moves()))
 
 
 def greedy_move(state: State, rng: random.Random) -> Move:
@@ -22,7 +21,7 @@ def greedy_move(state: State, rng: random.Random) -> Move:
     ``board-referee play --policy greedy`` plays."""
     moves = list(state.legal_moves())
     if len(moves) == 1:
-        return moves[0]
+        return rng.choice(moves)  # as play always drew: a seeded game replays the same
     player = state.to_move
     best: list[Move] = []
     best_score: int | None = None
@@ -36,7 +35,7 @@ def greedy_move(state: State, rng: random.Random) -> Move:
             best, best_score = [footprint.move], score
         elif score == best_score:
             best.append(footprint.move)
-    return best[int(rng.random() * len(best))]
+    return rng.choice(best)
 
 
 def flat_monte_carlo(

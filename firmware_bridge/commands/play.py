@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any, TextIO
 
 from engine import Effect, Footprint, Game, IllegalMoveError, InvalidMoveError, Move, Piece, State
+from engine.search import greedy_move, random_move
 from firmware_bridge.commands.common import (
     Subparsers,
     UserError,
@@ -120,24 +121,9 @@ def _cmd_moves(args: argparse.Namespace) -> int:
 
 
 def choose_move(state: State, rng: random.Random, policy: str) -> Move:
-    """Self-play: a random legal move, or (greedy) one that does best on material."""
-    moves = list(state.legal_moves())
-    if policy == "random" or len(moves) == 1:
-        return rng.choice(moves)
-    player = state.to_move
-    best: list[Move] = []
-    best_score = None
-    before = state.layout()
-    for footprint in state.footprints():
-        after = footprint.result_layout(before)
-        score = sum(1 if p.owner is player else -1 for p in after.values())
-        if footprint.outcome is not None and footprint.outcome.winner is not None:
-            score += 1000 if footprint.outcome.winner is player else -1000
-        if best_score is None or score > best_score:
-            best, best_score = [footprint.move], score
-        elif score == best_score:
-            best.append(footprint.move)
-    return rng.choice(best)
+    """Self-play: a random legal move, or (greedy) one that does best on material (the
+    baselines the computer's search is measured against, engine/search/baselines.py)."""
+    return random_move(state, rng) if policy == "random" else greedy_move(state, rng)
 
 
 def _print_effect(state: State, number: int, text: str, effect: Effect, out: TextIO) -> None:
