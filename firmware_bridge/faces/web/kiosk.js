@@ -381,12 +381,18 @@ async function loadGames() {
   } catch { /* offline: the next reconnect tries again */ }
 }
 
-function optionField(spec, value) {
+// A form field: its words and its control in one label (a checkbox before its words).
+function labelled(className, text, control) {
   const label = document.createElement("label");
-  label.className = `option option-${spec.type}`;
+  label.className = className;
   const words = document.createElement("span");
   words.className = "option-label";
-  words.textContent = spec.label || spec.name;
+  words.textContent = text;
+  if (control.type === "checkbox") label.append(control, words); else label.append(words, control);
+  return label;
+}
+
+function optionField(spec, value) {
   let input;
   if (spec.type === "choice") {
     input = document.createElement("select");
@@ -407,8 +413,7 @@ function optionField(spec, value) {
   input.name = spec.name;
   input.dataset.type = spec.type;
   input.title = spec.doc;
-  if (spec.type === "bool") label.append(input, words); else label.append(words, input);
-  return label;
+  return labelled(`option option-${spec.type}`, spec.label || spec.name, input);
 }
 
 function fillOptions() {
@@ -427,11 +432,6 @@ function fillOptions() {
   const people = (current && current.game.people) || ["", ""];
   const computerLevel = (name) => /^Computer, level ([1-5])$/.exec(name || "")?.[1] || "";
   game.players.forEach((side, index) => {
-    const label = document.createElement("label");
-    label.className = "option";
-    const words = document.createElement("span");
-    words.className = "option-label";
-    words.textContent = say("played_by", { side });
     const select = document.createElement("select");
     select.className = "side";
     select.name = `side-${index + 1}`;
@@ -441,41 +441,26 @@ function fillOptions() {
     }
     select.value = sides[index] ?? computerLevel(people[index]);
     select.addEventListener("change", showNames);
-    label.append(words, select);
-    players.appendChild(label);
+    players.appendChild(labelled("option", say("played_by", { side }), select));
   });
-  const time = document.createElement("label");
-  time.className = "option computer-time";
-  const timeWords = document.createElement("span");
-  timeWords.className = "option-label";
-  timeWords.textContent = say("computer_time");
   const movetime = document.createElement("select");
   movetime.className = "movetime";
   movetime.name = "movetime";
-  for (const seconds of [1, 2, 5, 10, 30]) movetime.append(new Option(say("seconds", { n: seconds }), String(seconds * 1000)));
+  for (const seconds of [1, 2, 5, 10, 30]) {
+    movetime.append(new Option(say("seconds", { n: seconds }), String(seconds * 1000)));
+  }
   movetime.value = thinks ?? "2000";
-  time.append(timeWords, movetime);
-  players.appendChild(time);
-  const hints = document.createElement("label");
-  hints.className = "option option-bool";
+  players.appendChild(labelled("option computer-time", say("computer_time"), movetime));
   const allow = document.createElement("input");
   allow.type = "checkbox";
   allow.name = "hints";
   allow.className = "hints";
   allow.checked = hinting ?? true;
-  const hintWords = document.createElement("span");
-  hintWords.textContent = say("hints_allowed");
-  hints.append(allow, hintWords);
-  players.appendChild(hints);
+  players.appendChild(labelled("option option-bool", say("hints_allowed"), allow));
   // Who plays which side: kept with the game, shown on the kiosk, in records and results.
   // The names of the game on the board are offered (shown, to keep or change); a game
   // without names typed here has none.
   game.players.forEach((side, index) => {
-    const label = document.createElement("label");
-    label.className = "option";
-    const words = document.createElement("span");
-    words.className = "option-label";
-    words.textContent = say("name_of", { side });
     const input = document.createElement("input");
     input.name = `player-${index + 1}`;
     input.maxLength = 40;
@@ -483,9 +468,7 @@ function fillOptions() {
     input.placeholder = say("optional");
     const known = (current && current.game.people) ? current.game.people[index] || "" : "";
     input.value = typed[index] ?? (computerLevel(known) ? "" : known);
-    label.classList.add("person-name");
-    label.append(words, input);
-    players.appendChild(label);
+    players.appendChild(labelled("option person-name", say("name_of", { side }), input));
   });
   showNames();
   for (const spec of game.options) {
