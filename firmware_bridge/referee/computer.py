@@ -145,6 +145,7 @@ class Playing:
     hints: bool  # hints may be asked in this game
     journal: Any
     game_start: Any  # the position the game began from (None: the game's own start)
+    moves: Any  # the move list (history.MoveList), kept in step with the game
 
     def _post_answer(self, answer: Answer) -> None:
         raise NotImplementedError
@@ -152,9 +153,14 @@ class Playing:
     def _process(self, records: list[Any]) -> None:
         raise NotImplementedError
 
+    def _game_moves(self) -> tuple[str, ...]:
+        """The game's moves as the journal has them (each in its mover's notation): the move
+        list the loop keeps, so a position is never replayed to be named."""
+        return tuple(view.text for view, _ in self.moves)
+
     def _position_key(self) -> str:
         """The position as the engine is asked about it: the game and its moves."""
-        return f"{self.game_id}|{' '.join(_texts(self.rec.state))}"
+        return f"{self.game_id}|{' '.join(self._game_moves())}"
 
     def _seat_computer(self) -> None:
         """Which sides the computer plays in the game as it now stands. The engine knows a
@@ -183,7 +189,7 @@ class Playing:
         if self.computer is None:
             self.computer = Computer(self._post_answer, self.log)
         level = computer_sides(self.people).get(rec.state.to_move, 5)
-        self.computer.ask(Ask(key, self.game, _texts(rec.state), level, self.movetime_ms))
+        self.computer.ask(Ask(key, self.game, self._game_moves(), level, self.movetime_ms))
         self.dirty = True
 
     def _ask_hint(self) -> tuple[bool, str]:
@@ -210,7 +216,7 @@ class Playing:
         if self.computer is None:
             self.computer = Computer(self._post_answer, self.log)
         key = HINT_KEY + self._position_key()
-        self.computer.ask(Ask(key, self.game, _texts(state), 5, self.movetime_ms))
+        self.computer.ask(Ask(key, self.game, self._game_moves(), 5, self.movetime_ms))
         return True, "looking for a good move…"
 
     def _computer_answer(self, key: str, move: str, error: str) -> str:
@@ -250,13 +256,3 @@ class Playing:
         self.notice = ""
         self._computer_turn()
         return "the computer's engine is starting again"
-
-
-def _texts(state: Any) -> tuple[str, ...]:
-    """A game's moves in notation, each as its mover wrote it."""
-    replay = state.game.new_state()
-    texts = []
-    for move in state.history:
-        texts.append(replay.notation(move))
-        replay.apply(move, check=False)
-    return tuple(texts)
