@@ -176,7 +176,17 @@ class Playing:
         self.computer_asked = ""
 
     def _computer_turn(self) -> None:
-        """Ask the engine when it is the computer's turn and nobody has asked yet."""
+        """Ask the engine when it is the computer's turn and nobody has asked yet. Whatever
+        goes wrong in asking is said, and the referee goes on (Restart computer asks again)."""
+        try:
+            self._ask_if_its_turn()
+        except Exception as exc:  # the computer's seat must never stop the referee
+            self.log.exception("asking the computer failed")
+            self.computer_failed = str(exc) or type(exc).__name__
+            self.notice = f"The computer could not be asked ({self.computer_failed})."
+            self.dirty = True
+
+    def _ask_if_its_turn(self) -> None:
         rec = self.rec
         if not self.thinks or not rec.computer_to_move or rec.planned is not None:
             return
