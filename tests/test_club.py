@@ -23,7 +23,7 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import Browser, expect
 
-from tests.mosquitto import Mosquitto, free_port
+from tests.mosquitto import Mosquitto
 from tests.test_kiosk import TIMEOUT, LoggedProcess, Referee, browser, click
 
 __all__ = ["browser"]  # the fixture, shared with the kiosk tests
@@ -59,12 +59,14 @@ class Club(LoggedProcess):
 
     log_timeout = 20.0
 
-    def __init__(self, tmp: Path, url: str, *args: str) -> None:
-        self.port = free_port()
+    def __init__(self, tmp: Path, url: str, *args: str, listen: str = "127.0.0.1") -> None:
+        """On a port of the system's choosing (port 0), read from the club view's own log
+        line: a port found free first can be taken by another test before the club binds it."""
         command = [sys.executable, "-m", "firmware_bridge.cli", "club", "--mqtt", url,
-                   "--listen", f"127.0.0.1:{self.port}", "--results",
-                   str(tmp / "results.jsonl"), *args]  # fmt: skip
+                   "--listen", f"{listen}:0", "--results", str(tmp / "results.jsonl"),
+                   *args]  # fmt: skip
         self.spawn(command)
+        self.port = int(self.wait_log(r"club view: \S+?:(\d+)/\S*( \(also .*\))?; boards from")[1])
         self.url = f"http://127.0.0.1:{self.port}/"
         self.wait_log("club view: connected")
 

@@ -19,7 +19,7 @@ import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import Browser, expect
 
-from tests.mosquitto import Mosquitto, free_port
+from tests.mosquitto import Mosquitto
 from tests.test_club import PREFIX, Club, Listener, board_action, cleanup, referee
 from tests.test_kiosk import TIMEOUT, browser
 
@@ -186,10 +186,8 @@ def test_a_deep_command_is_answered_and_the_referee_stays_on_the_broker(
 ) -> None:
     broker = Mosquitto(tmp_path / "broker")
     cleanup.append(broker)
-    port = free_port()
-    club = Club(tmp_path, broker.url, "--listen", f"0.0.0.0:{port}")
+    club = Club(tmp_path, broker.url, listen="0.0.0.0")
     cleanup.append(club)
-    club.url = f"http://127.0.0.1:{port}/"
     one = referee(tmp_path, broker.url, "table1", "--game", "three-dragons", "--mqtt-commands")
     cleanup.append(one)
     events = Listener(broker.url, f"{PREFIX}/table1/events")

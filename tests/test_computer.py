@@ -95,10 +95,28 @@ def test_a_game_against_the_computer_on_the_emulated_board(tmp_path: Path, game_
             return len(hand) == (1 if move.kind is MoveKind.PLACE else 2) and not move.cells
 
         def carried_out(move: Move) -> bool:
-            pieces = emu.pieces()
+            """Whether the hands have made ``move`` by following the LEDs (the board's cells
+            filled as after its hand action or its consequences); a move they began (the
+            captured piece taken off first, the rest shown as a hint) they finish. A move no
+            hand makes (a pass, a decision) is never carried out by following."""
             names = game.board.names
-            landed = names[move.to] in pieces
-            return landed and (move.kind is not MoveKind.MOVE or names[move.frm] not in pieces)
+            footprint = state.footprint(move)
+            if not footprint.hand:
+                return False
+            before = state.layout()
+            after = [{names[c] for c in footprint.hand_layout(before)},
+                     {names[c] for c in footprint.result_layout(before)}]  # fmt: skip
+            now = set(emu.pieces())  # still: the hands act only when asked, and follow is over
+            if now in after:
+                return True
+            if now == {names[c] for c in before}:
+                return False
+            assert move.kind is MoveKind.MOVE, f"{sorted(now)} is neither before nor after {move}"
+            source, target = names[move.frm], names[move.to]
+            for cell in sorted(now - after[0] - {source}):
+                emu.do(f"lift {cell}")
+            emu.do(f"move {source} {target}")
+            return True
 
         while state.outcome() is None and state.plies < PLIES[game_id]:
             if state.to_move is Player.ONE:  # the person: any legal move

@@ -83,7 +83,7 @@ def _cmd_club(args: argparse.Namespace) -> int:
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())
     server.start()
-    log.info("club view: %s; boards from %s", say_urls(page_urls(host, port)),
+    log.info("club view: %s; boards from %s", say_urls(page_urls(host, server.port)),
              mqtt_broker.describe())  # fmt: skip
     if token is not None:  # where it is, never what it is: logs are kept and shared
         log.info("club view controls need the access token kept in %s: open the page once "
