@@ -25,6 +25,7 @@ from playwright.sync_api import Browser, expect
 
 from tests.mosquitto import Mosquitto
 from tests.test_kiosk import TIMEOUT, LoggedProcess, Referee, browser, click
+from tests.test_kiosk_screen import MEASURE
 
 __all__ = ["browser"]  # the fixture, shared with the kiosk tests
 
@@ -209,6 +210,10 @@ def test_moves_alerts_and_a_killed_referee_in_the_club_page(
     lion.locator("#btn-unplug").click()
     expect(alert).to_contain_text("(the board is unplugged)", timeout=TIMEOUT)
     expect(page.locator("#summary")).to_contain_text("1 needs attention")
+    for width, height in ((800, 480), (390, 844)):  # the screen beside a board, a phone
+        page.set_viewport_size({"width": width, "height": height})
+        assert page.evaluate(MEASURE, False) == [], f"the club view at {width}x{height}"
+    page.set_viewport_size({"width": 1280, "height": 800})
     lion.locator("#btn-replug").click()
     click(lion, "d5", "d2")
     expect(alert).to_have_count(0, timeout=TIMEOUT)
@@ -501,6 +506,7 @@ def test_standings_by_person_and_a_phone(
     expect(page.locator("#standings tbody tr").first).to_contain_text("Alice")
     expect(page.locator("#cross tbody tr").first).to_contain_text("1 ½")
     expect(page.locator("#results tbody tr")).to_have_count(4)
-    wide = page.evaluate("document.documentElement.scrollWidth")
-    assert wide <= 390, f"the page scrolls sideways: {wide} px"
+    assert page.evaluate(MEASURE, False) == []  # readable, touchable, no sideways scroll
+    page.set_viewport_size({"width": 800, "height": 480})
+    assert page.evaluate(MEASURE, False) == []
     page.close()

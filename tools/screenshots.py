@@ -139,7 +139,8 @@ class Run:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", default="800x480", help="viewport WIDTHxHEIGHT")
-    parser.add_argument("--game", action="append", help="only this game's pictures (repeatable)")
+    parser.add_argument("--game", action="append",
+                        help="only this game's pictures (repeatable; club: the club view's)")
     args = parser.parse_args()
     match = re.fullmatch(r"(\d+)x(\d+)", args.size)
     if not match:
@@ -214,6 +215,8 @@ def main() -> int:
                 run.stop()
         if not args.game or "vanguard" in args.game:
             computer_shots(page, Path(folder))
+        if not args.game or "club" in args.game:
+            club_shots(browser, Path(folder))
         browser.close()
     return 0
 
@@ -246,6 +249,85 @@ def computer_shots(page: Any, folder: Path) -> None:
         print("docs/screenshots/kiosk-computer-new-game.png", flush=True)
     finally:
         run.stop()
+
+
+def post(url: str, path: str, body: dict[str, Any]) -> None:
+    request = urllib.request.Request(url + path, json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"})  # fmt: skip
+    urllib.request.urlopen(request, timeout=10).read()
+
+
+def club_shots(browser: Any, folder: Path) -> None:
+    """The club view (docs/mqtt.md) fed by three referees through a Mosquitto of its own: a
+    game resigned and an agreed draw for the standings, a game in progress, an illegal move
+    left on a board (the alert a director sees first)."""
+    tmp = folder / "club"
+    tmp.mkdir()
+    broker_port = free_port()
+    (tmp / "mosquitto.conf").write_text(
+        f"listener {broker_port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+    broker = subprocess.Popen(["mosquitto", "-c", str(tmp / "mosquitto.conf")],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    url = f"mqtt://127.0.0.1:{broker_port}"
+    tables = [("table1", "three-dragons", ["Ann", "Bob"]), ("table2", "vanguard", ["Carol", "Dan"]),
+              ("table3", "the-lion-game", ["Eve", "Frank"])]  # fmt: skip
+    runs: list[Run] = []
+    club: subprocess.Popen[bytes] | None = None
+    try:
+        for board_id, game_id, people in tables:
+            board_tmp = tmp / board_id
+            board_tmp.mkdir()
+            run = Run(board_tmp, "--game", game_id, "--mqtt", url, "--board-id", board_id)
+            runs.append(run)
+            post(run.kiosk, "api/new-game", {"game": game_id, "players": people})
+            time.sleep(1.5)
+            player = Player.ONE
+            for text in OPENINGS[game_id]:
+                hand(run.board, text, player, game_id)
+                player = player.other
+        post(runs[0].kiosk, "api/result", {"result": "resign", "player": 2})
+        post(runs[1].kiosk, "api/result", {"result": "draw"})
+        for run, (_, game_id, _) in zip(runs[:2], tables, strict=False):  # the next game
+            post(run.kiosk, "api/new-game", {"game": game_id, "players": ["Bob", "Ann"]
+                                             if run is runs[0] else ["Dan", "Carol"]})
+        action(runs[2].board, {"do": "lift", "cell": "b3"})  # a frog where it cannot go
+        action(runs[2].board, {"do": "place", "cell": "b5"})
+        log = tmp / "club.txt"
+        club = subprocess.Popen([sys.executable, "-m", "firmware_bridge.cli", "club", "--mqtt", url,
+                                 "--listen", "127.0.0.1:0", "--results",
+                                 str(tmp / "results.jsonl")],
+                                stdout=subprocess.DEVNULL, stderr=log.open("w"))  # fmt: skip
+        found = None
+        deadline = time.monotonic() + 20
+        while found is None and time.monotonic() < deadline:
+            found = re.search(r"club view: \S+?:(\d+)/", log.read_text())
+            time.sleep(0.1)
+        if found is None:
+            raise RuntimeError("the club view did not start:\n" + log.read_text())
+        club_url = f"http://127.0.0.1:{found.group(1)}/"
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(club_url)
+        page.wait_for_timeout(3000)
+        page.screenshot(path=str(OUT / "club.png"))
+        print("docs/screenshots/club.png", flush=True)
+        page.close()
+        page = browser.new_page(viewport={"width": 800, "height": 480})
+        page.goto(club_url)
+        page.wait_for_timeout(3000)
+        page.evaluate("scrollTo(0, document.querySelector('#standings').closest('section')"
+                      ".getBoundingClientRect().top + scrollY)")
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(OUT / "club-results.png"))
+        print("docs/screenshots/club-results.png", flush=True)
+        page.close()
+    finally:
+        if club is not None:
+            club.terminate()
+            club.wait(15)
+        for run in runs:
+            run.stop()
+        broker.terminate()
+        broker.wait(15)
 
 
 if __name__ == "__main__":
