@@ -21,11 +21,14 @@ ALLOWED: dict[str, set[str]] = {
     # The computer opponent's process and protocol: it loads games as the link does.
     "opponent": {"engine", "link", "words"},
     "referee": {"engine", "link", "opponent", "words"},
+    # The board's circuit as code: worked out from the wiring, as the firmware's settings are.
+    "circuit": {"engine", "link", "words"},
     "boards": {"engine", "link", "words"},
     # The emulated board's page is the face of a simulated table: it reads the table.
     "faces": {"engine", "link", "opponent", "referee", "boards", "words"},
-    "commands": {"engine", "link", "opponent", "referee", "boards", "faces", "words"},
-    "cli": {"engine", "link", "opponent", "referee", "boards", "faces", "commands", "words"},
+    "commands": {"engine", "link", "opponent", "referee", "boards", "faces", "circuit", "words"},
+    "cli": {"engine", "link", "opponent", "referee", "boards", "faces", "circuit", "commands",
+            "words"},
 }
 
 

@@ -66,6 +66,16 @@ def add_arguments(
     _profile_arguments(parts)
     parts.set_defaults(handler=handler, run=_parts)
 
+    circuit = actions.add_parser(
+        "circuit", parents=[common],
+        help="the board's circuit: its netlist, parts list with prices, schematic, and rules "
+        "check (docs/build-a-board.md, The circuit, checked)",
+    )  # fmt: skip
+    _profile_arguments(circuit)
+    circuit.add_argument("--output", "-o", default="circuit",
+                         help="the folder to write into (default ./circuit)")  # fmt: skip
+    circuit.set_defaults(handler=handler, run=_circuit)
+
     uf2 = actions.add_parser(
         "uf2",
         parents=[common],
@@ -270,6 +280,35 @@ def _parts(args: argparse.Namespace, options: dict[str, str]) -> int:
     board_config(profile, game, None, catalog.config_dir(args.config_dir))  # one it can build
     sys.stdout.write(f"{game.title}, board profile {profile.id}:\n{parts_text(profile, game)}")
     return 0
+
+
+def _circuit(args: argparse.Namespace, options: dict[str, str]) -> int:
+    """Write the board's circuit files and check it; 1 when the check finds a problem."""
+    from firmware_bridge.circuit.board import board_circuit
+    from firmware_bridge.circuit.erc import check, report
+    from firmware_bridge.circuit.outputs import bom_csv, connections_text, kicad_netlist
+    from firmware_bridge.circuit.schematic import schematic_svg
+
+    game, profile = load(args, options)
+    board_config(profile, game, None, catalog.config_dir(args.config_dir))  # one it can build
+    circuit = board_circuit(profile, game)
+    folder = Path(args.output)
+    files = {
+        f"{profile.id}.net": kicad_netlist(circuit, f"board profile {profile.id}"),
+        f"{profile.id}-connections.txt": connections_text(circuit),
+        f"{profile.id}-bom.csv": bom_csv(circuit, profile, game),
+        f"{profile.id}.svg": schematic_svg(circuit, f"{game.title}: board profile {profile.id}"),
+        f"{profile.id}-erc.txt": report(circuit),
+    }
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (folder / name).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{folder}: cannot write: {exc.strerror or exc}") from exc
+    print(f"wrote {', '.join(files)} into {folder}")
+    sys.stdout.write(files[f"{profile.id}-erc.txt"])
+    return 1 if check(circuit) else 0
 
 
 # What each sensor part may be powered from, said beside the regulator it needs.

@@ -56,6 +56,7 @@ PRICES: dict[str, tuple[float, str]] = {
     "cap_1000u": (0.30, "1000 µF 10 V capacitor"),
     "regulator": (1.50, "3.3 V regulator for the sensors"),
     "usb": (3.00, "USB data cable"),
+    "jack": (0.40, "5.5 x 2.1 mm barrel jack"),
 }
 
 
@@ -144,6 +145,8 @@ def parts_list(profile: BoardProfile, game: Game) -> list[Line]:
     _, regulator = rail_3v3(wiring, sensors)
     if regulator:
         lines.append(Line("regulator", 1, regulator))
+        if regulator.startswith("AMS1117"):
+            lines.append(Line("cap_10u", 2, "at the AMS1117's input and output (its stability)"))
     lines.append(Line("usb", 1))
     return lines
 

@@ -1,0 +1,150 @@
+"""The board's circuit as code (issue 39): every shipped profile's circuit passes the electrical
+rules check, each rule finds the fault it is for, and the files a builder gets agree with the
+guide's parts list."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import Game
+from firmware_bridge.circuit import components as c
+from firmware_bridge.circuit.board import Choices, board_circuit
+from firmware_bridge.circuit.erc import check
+from firmware_bridge.circuit.model import Circuit, Node
+from firmware_bridge.circuit.outputs import bom_rows, kicad_netlist
+from firmware_bridge.circuit.schematic import schematic_svg
+from firmware_bridge.link.parts import parts_list, shipped_boards
+from firmware_bridge.link.profile import BoardProfile
+from firmware_bridge.link.wiring import PARTS
+
+BOARDS = {profile.id: (profile, game) for profile, game in shipped_boards()}
+
+
+def board(profile_id: str) -> tuple[BoardProfile, Game]:
+    return BOARDS[profile_id]
+
+
+def rules(circuit: Circuit) -> set[str]:
+    return {problem.rule for problem in check(circuit)}
+
+
+def move(circuit: Circuit, ref: str, pin: str, net: str | None) -> None:
+    """Take a pin off its net (onto ``net``, or onto none)."""
+    node = Node(ref, pin)
+    circuit.nets[circuit.where.pop(node)].remove(node)
+    if net is not None:
+        circuit.connect(net, (circuit.parts[ref], pin))
+
+
+@pytest.mark.parametrize("profile_id", sorted(BOARDS))
+def test_every_shipped_board_passes_the_rules_check(profile_id: str) -> None:
+    profile, game = board(profile_id)
+    circuit = board_circuit(profile, game)
+    assert check(circuit) == []
+    # The parts a builder counts agree with the guide's parts list.
+    listed: dict[str, float] = {}
+    for line in parts_list(profile, game):
+        listed[line.part] = listed.get(line.part, 0) + line.quantity
+    placed: dict[str, int] = {}
+    for part in circuit.parts.values():
+        if part.spec.price:
+            placed[part.spec.price] = placed.get(part.spec.price, 0) + 1
+    for key in (
+        "pico",
+        profile.pico.part.name if profile.pico else "",
+        "mux",
+        "led",
+        "shifter",
+        "load_switch",
+        "regulator",
+        "button",
+        "schottky",
+        "fuse",
+        "pmos",
+        "cap_10u",
+    ):
+        assert placed.get(key, 0) == listed.get(key, 0), key
+    # KiCad's netlist names every part and every pin once.
+    netlist = kicad_netlist(circuit, profile.id)
+    assert netlist.count("(comp ") == len(circuit.parts)
+    assert netlist.count("(node ") == len(circuit.where)
+    assert netlist.count("(") == netlist.count(")")
+
+
+def test_a_pull_resistor_each_breakout_or_none_is_found() -> None:
+    profile, game = board("vanguard")
+    problems = check(board_circuit(profile, game, Choices(sig_pulls=2)))
+    assert [p.rule for p in problems] == ["pulls"]
+    assert "2 pull resistors" in problems[0].text and "SIG" in problems[0].text
+    assert rules(board_circuit(profile, game, Choices(sig_pulls=0))) == {"pulls"}
+    reed, reed_game = board("the-lion-game-reed")  # the pad's pull-up is there, not enough
+    assert rules(board_circuit(reed, reed_game, Choices(sig_pulls=2))) == {"pulls"}
+
+
+def test_an_ss49e_on_5v_overdrives_the_pico_and_a_drv5053_does_not() -> None:
+    profile, game = board("vanguard")
+    assert check(board_circuit(profile, game, Choices(sensor_rail="VBUS"))) == []  # <= 1.8 V
+    assert profile.pico is not None
+    wiring = dataclasses.replace(profile.pico, part=PARTS["ss49e"])
+    ss49e = dataclasses.replace(profile, pico=wiring)
+    assert check(board_circuit(ss49e, game)) == []  # on 3.3 V, as the guide says
+    problems = check(board_circuit(ss49e, game, Choices(sensor_rail="VBUS")))
+    assert {p.rule for p in problems} == {"over 3.3 V"}
+    assert any("SIG reaches 5.0 V at the Pico's GP26" in p.text for p in problems)
+
+
+def test_two_outputs_on_a_net_a_part_off_its_supply_and_floating_inputs_are_found() -> None:
+    profile, game = board("three-dragons")
+    circuit = board_circuit(profile, game)
+    extra = circuit.add(c.WS2812B)  # its output onto the multiplexers' S0, which GP2 drives
+    circuit.connect("5V", (extra, "VDD"))
+    circuit.connect("GND", (extra, "VSS"))
+    circuit.connect("LED_DATA", (extra, "DIN"))
+    circuit.connect("S0", (extra, "DOUT"))
+    assert rules(circuit) == {"driven twice", "over 3.3 V"}  # and its 5 V on GP2
+
+    circuit = board_circuit(profile, game)
+    shifter = next(p for p in circuit.parts.values() if p.spec is c.SHIFTER)
+    move(circuit, shifter.ref, "VCC", "3V3")  # the level shifter on 3.3 V: out of its range
+    problems = check(circuit)
+    assert [p.rule for p in problems] == ["unpowered"]
+    assert "takes 4.5-5.5 V; 3V3 carries 3.3 V" in problems[0].text
+
+    circuit = board_circuit(profile, game)
+    move(circuit, shifter.ref, "1OE", "OE_FLOATING")  # OE left unwired
+    assert rules(circuit) == {"floating input"}
+    last = next(p for p in circuit.parts.values() if p.spec is c.MUX and p.note.startswith("M4"))
+    move(circuit, last.ref, "C15", "UNUSED")  # an unused channel no longer tied to ground
+    assert any(p.rule == "floating input" and f"{last.ref}.C15" in p.text for p in check(circuit))
+    move(circuit, shifter.ref, "GND", None)
+    assert "unconnected" in rules(circuit)
+
+
+def test_the_files_a_builder_gets(tmp_path: Path) -> None:
+    """``firmware circuit`` writes the netlist, connections, parts list, schematic and the
+    check's report, and says the check found nothing."""
+    done = subprocess.run([sys.executable, "-m", "firmware_bridge.cli", "firmware", "circuit",
+                           "--board", "three-dragons", "-o", str(tmp_path)],
+                          check=False, capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "no problem found" in done.stdout
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["three-dragons-bom.csv", "three-dragons-connections.txt",
+                     "three-dragons-erc.txt", "three-dragons.net", "three-dragons.svg"]  # fmt: skip
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "three-dragons-bom.csv").read_text())))
+    assert rows[-1]["part"] == "total" and float(rows[-1]["cost_eur"]) > 50
+    assert all(row["priced"] for row in rows)
+    profile, game = board("three-dragons")
+    circuit = board_circuit(profile, game)
+    counted = sum(int(r["quantity"]) for r in bom_rows(circuit, profile, game) if r["refs"])
+    assert counted == len(circuit.parts)
+    svg = (tmp_path / "three-dragons.svg").read_text()
+    assert all(f">{ref}  " in svg for ref in circuit.parts)
+    assert schematic_svg(circuit, "x").startswith("<svg")
