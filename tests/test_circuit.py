@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,8 @@ from firmware_bridge.circuit.erc import check
 from firmware_bridge.circuit.model import Circuit, Node
 from firmware_bridge.circuit.outputs import bom_rows, kicad_netlist
 from firmware_bridge.circuit.schematic import schematic_svg
+from firmware_bridge.circuit.spice import check as simulate
+from firmware_bridge.circuit.spice import settling_text
 from firmware_bridge.link.parts import parts_list, shipped_boards
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.wiring import PARTS
@@ -148,3 +151,30 @@ def test_the_files_a_builder_gets(tmp_path: Path) -> None:
     svg = (tmp_path / "three-dragons.svg").read_text()
     assert all(f">{ref}  " in svg for ref in circuit.parts)
     assert schematic_svg(circuit, "x").startswith("<svg")
+
+
+@pytest.mark.parametrize("profile_id", sorted(BOARDS))
+def test_the_firmwares_waits_cover_the_simulated_sensor_line(profile_id: str) -> None:
+    """ngspice runs each board's SIG line (its multiplexers' capacitance, the channel's
+    on-resistance, the pull resistor, the ADC's sampling) from the circuit: settle_us and
+    screen_us must each be at least the time the line takes to settle in each case."""
+    profile, game = board(profile_id)
+    assert profile.pico is not None
+    found = simulate(board_circuit(profile, game), profile.pico, len(profile.sensor_cells))
+    assert len(found) == 3
+    for item in found:
+        assert 0 < item.needed_us < math.inf, item
+        for wait, us in item.allowed_us.items():
+            assert item.needed_us <= us, f"{item.case}: {wait} {us} us < {item.needed_us} us"
+
+
+def test_the_simulation_finds_a_wait_too_short() -> None:
+    """The guide's old 100 kOhm pull-down: a broken wire takes ten times as long to fall out
+    of every band, past settle_us; the 10 kOhm falls within it."""
+    profile, game = board("three-dragons")
+    assert profile.pico is not None
+    sensors = len(profile.sensor_cells)
+    slow = board_circuit(profile, game, Choices(sig_pull_value="100k"))
+    (broken,) = [s for s in simulate(slow, profile.pico, sensors) if s.case == "broken wire"]
+    assert broken.needed_us > 5 * broken.allowed_us["settle_us"]
+    assert "TOO SHORT: settle_us" in settling_text([broken])

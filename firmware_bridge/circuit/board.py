@@ -28,6 +28,7 @@ class Choices:
 
     sensor_rail: str | None = None  # None: as the guide says
     sig_pulls: int = 1
+    sig_pull_value: str | None = None  # None: 10k down, or 4.7k up
 
 
 def board_circuit(profile: BoardProfile, game: Game, choices: Choices = Choices()) -> Circuit:
@@ -133,7 +134,7 @@ def _sensing(
         for _ in range(choices.sig_pulls):
             pull = circuit.add(
                 c.RESISTOR,
-                "10k" if linear else "4.7k",
+                choices.sig_pull_value or ("10k" if linear else "4.7k"),
                 note=f"{net}'s pull-" + ("down" if linear else "up") + ": one a line",
             )
             circuit.connect(net, (pull, "1"))

@@ -288,17 +288,26 @@ def _circuit(args: argparse.Namespace, options: dict[str, str]) -> int:
     from firmware_bridge.circuit.erc import check, report
     from firmware_bridge.circuit.outputs import bom_csv, connections_text, kicad_netlist
     from firmware_bridge.circuit.schematic import schematic_svg
+    from firmware_bridge.circuit.spice import SpiceError, settling_text
+    from firmware_bridge.circuit.spice import check as simulate
 
     game, profile = load(args, options)
     board_config(profile, game, None, catalog.config_dir(args.config_dir))  # one it can build
     circuit = board_circuit(profile, game)
     folder = Path(args.output)
+    wiring = profile.pico
+    assert wiring is not None  # board_config refused a board without one
+    try:
+        settled = simulate(circuit, wiring, len(profile.sensor_cells))
+        line = settling_text(settled)
+    except SpiceError as exc:
+        settled, line = [], f"the sensor line was not simulated: {exc}\n"
     files = {
         f"{profile.id}.net": kicad_netlist(circuit, f"board profile {profile.id}"),
         f"{profile.id}-connections.txt": connections_text(circuit),
         f"{profile.id}-bom.csv": bom_csv(circuit, profile, game),
         f"{profile.id}.svg": schematic_svg(circuit, f"{game.title}: board profile {profile.id}"),
-        f"{profile.id}-erc.txt": report(circuit),
+        f"{profile.id}-erc.txt": report(circuit) + line,
     }
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -308,7 +317,8 @@ def _circuit(args: argparse.Namespace, options: dict[str, str]) -> int:
         raise ConfigError(f"{folder}: cannot write: {exc.strerror or exc}") from exc
     print(f"wrote {', '.join(files)} into {folder}")
     sys.stdout.write(files[f"{profile.id}-erc.txt"])
-    return 1 if check(circuit) else 0
+    short = any(s.needed_us > us for s in settled for us in s.allowed_us.values())
+    return 1 if check(circuit) or short else 0
 
 
 # What each sensor part may be powered from, said beside the regulator it needs.
