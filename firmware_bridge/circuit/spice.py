@@ -139,21 +139,21 @@ def _deck(line: Line, *, drive: str, start_v: float, stop_us: float, pad_pull: b
     )
 
 
-def cases(line: Line) -> list[Case]:
-    """The worst cases of the line (see the module's text)."""
+def cases(line: Line, band_v: float) -> list[Case]:
+    """The worst cases of the line (see the module's text); ``band_v``: how near its final
+    value a linear reading must be to be quiet (the profile's hysteresis)."""
     tau_us = max(line.pull_ohms or PULL_UP_WORST_OHMS, 1.0) * line.farads * 1e6
     slew_us = line.farads * RAIL_V / SENSOR_SOURCE_AMPS * 1e6
     stop = 20 * max(tau_us, slew_us, 1.0)
     found = []
     if line.linear:
         low, high = RANGES.get(line.part, RATIOMETRIC)
-        band = 600 / ADC_FULL * RAIL_V  # filled in by check() from the profile's hysteresis
         for name, start, to in (("live, rising", low, high), ("live, falling", high, low)):
             drive = (f"Vs s 0 DC {to}\n"
                      f"Bs 0 cell I=min({SENSOR_SOURCE_AMPS}, max(-{SENSOR_SOURCE_AMPS}, "
                      f"(v(s)-v(cell))/{SENSOR_OUT_OHMS})))\n")  # fmt: skip
             deck = _deck(line, drive=drive, start_v=start, stop_us=stop, pad_pull=False)
-            found.append(Case(name, deck, start, "within", band))
+            found.append(Case(name, deck, start, "within", band_v))
         deck = _deck(line, drive="", start_v=high, stop_us=stop, pad_pull=False)
         found.append(Case("broken wire", deck, high, "below", 1000 / ADC_FULL * RAIL_V))
         return found
@@ -222,9 +222,7 @@ def check(circuit: Circuit, wiring: PicoWiring, sensors: int) -> list[Settling]:
     settle, screen = settle_us(wiring, sensors), screen_us(wiring, sensors)
     band = wiring.bands.hysteresis / ADC_FULL * RAIL_V
     found = []
-    for case in cases(line):
-        if case.target == "within":
-            case = Case(case.name, case.deck, case.start_v, case.target, band)
+    for case in cases(line, band):
         needed = settle_time_us(case, run(case.deck))
         waits = {"settle_us": settle} if case.name in ("broken wire", "without the pull-up") \
             else {"screen_us": screen, "settle_us": settle}  # fmt: skip
