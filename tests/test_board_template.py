@@ -171,8 +171,11 @@ def test_a_reed_boards_template_draws_upright_reeds(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     svg = out.read_text()
-    assert svg.count("<circle") == 81  # a ring under each sensed cell
+    assert svg.count('class="mark"/>') == 81  # a red ring under each sensed cell
     assert "reed switch stands upright" in svg
+    # Each LED in its cell's corner, with its hole's dark ring (the guide's Materials).
+    assert svg.count('height="5" class="led"/>') == 81
+    assert svg.count('r="5" class="led"/>') == 81
 
 
 def test_the_led_chains_drop_is_worked_out_from_its_wire_and_feeds() -> None:

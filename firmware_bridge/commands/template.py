@@ -101,6 +101,11 @@ def _outline(cell: CellPicture, x: float, y: float, size: float) -> str:
     return f'<polygon points="{text}" class="cell{" blocked" if cell.blocked else ""}"/>'
 
 
+# The LED's centre from the cell's centre, along the diagonal to the top right, for a 40 mm
+# cell (docs/build-a-board.md, Materials): off the magnet and the sensor's wires.
+LED_OFFSET_MM = 12.0
+
+
 def template(
     game: Game, profile: BoardProfile, *, cell_mm: float = 40.0, page: str | None = None
 ) -> list[Sheet]:
@@ -130,8 +135,9 @@ def template(
         number = index[cell.name]
         sensor = profile.sensor_of.get(number)
         led = profile.led_of.get(number)
+        name_x = x - (cell_mm * 0.1 if led is not None else 0.0)  # clear of the LED's ring
         parts.append(
-            f'<text x="{x:.2f}" y="{y - cell_mm * 0.17:.2f}" class="name" '
+            f'<text x="{name_x:.2f}" y="{y - cell_mm * 0.17:.2f}" class="name" '
             f'font-size="{big:.1f}">{escape(cell.name)}</text>'
         )
         lines = []
@@ -146,6 +152,13 @@ def template(
             parts.append(
                 f'<text x="{x:.2f}" y="{y + cell_mm * (0.2 + 0.12 * k):.2f}" '
                 f'class="note" font-size="{small:.1f}">{escape(line)}</text>'
+            )
+        if led is not None:  # in the cell's corner (§2): the LED, its hole and its dark ring
+            d = LED_OFFSET_MM / math.sqrt(2) * cell_mm / 40.0
+            lx, ly = x + d, y - d
+            parts.append(
+                f'<rect x="{lx - 2.5:.2f}" y="{ly - 2.5:.2f}" width="5" height="5" class="led"/>'
+                f'<circle cx="{lx:.2f}" cy="{ly:.2f}" r="5" class="led"/>'
             )
         if sensor is not None and reed:  # a reed stands upright under the centre: a ring
             parts.append(f'<circle cx="{x:.2f}" cy="{y:.2f}" r="1.6" class="mark"/>')
@@ -173,6 +186,8 @@ def template(
             if reed
             else "the red cross marks the cell's centre, where its sensor goes"
         ),
+        "the blue square is the cell's LED, facing up; the blue circle its 5 mm hole's 10 mm dark "
+        "ring (paint or tape), so one cell's light does not bleed into the next",
         "Print at 100 % (no 'fit to page'): the bar below is exactly 100 mm.",
     ]
     # Each line wrapped to the sheet (its text never runs past the paper's edge).
@@ -225,6 +240,7 @@ STYLE = """
   .name { font-family: sans-serif; font-weight: bold; text-anchor: middle; fill: #111; }
   .note { font-family: sans-serif; text-anchor: middle; fill: #333; }
   .mark { stroke: #b00; stroke-width: 0.35; }
+  .led { fill: none; stroke: #1d4ed8; stroke-width: 0.35; }
   .legend { font-family: sans-serif; font-size: 3.5px; fill: #111; }
   .bar { fill: #111; }
   .cross { stroke: #b00; stroke-width: 0.3; }
