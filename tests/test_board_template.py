@@ -215,3 +215,27 @@ def test_a_usb_boards_led_capacitors_sit_behind_a_soft_start() -> None:
     supplied = catalog.load_profile("three-dragons", dragons)
     assert supplied.pico is not None and usb_inrush_ma(supplied.pico, 77) is None
     assert not any(line.part == "load_switch" for line in parts_list(supplied, dragons))
+
+
+def test_each_rails_current_is_worked_out_and_said(tmp_path: Path) -> None:
+    """Issue 39: the current on each rail. Three Dragons: the supply carries the Pico, its own
+    3.3 V, the LEDs at their budget and the sensors' regulator (a linear one draws what it
+    gives); the Pico's 3V3 pin only the multiplexers. Vanguard on USB: all within 500 mA,
+    and the Pi 5's shared USB limit said."""
+    from firmware_bridge.link.wiring import led_current_ma, rail_currents
+
+    game = catalog.load_game("three-dragons")
+    wiring = catalog.load_profile("three-dragons", game).pico
+    assert wiring is not None
+    rails = rail_currents(wiring, 77, 77)
+    assert rails["3V3"] == 1.0 and rails["sensors_3v3"] == 277.2
+    expected = 50 + 1.0 * 3.3 / 5 / 0.9 + led_current_ma(wiring, 77, 77) + 277.2
+    assert abs(rails["5v"] - expected) < 0.1 and rails["5v"] < wiring.power.supply_ma
+    result = subprocess.run(
+        [sys.executable, "-m", "firmware_bridge.cli", "firmware", "config", "--board",
+         "vanguard", "-o", str(tmp_path / "board.json")], capture_output=True, text=True,
+        check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "at most, each rail: VBUS (USB) 0.41 A of 0.5 A" in result.stdout
+    assert "Raspberry Pi 5" in result.stdout

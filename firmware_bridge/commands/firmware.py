@@ -26,7 +26,7 @@ from firmware_bridge.link import catalog
 from firmware_bridge.link.parts import parts_text
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import LedKind
-from firmware_bridge.link.wiring import LED_DROP_LIMIT_V, power_figures
+from firmware_bridge.link.wiring import LED_DROP_LIMIT_V, USB_LIMIT_MA, power_figures
 
 BOARD_ID = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
 
@@ -257,6 +257,18 @@ def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
         f"the {power['supply_ma']} mA supply)"
     )
     print(_rail_text(power))
+    rails = power["rails_ma"]
+    five = "VBUS (USB)" if power["supply_ma"] <= USB_LIMIT_MA else "the 5 V supply"
+    said = [f"{five} {rails['5v'] / 1000:.2f} A of {power['supply_ma'] / 1000:g} A",
+            f"the Pico's 3V3 pin {rails['3V3']:g} mA"]  # fmt: skip
+    if "sensors_3v3" in rails:
+        said.append(f"the sensors' 3.3 V {rails['sensors_3v3']:g} mA")
+    print("at most, each rail: " + "; ".join(said))
+    if power["supply_ma"] <= USB_LIMIT_MA:
+        print(
+            "on a Raspberry Pi 5 with a 3 A supply its USB ports give 600 mA together: one "
+            "USB-powered board per Pi, or the Pi's 5 A supply (docs/build-a-board.md §5)"
+        )
     if power.get("led_chain_ma"):
         feeds = power["led_feeds"]
         print(

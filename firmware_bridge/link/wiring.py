@@ -493,6 +493,32 @@ def describe_power(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, Any
     }
 
 
+# The Pico makes its 3.3 V from VSYS with a buck-boost converter, about 90% efficient.
+PICO_CONVERTER_EFFICIENCY = 0.9
+
+
+def rail_currents(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, float]:
+    """The most each rail carries, in mA: the 5 V in (the supply's, or VBUS on a USB board),
+    the Pico's 3V3 pin, and the sensors' own 3.3 V where they have one."""
+    power = wiring.power
+    sensor_ma = sensors * power.sensor_ma
+    mux_ma = (sensors + 15) // 16 * MUX_MA
+    _, regulator = rail_3v3(wiring, sensors)
+    pin_ma = mux_ma if regulator else mux_ma + sensor_ma
+    five = power.pico_ma + pin_ma * RAIL_V / SUPPLY_V / PICO_CONVERTER_EFFICIENCY
+    five += led_current_ma(wiring, sensors, leds) if leds else 0.0
+    rails = {"3V3": round(pin_ma, 1)}
+    if regulator:
+        part = sensor_regulator(sensor_ma)
+        # A linear regulator draws what it gives; a buck module about its power over 5 V.
+        taken = sensor_ma if part is None or part.theta_ja is not None else (
+            sensor_ma * RAIL_V / SUPPLY_V / 0.85)  # fmt: skip
+        five += taken
+        rails["sensors_3v3"] = round(sensor_ma, 1)
+    rails["5v"] = round(five, 1)
+    return rails
+
+
 def power_figures(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, Any]:
     """The budgets ``firmware config`` prints for the builder: the sensors' regulator's heat,
     the LED chain's current, drop and capacitance, the inrush on USB."""
@@ -517,6 +543,7 @@ def power_figures(wiring: PicoWiring, sensors: int, leds: int) -> dict[str, Any]
         "led_drop_v": round(led_drop_v(wiring, sensors, leds), 2) if leds else 0.0,
         "led_capacitance_uf": round(chain_capacitance_uf(leds), 1) if leds else 0.0,
         "usb_inrush_ma": None if inrush is None else round(inrush),
+        "rails_ma": rail_currents(wiring, sensors, leds),
     }
 
 
