@@ -10,6 +10,7 @@ import pytest
 from engine import MoveKind
 from engine.registry import RULES
 from engine.search import LEVELS, flat_monte_carlo, greedy_move, random_move, think, think_at
+from engine.search.mcts import DEFAULT, Settings
 from tests.helpers import GOAT_IN_REACH, load
 
 GAMES = ["goats-wintering", "protect-the-goat", "the-lion-game", "three-dragons", "vanguard"]
@@ -26,8 +27,11 @@ def test_a_win_at_once_is_played_at_once() -> None:
     assert outcome.winner.value == 1
 
 
+@pytest.mark.parametrize("grave", [0, 10], ids=["uct", "grave"])
 @pytest.mark.parametrize("game_id", GAMES)
-def test_the_search_leaves_the_position_as_it_was_and_repeats_from_a_seed(game_id: str) -> None:
+def test_the_search_leaves_the_position_as_it_was_and_repeats_from_a_seed(
+    game_id: str, grave: int
+) -> None:
     game = load(game_id)
     state = game.new_state()
     rng = random.Random(5)
@@ -35,10 +39,11 @@ def test_the_search_leaves_the_position_as_it_was_and_repeats_from_a_seed(game_i
         moves = list(state.legal_moves())
         state.apply(moves[int(rng.random() * len(moves))])
     before = state.to_json()
-    first = think(state, random.Random(42), playouts=120)
+    settings = Settings(grave=grave) if grave else DEFAULT
+    first = think(state, random.Random(42), playouts=120, settings=settings)
     assert state.to_json() == before and state.plies == 6
     assert state.is_legal(first.move)
-    again = think(state, random.Random(42), playouts=120)
+    again = think(state, random.Random(42), playouts=120, settings=settings)
     assert again.move == first.move and again.playouts == first.playouts == 120
 
 

@@ -46,6 +46,11 @@ class Settings:
     # The tree's size limit: past it the search goes on from the leaves it has (playouts
     # only), so a long think's memory is bounded (about 60 MB at the limit, docs/engine.md).
     max_nodes: int = 250_000
+    # GRAVE (Cazenave, "Generalized Rapid Action Value Estimation", 2015): a move's value
+    # blends its own mean with how the playouts that played it anywhere later did ("all moves
+    # as first"), read at the deepest ancestor with more than ``grave`` visits; 0: plain UCT.
+    grave: int = 0
+    grave_bias: float = 1e-4
 
 
 DEFAULT = Settings()
@@ -72,7 +77,7 @@ class Thought:
 class Node:
     """A position in the tree, reached by ``move`` made by ``mover``."""
 
-    __slots__ = ("children", "move", "mover", "reward", "untried", "visits", "winner")
+    __slots__ = ("amaf", "children", "move", "mover", "reward", "untried", "visits", "winner")
 
     def __init__(self, move: Move | None, mover: Player) -> None:
         self.move = move
@@ -82,6 +87,9 @@ class Node:
         self.visits = 0
         self.reward = 0.0  # summed results for ``mover``
         self.winner: Node | None = None  # a child whose move wins at once
+        # GRAVE: (mover's index, move) -> [summed results for that mover, times played] over
+        # the simulations through this node that played it after it.
+        self.amaf: dict[tuple[int, Move], list[float]] | None = None  # made when first heard
 
 
 def _result(state: State) -> float | None:
@@ -108,9 +116,15 @@ def _is_capture(move: Move, cells: list[Piece | None], mover: Player) -> bool:
     return False
 
 
-def playout(state: State, rng: random.Random, settings: Settings) -> float:
+def playout(
+    state: State,
+    rng: random.Random,
+    settings: Settings,
+    record: list[tuple[int, Move]] | None = None,
+) -> float:
     """Play on from ``state`` for at most ``settings.cutoff`` plies, then undo them; player 1's
-    result, or the evaluation's chance where the playout stopped."""
+    result, or the evaluation's chance where the playout stopped. ``record`` hears each move
+    with its mover's index (GRAVE)."""
     chance = judge(state)
     bias = settings.capture_bias
     pass_rate = settings.pass_rate
@@ -128,6 +142,8 @@ def playout(state: State, rng: random.Random, settings: Settings) -> float:
             captures = [m for m in moves if _is_capture(m, cells, mover)]
             if captures:
                 move = captures[int(rng.random() * len(captures))]
+        if record is not None:
+            record.append((state.to_move.index, move))
         state.apply(move, check=False)
         plies += 1
         result = _result(state)
@@ -179,17 +195,46 @@ def safe_moves(state: State, moves: list[Move]) -> list[Move]:
     return [move for move, worst in zip(moves, worst_of, strict=True) if worst >= best - 1e-9]
 
 
-def _uct(node: Node, exploration: float) -> Node:
+def _uct(node: Node, exploration: float, ref: Node | None = None, bias: float = 0.0) -> Node:
+    """The child to descend to: UCT, its means blended with ``ref``'s AMAF values (GRAVE)."""
     if node.winner is not None:
         return node.winner
     log_n = math.log(node.visits)
     best = node.children[0]
     best_score = -1.0
+    amaf = ref.amaf if ref is not None else None
     for child in node.children:
-        score = child.reward / child.visits + exploration * math.sqrt(log_n / child.visits)
+        mean = child.reward / child.visits
+        if amaf is not None:
+            assert child.move is not None
+            seen = amaf.get((child.mover.index, child.move))
+            if seen is not None and seen[1] > 0:
+                n = seen[1]
+                beta = n / (n + child.visits + bias * n * child.visits)
+                mean = (1.0 - beta) * mean + beta * seen[0] / n
+        score = mean + exploration * math.sqrt(log_n / child.visits)
         if score > best_score:
             best, best_score = child, score
     return best
+
+
+def _remember(path: list[Node], played: list[tuple[int, Move]], value: float) -> None:
+    """GRAVE's tables: each node on the path hears every move played after it in this
+    simulation (the first time each was played), with the result for its mover."""
+    for depth, node in enumerate(path):
+        table = node.amaf
+        if table is None:
+            table = node.amaf = {}
+        seen: set[tuple[int, Move]] = set()
+        for key in played[depth:]:
+            if key in seen:
+                continue
+            seen.add(key)
+            entry = table.get(key)
+            if entry is None:
+                entry = table[key] = [0.0, 0.0]
+            entry[0] += value if key[0] == 0 else 1.0 - value
+            entry[1] += 1.0
 
 
 def think(
@@ -229,12 +274,18 @@ def think(
     exploration = settings.exploration
     max_nodes = settings.max_nodes
     nodes = 1
+    grave = settings.grave
+    bias = settings.grave_bias
+    played: list[tuple[int, Move]] | None = None
     while playouts is None or done < playouts:
         if time_up is not None and time_up():
             break
         node = root
         path = [root]
         applied = 0
+        ref: Node | None = root if grave else None
+        if grave:
+            played = []
         while True:
             untried = node.untried
             if untried is None:  # first visit after expansion: list the moves
@@ -242,14 +293,21 @@ def think(
                 rng.shuffle(untried)
             if untried or not node.children:
                 break
-            node = _uct(node, exploration)
-            state.apply(node.move, check=False)  # type: ignore[arg-type]
+            if grave and node.visits > grave:
+                ref = node
+            node = _uct(node, exploration, ref, bias)
+            assert node.move is not None
+            if played is not None:
+                played.append((node.mover.index, node.move))
+            state.apply(node.move, check=False)
             applied += 1
             path.append(node)
         value = _result(state)
         if value is None and node.untried and nodes < max_nodes:
             move = node.untried.pop()
             mover = state.to_move
+            if played is not None:
+                played.append((mover.index, move))
             state.apply(move, check=False)
             applied += 1
             child = Node(move, mover)
@@ -262,15 +320,17 @@ def think(
                 if value == (1.0 if mover is Player.ONE else 0.0):
                     node.winner = child
             else:
-                value = playout(state, rng, settings)
+                value = playout(state, rng, settings, played)
         elif value is None:
-            value = playout(state, rng, settings)
+            value = playout(state, rng, settings, played)
         depth = max(depth, applied)
         for _ in range(applied):
             state.undo()
         for visited in path:
             visited.visits += 1
             visited.reward += value if visited.mover is Player.ONE else 1.0 - value
+        if played is not None:
+            _remember(path, played, value)
         done += 1
         if report is not None and report_every and done % report_every == 0:
             report(_thought(root, done, depth))
