@@ -27,8 +27,17 @@ ALLOWED: dict[str, set[str]] = {
     # The emulated board's page is the face of a simulated table: it reads the table.
     "faces": {"engine", "link", "opponent", "referee", "boards", "words"},
     "commands": {"engine", "link", "opponent", "referee", "boards", "faces", "circuit", "words"},
-    "cli": {"engine", "link", "opponent", "referee", "boards", "faces", "circuit", "commands",
-            "words"},
+    "cli": {
+        "engine",
+        "link",
+        "opponent",
+        "referee",
+        "boards",
+        "faces",
+        "circuit",
+        "commands",
+        "words",
+    },
 }
 
 

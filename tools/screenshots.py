@@ -139,8 +139,11 @@ class Run:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--size", default="800x480", help="viewport WIDTHxHEIGHT")
-    parser.add_argument("--game", action="append",
-                        help="only this game's pictures (repeatable; club: the club view's)")
+    parser.add_argument(
+        "--game",
+        action="append",
+        help="only this game's pictures (repeatable; club: the club view's)",
+    )
     args = parser.parse_args()
     match = re.fullmatch(r"(\d+)x(\d+)", args.size)
     if not match:
@@ -265,7 +268,8 @@ def club_shots(browser: Any, folder: Path) -> None:
     tmp.mkdir()
     broker_port = free_port()
     (tmp / "mosquitto.conf").write_text(
-        f"listener {broker_port} 127.0.0.1\nallow_anonymous true\npersistence false\n")
+        f"listener {broker_port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+    )
     broker = subprocess.Popen(["mosquitto", "-c", str(tmp / "mosquitto.conf")],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     url = f"mqtt://127.0.0.1:{broker_port}"
@@ -288,8 +292,14 @@ def club_shots(browser: Any, folder: Path) -> None:
         post(runs[0].kiosk, "api/result", {"result": "resign", "player": 2})
         post(runs[1].kiosk, "api/result", {"result": "draw"})
         for run, (_, game_id, _) in zip(runs[:2], tables, strict=False):  # the next game
-            post(run.kiosk, "api/new-game", {"game": game_id, "players": ["Bob", "Ann"]
-                                             if run is runs[0] else ["Dan", "Carol"]})
+            post(
+                run.kiosk,
+                "api/new-game",
+                {
+                    "game": game_id,
+                    "players": ["Bob", "Ann"] if run is runs[0] else ["Dan", "Carol"],
+                },
+            )
         action(runs[2].board, {"do": "lift", "cell": "b3"})  # a frog where it cannot go
         action(runs[2].board, {"do": "place", "cell": "b5"})
         log = tmp / "club.txt"
@@ -314,8 +324,10 @@ def club_shots(browser: Any, folder: Path) -> None:
         page = browser.new_page(viewport={"width": 800, "height": 480})
         page.goto(club_url)
         page.wait_for_timeout(3000)
-        page.evaluate("scrollTo(0, document.querySelector('#standings').closest('section')"
-                      ".getBoundingClientRect().top + scrollY)")
+        page.evaluate(
+            "scrollTo(0, document.querySelector('#standings').closest('section')"
+            ".getBoundingClientRect().top + scrollY)"
+        )
         page.wait_for_timeout(300)
         page.screenshot(path=str(OUT / "club-results.png"))
         print("docs/screenshots/club-results.png", flush=True)
