@@ -130,6 +130,21 @@ def test_two_outputs_on_a_net_a_part_off_its_supply_and_floating_inputs_are_foun
     assert "unconnected" in rules(circuit)
 
 
+def test_a_board_behind_a_second_level_multiplexer_passes_the_check() -> None:
+    """Three Dragons wired the large boards' way (pico: mux: bank_select): its five banks' SIG
+    lines into a second-level CD74HC4067, every first-level EN to ground."""
+    profile, game = board("three-dragons")
+    assert profile.pico is not None
+    wiring = dataclasses.replace(profile.pico, enable=(), bank_select=(6, 7, 8, 9))
+    circuit = board_circuit(dataclasses.replace(profile, pico=wiring), game)
+    assert check(circuit) == []
+    muxes = [p for p in circuit.parts.values() if p.spec is c.MUX]
+    assert len(muxes) == 6 and any(p.note.startswith("second level") for p in muxes)
+    assert len(circuit.nets["B0"]) == 2  # GP6 and the second level's S0
+    found = simulate(circuit, wiring, len(profile.sensor_cells))
+    assert all(item.needed_us <= min(item.allowed_us.values()) for item in found), found
+
+
 def test_the_files_a_builder_gets(tmp_path: Path) -> None:
     """``firmware circuit`` writes the netlist, connections, parts list, schematic and the
     check's report, and says the check found nothing."""

@@ -165,7 +165,9 @@ def _sensing(
         for level, net in enumerate(sig_nets):
             second = _mux(circuit, f"second level {level}: banks {16 * level}-{16 * level + 15}")
             for index, gp in enumerate(wiring.bank_select):
-                circuit.connect(f"B{index}", (pico, f"GP{gp}"), (second, f"S{index}"))
+                if level == 0:  # the Pico drives every second-level chip's selects
+                    circuit.connect(f"B{index}", (pico, f"GP{gp}"))
+                circuit.connect(f"B{index}", (second, f"S{index}"))
             circuit.connect(GND, (second, "EN"))
             circuit.connect(net, (second, "SIG"))
             for channel in range(16):
