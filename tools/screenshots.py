@@ -93,10 +93,16 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def action(board_url: str, body: dict[str, Any]) -> None:
-    request = urllib.request.Request(board_url + "api/action", json.dumps(body).encode(),
+def post(url: str, path: str, body: dict[str, Any]) -> None:
+    """POST ``body`` as JSON to a page's API (the kiosk's, the emulated board's)."""
+    request = urllib.request.Request(url + path, json.dumps(body).encode(),
                                      {"Content-Type": "application/json"})  # fmt: skip
     urllib.request.urlopen(request, timeout=10).read()
+
+
+def action(board_url: str, body: dict[str, Any]) -> None:
+    """A hand's action on the emulated board."""
+    post(board_url, "api/action", body)
 
 
 def hand(board_url: str, text: str, player: Player, game_id: str) -> None:
@@ -252,12 +258,6 @@ def computer_shots(page: Any, folder: Path) -> None:
         print("docs/screenshots/kiosk-computer-new-game.png", flush=True)
     finally:
         run.stop()
-
-
-def post(url: str, path: str, body: dict[str, Any]) -> None:
-    request = urllib.request.Request(url + path, json.dumps(body).encode(),
-                                     {"Content-Type": "application/json"})  # fmt: skip
-    urllib.request.urlopen(request, timeout=10).read()
 
 
 def club_shots(browser: Any, folder: Path) -> None:

@@ -236,7 +236,7 @@ def check(circuit: Circuit) -> list[Problem]:
                 Problem("floating input", f"{net}: the open-drain {open_drains[0]} has no pull-up")
             )
 
-    pico = next(part for part in circuit.parts.values() if part.spec.price == "pico")
+    pico = circuit.pico()
     for pin in pico.spec.pins:
         node = Node(pico.ref, pin.name)
         net = nets.get(node)
@@ -295,9 +295,9 @@ def check(circuit: Circuit) -> list[Problem]:
     return problems
 
 
-def report(circuit: Circuit) -> str:
-    """The check's result for a person: each problem on a line, or that there is none."""
-    problems = check(circuit)
+def report(circuit: Circuit, problems: list[Problem]) -> str:
+    """The check's result (``check(circuit)``) for a person: each problem on a line, or that
+    there is none."""
     parts = len(circuit.parts)
     head = f"electrical rules check of {circuit.name}: {parts} parts, {len(circuit.nets)} nets"
     if not problems:

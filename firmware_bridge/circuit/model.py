@@ -117,6 +117,10 @@ class Circuit:
             nodes.append(node)
             self.where[node] = net
 
+    def pico(self) -> Part:
+        """The board's Pico (every circuit has one)."""
+        return next(part for part in self.parts.values() if part.spec.price == "pico")
+
     def pin_nets(self) -> dict[Node, str]:
         return self.where
 

@@ -32,11 +32,10 @@ from pathlib import Path
 from firmware_bridge.circuit import components as c
 from firmware_bridge.circuit.model import Circuit, Node, PinKind
 from firmware_bridge.link.wiring import (
-    LINE_PF,
-    MUX_COMMON_PF,
     PULL_UP_WORST_OHMS,
     SENSOR_SOURCE_AMPS,
     PicoWiring,
+    line_farads,
     screen_us,
     settle_us,
 )
@@ -72,7 +71,7 @@ class Line:
 
     @property
     def farads(self) -> float:
-        return (LINE_PF + MUX_COMMON_PF * self.muxes) * 1e-12
+        return line_farads(self.muxes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +81,7 @@ class Case:
     start_v: float
     target: str  # what settled means: "within", "below", "above"
     level_v: float  # the band's width (within) or the threshold
+    live: bool = True  # a live sensor: the screening read must find it settled too
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +99,7 @@ def _ohms(value: str) -> float:
 def sensor_line(circuit: Circuit, wiring: PicoWiring) -> Line:
     """The first SIG line: the multiplexers on it and its pull resistor, from the circuit."""
     nets = circuit.pin_nets()
-    pico = next(p for p in circuit.parts.values() if p.spec.price == "pico")
+    pico = circuit.pico()
     net = nets[Node(pico.ref, f"GP{wiring.signal[0]}")]
     muxes = [n for n in circuit.nets[net] if circuit.parts[n.ref].spec is c.MUX]
     if wiring.bank_select:  # behind the second level: its common, and the bank's through it
@@ -155,7 +155,7 @@ def cases(line: Line, band_v: float) -> list[Case]:
             deck = _deck(line, drive=drive, start_v=start, stop_us=stop, pad_pull=False)
             found.append(Case(name, deck, start, "within", band_v))
         deck = _deck(line, drive="", start_v=high, stop_us=stop, pad_pull=False)
-        found.append(Case("broken wire", deck, high, "below", 1000 / ADC_FULL * RAIL_V))
+        found.append(Case("broken wire", deck, high, "below", 1000 / ADC_FULL * RAIL_V, live=False))
         return found
     short = "Rswitch cell 0 1\n"  # a closed reed: a short to ground through its contacts
     deck = _deck(line, drive=short, start_v=RAIL_V, stop_us=stop, pad_pull=True)
@@ -165,7 +165,7 @@ def cases(line: Line, band_v: float) -> list[Case]:
     bare = Line(line.muxes, 0.0, True, False, line.part)  # no external pull-up fitted
     slow = 20 * PULL_UP_WORST_OHMS * line.farads * 1e6
     deck = _deck(bare, drive="", start_v=0.0, stop_us=slow, pad_pull=True)
-    found.append(Case("without the pull-up", deck, 0.0, "above", VIH_V))
+    found.append(Case("without the pull-up", deck, 0.0, "above", VIH_V, live=False))
     return found
 
 
@@ -224,7 +224,6 @@ def check(circuit: Circuit, wiring: PicoWiring, sensors: int) -> list[Settling]:
     found = []
     for case in cases(line, band):
         needed = settle_time_us(case, run(case.deck))
-        waits = {"settle_us": settle} if case.name in ("broken wire", "without the pull-up") \
-            else {"screen_us": screen, "settle_us": settle}  # fmt: skip
+        waits = {"screen_us": screen, "settle_us": settle} if case.live else {"settle_us": settle}
         found.append(Settling(case.name, round(needed, 2), waits))
     return found

@@ -306,6 +306,7 @@ def _circuit(args: argparse.Namespace, options: dict[str, str]) -> int:
     game, profile = load(args, options)
     board_config(profile, game, None, catalog.config_dir(args.config_dir))  # one it can build
     circuit = board_circuit(profile, game)
+    problems = check(circuit)
     folder = Path(args.output)
     wiring = profile.pico
     assert wiring is not None  # board_config refused a board without one
@@ -319,7 +320,7 @@ def _circuit(args: argparse.Namespace, options: dict[str, str]) -> int:
         f"{profile.id}-connections.txt": connections_text(circuit),
         f"{profile.id}-bom.csv": bom_csv(circuit, profile, game),
         f"{profile.id}.svg": schematic_svg(circuit, f"{game.title}: board profile {profile.id}"),
-        f"{profile.id}-erc.txt": report(circuit) + line,
+        f"{profile.id}-erc.txt": report(circuit, problems) + line,
     }
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -330,7 +331,7 @@ def _circuit(args: argparse.Namespace, options: dict[str, str]) -> int:
     print(f"wrote {', '.join(files)} into {folder}")
     sys.stdout.write(files[f"{profile.id}-erc.txt"])
     short = any(s.needed_us > us for s in settled for us in s.allowed_us.values())
-    return 1 if check(circuit) or short else 0
+    return 1 if problems or short else 0
 
 
 # What each sensor part may be powered from, said beside the regulator it needs.

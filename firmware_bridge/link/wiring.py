@@ -585,7 +585,12 @@ def _line_farads(wiring: PicoWiring, sensors: int) -> float:
         banks = (sensors + 15) // 16
         lines = max(1, len(wiring.signal))
         on_line = (banks + lines - 1) // lines
-    return (LINE_PF + MUX_COMMON_PF * on_line) * 1e-12
+    return line_farads(on_line)
+
+
+def line_farads(common_pins: int) -> float:
+    """A signal line's capacitance with ``common_pins`` multiplexer common pins on it."""
+    return (LINE_PF + MUX_COMMON_PF * common_pins) * 1e-12
 
 
 def settle_us(wiring: PicoWiring, sensors: int) -> int:
