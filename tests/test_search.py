@@ -7,11 +7,12 @@ import random
 
 import pytest
 
-from engine import MoveKind
+from engine import Move, MoveKind, Player, State
 from engine.registry import RULES
 from engine.search import LEVELS, flat_monte_carlo, greedy_move, random_move, think, think_at
-from engine.search.mcts import DEFAULT, Settings
-from tests.helpers import GOAT_IN_REACH, load
+from engine.search.mcts import DEFAULT, Settings, playout
+from engine.search.threats import goat_approaches, goat_taken
+from tests.helpers import GOAT_IN_REACH, load, position
 
 GAMES = ["goats-wintering", "protect-the-goat", "the-lion-game", "three-dragons", "vanguard"]
 
@@ -121,3 +122,64 @@ def test_every_registered_game_has_a_judgement() -> None:
     from engine.search.evaluate import PIECE_VALUES
 
     assert set(RULES) <= set(PIECE_VALUES)
+
+
+def _goat(pieces: dict[str, str], to_move: int = 1) -> State:
+    return position(load("protect-the-goat"), pieces, to_move=to_move, phase="movement", south=1)
+
+
+def test_the_goat_taking_step_is_found_for_either_player() -> None:
+    """A lyon two steps up lane c from the north goat on b6: c4-c5 steps next to it."""
+    state = _goat({"a1": "G", "b6": "g", "c4": "L", "i1": "l"})
+    names = state.game.board.names
+    step = goat_taken(state)
+    assert step is not None and state.notation(step) == "c4-c5"
+    assert goat_taken(state, Player.TWO) is None  # north's lyon on i1 is far from a1
+    state.apply(step)
+    assert state.outcome() is not None and state.outcome().winner is Player.ONE  # type: ignore[union-attr]
+    far = _goat({"a1": "G", "b6": "g", "c3": "L", "i1": "l"})
+    assert goat_taken(far) is None, names
+
+
+def test_a_battle_choice_that_takes_the_goat_is_found() -> None:
+    """A phant stepping to c5 is next to the goat on b6 and a lyon on c6: two captures, the
+    mover chooses, and the finder picks the goat."""
+    state = _goat({"a1": "G", "b6": "g", "c4": "P", "c6": "l", "i1": "l"})
+    state.apply(state.parse("c4-c5"))
+    assert state.deciding
+    choice = goat_taken(state)
+    assert choice is not None and state.notation(choice) == "c5xb6"
+
+
+def test_decisive_playouts_take_the_goat_and_parry_a_threat() -> None:
+    """From a won position every decisive playout wins; uniform ones often wander off. Under
+    a threat, the first move of every decisive playout parries it when a move can."""
+    settings = Settings(decisive=True, cutoff=400, safety=False, capture_bias=0.0)
+    uniform = Settings(cutoff=400, safety=False, capture_bias=0.0)
+    won = _goat({"a1": "G", "b6": "g", "c4": "L", "i1": "l", "e6": "p"})
+    assert {playout(won, random.Random(n), settings) for n in range(30)} == {1.0}
+    assert sum(playout(won, random.Random(n), uniform) for n in range(30)) < 30
+    # Player 2 to move, its goat on b6 and player 1's lyon on c4: only a piece on c5 that beats
+    # the lyon (the phant from c6) or the goat stepping off saves it.
+    threatened = _goat({"a1": "G", "b6": "g", "c4": "L", "i1": "l", "c6": "p"}, to_move=2)
+    parries = {"c6-c5", "b6-a6"}
+    for n in range(30):
+        record: list[tuple[int, Move]] = []
+        playout(threatened, random.Random(n), settings, record)
+        assert threatened.notation(record[0][1]) in parries
+        assert threatened.plies == 0  # left as it was
+
+
+def test_racing_playouts_step_nearer_the_enemy_goat() -> None:
+    """The moves that bring a piece nearer the other goat on b6, counted in steps over light
+    hexes: the lyon up lane c, the sugarmouse up lane e (six steps round by row 6, against
+    seven back by row 1); never the goat's own steps. A playout that always races plays one
+    of them first."""
+    state = _goat({"a1": "G", "b6": "g", "c3": "L", "e2": "S", "i1": "l"})
+    nearer = {state.notation(m) for m in goat_approaches(state, list(state.legal_moves()))}
+    assert nearer == {"c3-c4", "e2-e3"}  # up lane e and along row 6; not c3-c2, e2-e1, a1-b1
+    settings = Settings(approach=1.0, cutoff=1, safety=False, capture_bias=0.0)
+    for n in range(20):
+        record: list[tuple[int, Move]] = []
+        playout(state, random.Random(n), settings, record)
+        assert state.notation(record[0][1]) in nearer

@@ -68,13 +68,12 @@ def wilson(score: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def play_game(
     game_id: str, options: dict[str, str], engines: dict[int, EngineProcess],
-    sides: dict[int, Side], max_plies: int,
+    sides: dict[int, Side], max_plies: int, *, moves: list[str],
 ) -> tuple[float | None, int, str]:  # fmt: skip
     """One game: (player 1's result, or None for no result: a game still going at the ply
-    limit, or one an engine could not follow; plies; why)."""
+    limit, or one an engine could not follow; plies; why). ``moves`` hears the game's moves."""
     game = catalog.load_game(game_id, options)
     state = game.new_state()
-    moves: list[str] = []
     while state.outcome() is None:
         if len(moves) >= max_plies:
             return None, len(moves), f"draw: still going after {max_plies} plies"
@@ -123,6 +122,8 @@ def main() -> int:
     parser.add_argument("--ludii", type=Path, help="Ludii's build folder (ludii sides)")
     parser.add_argument("--vanguard-lud", type=Path, help="Vanguard's .lud for Ludii")
     parser.add_argument("--quiet", action="store_true", help="no line per game")
+    parser.add_argument("--moves", action="store_true",
+                        help="print each game's moves after its line (to replay it)")  # fmt: skip
     args = parser.parse_args()
     options = dict(pair.split("=", 1) for pair in args.option)
     env: dict[str, str] = {}
@@ -148,7 +149,9 @@ def main() -> int:
             a_is = 1 if number % 2 == 0 else 2  # sides alternate
             engines = {a_is: engine_a, 3 - a_is: engine_b}
             sides = {a_is: a, 3 - a_is: b}
-            result, length, why = play_game(args.game, options, engines, sides, args.max_plies)
+            moves: list[str] = []
+            result, length, why = play_game(args.game, options, engines, sides, args.max_plies,
+                                            moves=moves)  # fmt: skip
             if why.startswith("void"):
                 void += 1
                 print(f"game {number + 1}: {why}", flush=True)
@@ -164,6 +167,8 @@ def main() -> int:
             if not args.quiet:
                 print(f"game {number + 1}: A plays {a_is}, A scores {a_result} in {length} "
                       f"plies ({why})", flush=True)  # fmt: skip
+            if args.moves:
+                print("  moves: " + " ".join(moves), flush=True)
     n = wins + draws + losses
     score = wins + draws / 2
     low, high = wilson(score, n)

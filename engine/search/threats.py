@@ -1,0 +1,109 @@
+"""Moves that win at once, found without trying every move: what ``decisive`` playouts ask at
+every ply (mcts.py), so they must cost far less than a ply.
+
+A random playout walks past a win and into a loss a real player would see at a glance. In
+Protect the Goat that decides everything (a goat is taken by the first piece to step next to
+it), and a playout that never misses such a step, and saves its own goat when a step can,
+judges a position by the race to the goats instead of by chance.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from engine.game import State
+from engine.games.protect_the_goat import BATTLE, MOVEMENT, ProtectTheGoat
+from engine.moves import Move, MoveKind
+from engine.player import Player
+
+
+def goat_taken(state: State, player: Player | None = None) -> Move | None:
+    """Protect the Goat: a step by ``player`` (the player to move unless said) next to the
+    other goat, which takes it at once (the mover's captures come first), or in a battle's
+    choice the capture of the goat, if there is one."""
+    game = cast(ProtectTheGoat, state.game)
+    cells = state.cells
+    mover = state.to_move if player is None else player
+    royal = game.royal
+    if state.phase == BATTLE and mover is state.to_move:  # a battle's choice: take the goat
+        for move in state.legal_moves():
+            victim = cells[move.to]
+            if victim is not None and victim.kind == royal:
+                return move
+        return None
+    if state.phase != MOVEMENT:
+        return None
+    goat = -1
+    for cell, piece in enumerate(cells):
+        if piece is not None and piece.owner is not mover and piece.kind == royal:
+            goat = cell
+            break
+    if goat < 0:
+        return None
+    steps = game.steps
+    for target in steps[goat]:
+        if cells[target] is not None:
+            continue
+        for cell in steps[target]:
+            piece = cells[cell]
+            if piece is not None and piece.owner is mover and piece.kind != royal:
+                for to, move in game.step_moves[cell]:
+                    if to == target:
+                        return move
+    return None
+
+
+# Per game (by id, with the game kept so an id is never reused): steps between every pair of
+# light hexes, over light hexes, ignoring pieces.
+_APART: dict[int, tuple[ProtectTheGoat, tuple[tuple[int, ...], ...]]] = {}
+
+
+def _apart(game: ProtectTheGoat) -> tuple[tuple[int, ...], ...]:
+    found = _APART.get(id(game))
+    if found is not None and found[0] is game:
+        return found[1]
+    size = game.board.size
+    steps = game.steps
+    rows: list[tuple[int, ...]] = []
+    for start in range(size):
+        distance = [size] * size
+        distance[start] = 0
+        frontier = [start]
+        while frontier:
+            following: list[int] = []
+            for cell in frontier:
+                for n in steps[cell]:
+                    if distance[n] == size:
+                        distance[n] = distance[cell] + 1
+                        following.append(n)
+            frontier = following
+        rows.append(tuple(distance))
+    table = tuple(rows)
+    _APART[id(game)] = (game, table)
+    return table
+
+
+def goat_approaches(state: State, moves: list[Move]) -> list[Move]:
+    """Protect the Goat: the moves among ``moves`` that bring a piece (not the goat) a step
+    nearer the other goat: what a playout that races for the goats prefers."""
+    if state.phase != MOVEMENT:
+        return []
+    game = cast(ProtectTheGoat, state.game)
+    cells = state.cells
+    mover = state.to_move
+    royal = game.royal
+    goat = -1
+    for cell, piece in enumerate(cells):
+        if piece is not None and piece.owner is not mover and piece.kind == royal:
+            goat = cell
+            break
+    if goat < 0:
+        return []
+    apart = _apart(game)[goat]
+    nearer: list[Move] = []
+    for move in moves:
+        if move.kind is MoveKind.MOVE:
+            piece = cells[move.frm]
+            if piece is not None and piece.kind != royal and apart[move.to] < apart[move.frm]:
+                nearer.append(move)
+    return nearer
