@@ -11,7 +11,7 @@ from engine import Move, MoveKind, Player, State
 from engine.registry import RULES
 from engine.search import LEVELS, flat_monte_carlo, greedy_move, random_move, think, think_at
 from engine.search.mcts import DEFAULT, Settings, playout
-from engine.search.threats import goat_approaches, goat_taken
+from engine.search.threats import goat_approaches, goat_placed_last, goat_taken
 from tests.helpers import GOAT_IN_REACH, load, position
 
 GAMES = ["goats-wintering", "protect-the-goat", "the-lion-game", "three-dragons", "vanguard"]
@@ -183,3 +183,19 @@ def test_racing_playouts_step_nearer_the_enemy_goat() -> None:
         record: list[tuple[int, Move]] = []
         playout(state, random.Random(n), settings, record)
         assert state.notation(record[0][1]) in nearer
+
+
+def test_the_goat_is_placed_last() -> None:
+    """Protect the Goat: the computer keeps its goat in hand while it has other pieces to place
+    (the opponent then has one placement at most to answer it), and places it when it is all
+    that is left."""
+    state = load("protect-the-goat").new_state()
+    for n in range(6):
+        move = think(state, random.Random(n), playouts=30).move
+        assert move.piece != "goat", state.notation(move)
+    assert goat_placed_last(state, list(state.legal_moves())) != list(state.legal_moves())
+    rng = random.Random(3)
+    while set(state.reserve(state.to_move)) != {"goat"}:
+        moves = [m for m in state.legal_moves() if m.piece != "goat"]
+        state.apply(moves[int(rng.random() * len(moves))])
+    assert think(state, random.Random(1), playouts=30).move.piece == "goat"

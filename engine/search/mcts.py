@@ -62,6 +62,8 @@ class Settings:
     # How often a playout ply steps a piece nearer the enemy's royal piece when it can, in the
     # games that say which moves do (APPROACH): playouts that race as players do.
     approach: float = 0.0
+    # Place the royal piece last, in the games that say how (HOLD_BACK).
+    hold_back: bool = False
 
 
 DEFAULT = Settings()
@@ -74,12 +76,21 @@ DEFAULT = Settings()
 GAME_SETTINGS: dict[str, Settings] = {
     "goats_wintering": Settings(exploration=0.4),
     "protect_the_goat": Settings(
-        decisive=True, approach=0.5, cutoff=400, safety=False, capture_bias=0.0
+        decisive=True,
+        approach=0.5,
+        hold_back=True,
+        cutoff=400,
+        safety=False,
+        capture_bias=0.0,
     ),
 }
 # A game's quick finder of a move that wins at once, for ``decisive`` playouts.
 DECISIVE: dict[str, Callable[[State, Player | None], Move | None]] = {
     "protect_the_goat": threats.goat_taken,
+}
+# A game's root moves less those of its royal piece, while others are left to place.
+HOLD_BACK: dict[str, Callable[[State, list[Move]], list[Move]]] = {
+    "protect_the_goat": threats.goat_placed_last,
 }
 # A game's moves that step nearer the enemy's royal piece, for ``approach`` playouts.
 APPROACH: dict[str, Callable[[State, list[Move]], list[Move]]] = {
@@ -329,6 +340,11 @@ def think(
     win = winning_move(state)
     if win is not None:
         return Thought(win, 0, 1, 1.0, (win,), "wins at once")
+    hold_back = HOLD_BACK.get(state.game.rules) if settings.hold_back else None
+    if hold_back is not None:
+        moves = hold_back(state, moves)
+        if len(moves) == 1:
+            return Thought(moves[0], 0, 0, 0.5, (moves[0],), "only move")
     if settings.safety and state.game.rules in SAFETY_RULES:
         moves = safe_moves(state, moves)
         if len(moves) == 1:

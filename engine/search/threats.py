@@ -107,3 +107,15 @@ def goat_approaches(state: State, moves: list[Move]) -> list[Move]:
             if piece is not None and piece.kind != royal and apart[move.to] < apart[move.frm]:
                 nearer.append(move)
     return nearer
+
+
+def goat_placed_last(state: State, moves: list[Move]) -> list[Move]:
+    """Protect the Goat's placement: ``moves`` less the goat's, while other pieces are still
+    to place. A goat placed early tells the opponent which lane to send a runner down and
+    which piece to put at its head; placed last, it leaves the opponent one placement at most
+    to answer, on the one cell it has left."""
+    if not any(move.kind is MoveKind.PLACE for move in moves):
+        return moves
+    royal = cast(ProtectTheGoat, state.game).royal
+    others = [move for move in moves if move.kind is not MoveKind.PLACE or move.piece != royal]
+    return others or moves
