@@ -199,3 +199,13 @@ def test_the_goat_is_placed_last() -> None:
         moves = [m for m in state.legal_moves() if m.piece != "goat"]
         state.apply(moves[int(rng.random() * len(moves))])
     assert think(state, random.Random(1), playouts=30).move.piece == "goat"
+
+
+def test_the_computer_never_opens_the_way_to_its_goat() -> None:
+    """A lyon on a3 threatens to step next to the goat on a1. However few its playouts, the
+    search plays the one move that saves it (the phant from b1 takes the lyon), not one the
+    opponent answers by winning."""
+    state = _goat({"a1": "G", "b1": "P", "a3": "l", "i6": "g", "f6": "p"})
+    for n in range(5):
+        thought = think(state, random.Random(n), playouts=3)
+        assert state.notation(thought.move) == "b1-a2", thought

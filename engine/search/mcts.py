@@ -210,13 +210,18 @@ def playout(
 
 
 def _parries(
-    state: State, moves: list[Move], finder: Callable[[State, Player | None], Move | None]
+    state: State,
+    moves: list[Move],
+    finder: Callable[[State, Player | None], Move | None],
+    *,
+    always: bool = False,
 ) -> list[Move]:
     """``moves`` less those after which the opponent wins at once, when the opponent threatens
-    to (all of them when none parries: the playout is lost anyway)."""
+    to now (``always``: whether or not, so no move opens the way either); all of them when
+    none is safe: the game is lost anyway."""
     mover = state.to_move
     opponent = mover.other
-    if state.deciding or finder(state, opponent) is None:
+    if state.deciding or (not always and finder(state, opponent) is None):
         return moves
     kept: list[Move] = []
     for move in moves:
@@ -345,6 +350,11 @@ def think(
         moves = hold_back(state, moves)
         if len(moves) == 1:
             return Thought(moves[0], 0, 0, 0.5, (moves[0],), "only move")
+    finder = DECISIVE.get(state.game.rules) if settings.decisive else None
+    if finder is not None:  # never a move the opponent answers by winning at once
+        moves = _parries(state, moves, finder, always=True)
+        if len(moves) == 1:
+            return Thought(moves[0], 0, 2, 0.5, (moves[0],), "the only move that does not lose")
     if settings.safety and state.game.rules in SAFETY_RULES:
         moves = safe_moves(state, moves)
         if len(moves) == 1:
