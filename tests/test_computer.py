@@ -20,6 +20,7 @@ from playwright.sync_api import Browser, Page, expect
 from engine import Move, MoveKind, Player
 from firmware_bridge.link import catalog
 from tests.e2e import DaemonProcess, EmulatorProcess, hand_text, wait_until
+from tests.helpers import tokens
 from tests.mosquitto import free_port
 from tests.test_kiosk import (
     TIMEOUT,
@@ -115,7 +116,10 @@ def test_a_game_against_the_computer_on_the_emulated_board(tmp_path: Path, game_
             source, target = names[move.frm], names[move.to]
             for cell in sorted(now - after[0] - {source}):
                 emu.do(f"lift {cell}")
-            emu.do(f"move {source} {target}")
+            if source in now:
+                emu.do(f"move {source} {target}")
+            else:  # the follow lifted it already: the hand puts that piece down
+                emu.do(f"place {target} {tokens(state)[source]}")
             return True
 
         while state.outcome() is None and state.plies < PLIES[game_id]:
