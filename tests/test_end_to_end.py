@@ -270,6 +270,7 @@ def test_flicker_garbage_and_damaged_frames_lose_nothing(rigs: list[Rig], tmp_pa
     rig.emu.do("slide d2 d3")  # a piece slid: both squares read occupied for a moment
     rig.daemon.wait_moves(["c1-c3", "c9-c7", "d2-d3"])
     rig.emu.do("expect none")
+    rig.daemon.wait_log(r"\bmove 3:")  # the journal has it first; the log line follows
     log = rig.daemon.text()
     assert "bad frame" in log and "full scan" in log
     moves = [line for line in log.splitlines() if re.search(r"\bmove \d+:", line)]
