@@ -14,7 +14,16 @@ from typing import cast
 from engine.game import State
 from engine.games.protect_the_goat import BATTLE, MOVEMENT, ProtectTheGoat
 from engine.moves import Move, MoveKind
+from engine.pieces import Piece
 from engine.player import Player
+
+
+def _goat_of(cells: list[Piece | None], owner: Player, royal: str) -> int:
+    """The cell of ``owner``'s goat, or -1 when it has none on the board."""
+    for cell, piece in enumerate(cells):
+        if piece is not None and piece.owner is owner and piece.kind == royal:
+            return cell
+    return -1
 
 
 def goat_taken(state: State, player: Player | None = None) -> Move | None:
@@ -33,11 +42,7 @@ def goat_taken(state: State, player: Player | None = None) -> Move | None:
         return None
     if state.phase != MOVEMENT:
         return None
-    goat = -1
-    for cell, piece in enumerate(cells):
-        if piece is not None and piece.owner is not mover and piece.kind == royal:
-            goat = cell
-            break
+    goat = _goat_of(cells, mover.other, royal)
     if goat < 0:
         return None
     steps = game.steps
@@ -92,11 +97,7 @@ def goat_approaches(state: State, moves: list[Move]) -> list[Move]:
     cells = state.cells
     mover = state.to_move
     royal = game.royal
-    goat = -1
-    for cell, piece in enumerate(cells):
-        if piece is not None and piece.owner is not mover and piece.kind == royal:
-            goat = cell
-            break
+    goat = _goat_of(cells, mover.other, royal)
     if goat < 0:
         return []
     apart = _apart(game)[goat]
