@@ -297,6 +297,20 @@ def test_scan_changes_buttons_and_pong_carry_the_event_counter(pico: Pico) -> No
     assert Pong(0xABCD) in pico.frames(0.5, until=Pong)
 
 
+def test_a_press_and_its_release_told_at_once_is_still_a_press(pico: Pico) -> None:
+    """A loaded machine starves the simulated board: the host's press and release arrive in
+    one read. A finger's press on a Pico lasts past the debounce, so the simulated button is
+    held that long in the firmware's time (a lost CONFIRM once hung the board check)."""
+    pico.frames(0.5, until=Hello)
+    pico.send(HostHello(2, "referee"))
+    pico.tell("b confirm 1\nb confirm 0\n")
+    events = of(ButtonEvent, pico.frames(1.0))
+    assert [(e.button, e.pressed) for e in events] == [
+        (Button.CONFIRM, True),
+        (Button.CONFIRM, False),
+    ]
+
+
 def test_a_flicker_shorter_than_the_debounce_is_never_reported(pico: Pico) -> None:
     pico.frames(0.5, until=Hello)
     pico.send(HostHello(2, "referee"))

@@ -56,14 +56,22 @@ def _wiring():
     buttons = {}
     for name, pin in (config["buttons"].get("pins") or {}).items():
         buttons[pin] = name
+    hold = 3 * config["buttons"].get("debounce_ms", 20)
     return (sensing["count"], tuple(sensing["select"]), tuple(sensing.get("enable") or ()),
-            tuple(sensing.get("bank_select") or ()), tuple(sensing["signal"]), buttons)  # fmt: skip
+            tuple(sensing.get("bank_select") or ()), tuple(sensing["signal"]),
+            buttons, hold)  # fmt: skip
 
 
-_count, _select_pins, _enable_pins, _bank_pins, _signal_pins, _button_pins = _wiring()
+_count, _select_pins, _enable_pins, _bank_pins, _signal_pins, _button_pins, _hold_ms = _wiring()
 _values = zeros("i", _count)  # each sensor's raw reading ...
 _noise = zeros("i", _count)  # ... and how far it wanders
 _pressed = {}
+# A press is held for a time in the firmware's clock, not the host's: when this process is
+# starved (a loaded machine), a press and its release can arrive in one _sync, and the
+# firmware would never see the button down. A finger's press lasts past the debounce on a
+# Pico, so the release waits until the button has been down _hold_ms here.
+_down_at = {}  # name -> ticks_ms when the firmware first could see it pressed
+_release = {}  # name -> True: the host released it before it was held long enough
 _levels = {}  # output pin -> level
 
 
@@ -121,7 +129,15 @@ def _sync():
                 _values[index] = int(words[2])
                 _noise[index] = int(words[3])
         elif words[0] == "b":
-            _pressed[words[1]] = words[2] == "1"
+            name = words[1]
+            if words[2] == "1":
+                _pressed[name] = True
+                _down_at[name] = time.ticks_ms()
+                _release.pop(name, None)
+            elif name in _down_at:
+                _release[name] = True
+            else:
+                _pressed[name] = False
         elif words[0] == "hang":
             _hang = True
 
@@ -147,7 +163,12 @@ class Pin:
             return _levels.get(self.number, 0)
         if self.number in _button_pins:  # the host's latest news first: a button held
             _sync()  # at power-on is read before any scan (maintenance, calibration)
-            return 0 if _pressed.get(_button_pins[self.number]) else 1
+            name = _button_pins[self.number]
+            if name in _release and time.ticks_diff(time.ticks_ms(), _down_at[name]) >= _hold_ms:
+                _pressed[name] = False
+                del _release[name]
+                del _down_at[name]
+            return 0 if _pressed.get(name) else 1
         if self.number in _signal_pins:
             index = _connected(_signal_pins.index(self.number))
             if index >= 0:
