@@ -293,3 +293,36 @@ def test_position_without_a_goat_is_already_decided() -> None:
     state = position(GAME, {"a1": "G", "c3": "p"}, phase="movement", south=1)
     outcome = state.outcome()
     assert outcome is not None and outcome.winner is Player.ONE
+
+
+def test_a_step_next_to_no_enemy_it_fights_skips_the_battle_look_and_changes_nothing() -> None:
+    """The quick path (only the arrived piece can start a battle) plays every game exactly as
+    the look over the whole board does: random games, in every toss option, position for
+    position and event for event."""
+    import random
+
+    from engine.games.protect_the_goat import ProtectTheGoatState
+    from firmware_bridge.link import catalog
+
+    class LooksEverywhere(ProtectTheGoatState):
+        def _starts_no_battle(self, cell: int) -> bool:
+            return False
+
+    quiet = 0
+    for toss in ("south", "north", "first_placement"):
+        game = catalog.load_game("protect-the-goat", {"toss_winner": toss})
+        rng = random.Random(toss)
+        for _ in range(15):
+            quick, full = game.new_state(), LooksEverywhere(game)
+            full._setup()
+            while quick.outcome() is None:
+                moves = list(quick.legal_moves())
+                assert moves == list(full.legal_moves())
+                move = rng.choice(moves)
+                a, b = quick.apply(move), full.apply(move)
+                assert quick.cells == full.cells and quick.to_move is full.to_move
+                assert [e.text for e in a.events] == [e.text for e in b.events]
+                assert quick.phase == full.phase and quick.extra == full.extra
+                quiet += not a.captured
+            assert quick.outcome() == full.outcome()
+    assert quiet > 1000  # the games were long enough to mean something

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from engine.config import Node
 from engine.effects import EventKind
 from engine.game import JSON, Game, GameState
-from engine.moves import PASS, Cell, Move, MoveKind
+from engine.moves import NO_CELL, PASS, Cell, Move, MoveKind
 from engine.outcome import Outcome
 from engine.pieces import Piece
 from engine.player import Player
@@ -70,6 +70,16 @@ class ProtectTheGoat(Game):
                 if victim == kind:
                     captures_node.fail(f"{kind} captures its own kind: use 'mutual' for that")
         self.beats = beats
+        # The kinds each kind fights (it takes them, they take it, or they destroy each other):
+        # a step next to none of them starts no battle.
+        self.fights: dict[str, frozenset[str]] = {
+            kind: frozenset(
+                other for other in beats
+                if other in beats[kind] or kind in beats[other]
+                or (other == kind and kind in self.mutual)
+            )
+            for kind in beats
+        }  # fmt: skip
 
         rows = node.get("home_rows")
         rows.only_keys(SOUTH, NORTH)
@@ -220,14 +230,34 @@ class ProtectTheGoatState(GameState[ProtectTheGoat, GoatExtra]):
             assert walker is not None
             self._set(move.frm, None)
             self._set(move.to, walker)
-            self.extra = replace(extra, passes=0)
+            if extra.passes:
+                self.extra = replace(extra, passes=0)
             self._moved(walker, move.frm, move.to)
         self._hand_done()
-        self._battle(player)
+        self._battle(player, move.to)
 
-    def _battle(self, initiative: Player) -> None:
-        """Resolve captures until none is possible, stopping for a choice or a goat capture."""
-        while self._outcome is None:
+    def _starts_no_battle(self, cell: Cell) -> bool:
+        """Whether the piece that arrived on ``cell`` is next to no enemy it fights. Between
+        turns no battle is left (every battle runs until none is possible, and a loaded
+        position with one is refused), so only the arrived piece can start one: a step next
+        to no enemy it fights needs no look over the whole board."""
+        cells = self.cells
+        piece = cells[cell]
+        assert piece is not None
+        fights = self.game.fights[piece.kind]
+        owner = piece.owner
+        for neighbour in self.game.board.adjacent[cell]:
+            other = cells[neighbour]
+            if other is not None and other.owner is not owner and other.kind in fights:
+                return False
+        return True
+
+    def _battle(self, initiative: Player, arrived: Cell = NO_CELL) -> None:
+        """Resolve captures until none is possible, stopping for a choice or a goat capture.
+        ``arrived``: the cell a piece was just stepped or placed on, when the turn so far
+        changed nothing else."""
+        calm = arrived != NO_CELL and self._starts_no_battle(arrived)
+        while self._outcome is None and not calm:
             options, chooser = self.battle_options(initiative)
             if not options:
                 break
