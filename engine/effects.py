@@ -7,7 +7,7 @@ information as a pair of target layouts, which is what a referee compares sensor
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from types import MappingProxyType
@@ -17,6 +17,7 @@ from engine.moves import Cell, Move
 from engine.outcome import Outcome
 from engine.pieces import Piece
 from engine.player import Player
+from engine.seen import SeenPosition
 
 Layout = Mapping[Cell, Piece]
 """Physical contents of a board: occupied cells only."""
@@ -101,7 +102,7 @@ class MoveRecord:
         self.hand: list[RawChange] = []  # what the player's hand did
         self.auto: list[RawChange] = []  # the automatic consequences, in order
         self.events: list[RawEvent] = []
-        self.seen_key: Hashable | None = None
+        self.seen_key: SeenPosition | None = None
 
 
 class Effect:

@@ -26,6 +26,7 @@ from engine.options import OptionSpec, OptionValue, parse_option_specs, resolve_
 from engine.outcome import Outcome
 from engine.pieces import Piece, PieceKind
 from engine.player import Player
+from engine.seen import SeenPosition
 
 JSON = dict[str, Any]
 
@@ -203,6 +204,7 @@ def _parse_pieces(node: Node) -> dict[str, PieceKind]:
 
 _UNKNOWN: Final[Any] = object()
 
+
 # Covariant: a game's state is a ``State`` (its game is a ``Game``, its extra ``Hashable``).
 GameT_co = TypeVar("GameT_co", bound=Game, covariant=True)
 ExtraT_co = TypeVar("ExtraT_co", bound=Hashable, covariant=True)
@@ -234,7 +236,7 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         self.turn_captured = False  # a capture happened in the turn in progress
         self._outcome: Outcome | None = None
         self._stack: list[MoveRecord] = []
-        self._seen: dict[Hashable, int] = {}
+        self._seen: dict[SeenPosition, int] = {}
         self._record: MoveRecord | None = None
         self._in_hand = False
         self._lazy: Any = _UNKNOWN  # cached outcome() for "no legal move" positions
@@ -558,19 +560,21 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
             return
         if self.game.draw_after and self.quiet >= self.game.draw_after:
             self._outcome = Outcome(None, f"no capture in {self.game.draw_after} moves")
-        if self.game.repetitions:  # positions are only remembered when the rule is on
-            key = self._remember()
-            if self._seen[key] >= self.game.repetitions:
-                self._outcome = Outcome(None, f"position repeated {self.game.repetitions} times")
+        # Positions are only remembered when the rule is on.
+        if self.game.repetitions and self._remember() >= self.game.repetitions:
+            self._outcome = Outcome(None, f"position repeated {self.game.repetitions} times")
         if self._outcome is not None:
             self._event(EventKind.END, self._outcome.describe(self.game.player_names))
 
-    def _remember(self) -> Hashable:
-        key = (tuple(self.cells), self.to_move, self.phase, self.extra)
-        self._seen[key] = self._seen.get(key, 0) + 1
+    def _remember(self) -> int:
+        """Count this position for the repetition rule; how often it has now been seen."""
+        key = SeenPosition(tuple(self.cells), self.to_move, self.phase, self.extra)
+        seen = self._seen
+        count = seen.get(key, 0) + 1
+        seen[key] = count
         if self._record is not None:
             self._record.seen_key = key
-        return key
+        return count
 
     def _describe(self, piece: Piece) -> str:
         return self.game.describe(piece)

@@ -194,6 +194,7 @@ def bench(ludii: Path, game_id: str, options: dict[str, str], vanguard_lud: Path
           seconds: float) -> None:  # fmt: skip
     engine = LudiiEngine(ludii, "Random", vanguard_lud)
     engine.load(game_id, options)
+    engine.bridge.ask("warm 10000")  # the JIT compiles the playout first: cold, it is slower
     answer = engine.bridge.ask(f"bench {int(seconds * 1000)}")[-1].split()
     playouts, plies, took = int(answer[2]), int(answer[4]), float(answer[6])
     print(f"Ludii {game_id} {options or ''}: {playouts / took:.0f} playouts/s, "

@@ -183,7 +183,9 @@ def playout(
                 plies += 1
                 result = _result(state)
                 continue
-            moves = _parries(state, moves, finder)
+            parry = _a_parry(state, moves, finder, rng)
+            if parry is not None:
+                moves = [parry]
         move = moves[int(rng.random() * len(moves))]
         if nearer is not None and rng.random() < approach:
             racing = nearer(state, moves)
@@ -234,6 +236,34 @@ def _parries(
             kept.append(move)
         state.undo()
     return kept or moves
+
+
+def _a_parry(
+    state: State,
+    moves: list[Move],
+    finder: Callable[[State, Player | None], Move | None],
+    rng: random.Random,
+) -> Move | None:
+    """One of ``moves`` after which the opponent cannot win at once, drawn at random, when
+    the opponent threatens to now; None when there is no threat, or no parry (the game is
+    lost anyway). The moves are tried in a random order and the first parry is taken: a
+    parry drawn evenly from all of them, found after trying a few instead of every move."""
+    opponent = state.to_move.other
+    if state.deciding or finder(state, opponent) is None:
+        return None
+    mover = state.to_move
+    order = list(range(len(moves)))
+    for k in range(len(order) - 1, -1, -1):
+        j = int(rng.random() * (k + 1))
+        order[k], order[j] = order[j], order[k]
+        move = moves[order[k]]
+        state.apply(move, check=False)
+        outcome = state.outcome()
+        safe = outcome.winner is mover if outcome is not None else finder(state, opponent) is None
+        state.undo()
+        if safe:
+            return move
+    return None
 
 
 def winning_move(state: State) -> Move | None:
