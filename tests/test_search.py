@@ -10,7 +10,7 @@ import pytest
 from engine import Move, MoveKind, Player, State
 from engine.registry import RULES
 from engine.search import LEVELS, flat_monte_carlo, greedy_move, random_move, think, think_at
-from engine.search.mcts import DEFAULT, Settings, playout
+from engine.search.mcts import DEFAULT, GAME_SETTINGS, Settings, playout
 from engine.search.threats import goat_approaches, goat_placed_last, goat_taken
 from tests.helpers import GOAT_IN_REACH, load, position
 
@@ -198,6 +198,21 @@ def test_the_goat_is_placed_last() -> None:
         moves = [m for m in state.legal_moves() if m.piece != "goat"]
         state.apply(moves[int(rng.random() * len(moves))])
     assert think(state, random.Random(1), playouts=30).move.piece == "goat"
+
+
+def test_playouts_place_each_goat_last() -> None:
+    """The search judges placements as both sides will play them: in its playouts neither
+    goat is placed while its side has other pieces to place."""
+    settings = GAME_SETTINGS["protect_the_goat"]
+    start = load("protect-the-goat").new_state()
+    for n in range(10):
+        record: list[tuple[int, Move]] = []
+        playout(start, random.Random(n), settings, record)
+        placed = [(side, move.piece) for side, move in record if move.kind is MoveKind.PLACE]
+        assert len(placed) == 18
+        for side in (0, 1):
+            kinds = [piece for who, piece in placed if who == side]
+            assert kinds.index("goat") == 8, kinds
 
 
 def test_the_computer_never_opens_the_way_to_its_goat() -> None:

@@ -62,7 +62,8 @@ class Settings:
     # How often a playout ply steps a piece nearer the enemy's royal piece when it can, in the
     # games that say which moves do (APPROACH): playouts that race as players do.
     approach: float = 0.0
-    # Place the royal piece last, in the games that say how (HOLD_BACK).
+    # Place the royal piece last, in the games that say how (HOLD_BACK): at the root, in the
+    # tree and in playouts, for both sides.
     hold_back: bool = False
 
 
@@ -172,8 +173,11 @@ def playout(
     finder = DECISIVE.get(state.game.rules) if settings.decisive else None
     approach = settings.approach
     nearer = APPROACH.get(state.game.rules) if approach > 0.0 else None
+    hold_back = HOLD_BACK.get(state.game.rules) if settings.hold_back else None
     while result is None and plies < settings.cutoff:
         moves = list(state.legal_moves())
+        if hold_back is not None:
+            moves = hold_back(state, moves)
         if finder is not None:
             win = finder(state, None)
             if win is not None:
@@ -412,7 +416,10 @@ def think(
         while True:
             untried = node.untried
             if untried is None:  # first visit after expansion: list the moves
-                untried = node.untried = list(state.legal_moves())
+                untried = list(state.legal_moves())
+                if hold_back is not None:
+                    untried = hold_back(state, untried)
+                node.untried = untried
                 rng.shuffle(untried)
             if untried or not node.children:
                 break

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import cast
 
 from engine.game import State
-from engine.games.protect_the_goat import BATTLE, MOVEMENT, ProtectTheGoat
+from engine.games.protect_the_goat import BATTLE, MOVEMENT, PLACEMENT, ProtectTheGoat
 from engine.moves import Move, MoveKind
 from engine.pieces import Piece
 from engine.player import Player
@@ -114,8 +114,10 @@ def goat_placed_last(state: State, moves: list[Move]) -> list[Move]:
     """Protect the Goat's placement: ``moves`` less the goat's, while other pieces are still
     to place. A goat placed early tells the opponent which lane to send a runner down and
     which piece to put at its head; placed last, it leaves the opponent one placement at most
-    to answer, on the one cell it has left."""
-    if not any(move.kind is MoveKind.PLACE for move in moves):
+    to answer, on the one cell it has left. The search keeps to it everywhere (its own moves
+    and the opponent's, in the tree and in playouts): positions are then judged as the two
+    sides will play them, and each placement has a fifth fewer moves to try."""
+    if state.phase != PLACEMENT:
         return moves
     royal = cast(ProtectTheGoat, state.game).royal
     others = [move for move in moves if move.kind is not MoveKind.PLACE or move.piece != royal]
