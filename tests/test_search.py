@@ -223,3 +223,37 @@ def test_the_computer_never_opens_the_way_to_its_goat() -> None:
     for n in range(5):
         thought = think(state, random.Random(n), playouts=3)
         assert state.notation(thought.move) == "b1-a2", thought
+
+
+# An arena game (flat Monte Carlo against the search, commit 184fa58): after these 48 plies
+# the search, player 1, played g2-g3, and player 2's reply i1-h1 left it no way to save its
+# goat. Ten of its moves did not allow that.
+FORCED_AFTER = (
+    "P@a1 l@c6 P@i1 y@e6 Y@d1 p@f6 L@b1 y@g6 Y@e1 s@a6 S@g1 p@b6 S@f1 l@d6 L@c1 s@i6 G@h1 g@h6 "
+    "e1-e2 i6-i5 d1-e1 i5-i4 h1-g2 i4-i3 g1-h1 i3-i2 e1-d1 d6-e5 g2-g1 e5-d6 f1-e1 h6-i5 "
+    "g1-f1 i5-i4 d1-c2 a6-a5 a1-a2 e6-e5 a2-a1 e5-e4 a1-a2 f6-e6 c2-d1 b6-a6 h1-g2 e6-e5 "
+    "d1-c2 i4-i3"
+)
+
+
+def test_the_computer_sees_a_threat_it_could_not_parry_coming() -> None:
+    from engine.search.mcts import _unforced
+
+    state = load("protect-the-goat").new_state()
+    for text in FORCED_AFTER.split():
+        state.apply(state.parse(text))
+    moves = list(state.legal_moves())
+    kept = {state.notation(m) for m in _unforced(state, moves, goat_taken, None)}
+    assert "g2-g3" in {state.notation(m) for m in moves} and "g2-g3" not in kept
+    assert len(kept) == 10, kept
+    # the reply that forces it: i1-h1, after which every move of player 1 loses the goat
+    state.apply(state.parse("g2-g3"))
+    state.apply(state.parse("i1-h1"))
+    for move in list(state.legal_moves()):
+        state.apply(move)
+        assert state.outcome() is not None or goat_taken(state) is not None
+        state.undo()
+    state.undo()
+    state.undo()
+    for n in range(3):
+        assert state.notation(think(state, random.Random(n), playouts=20).move) in kept

@@ -270,6 +270,58 @@ def _a_parry(
     return None
 
 
+def _unforced(
+    state: State,
+    moves: list[Move],
+    finder: Callable[[State, Player | None], Move | None],
+    time_up: Callable[[], bool] | None,
+) -> list[Move]:
+    """``moves`` less those the opponent answers with a threat that no move parries: a loss
+    three plies on that the tree, a few plies deep at a second a move, may not see. All of
+    them when none is safe, or when ``time_up()`` says there is no time to look."""
+    mover = state.to_move
+    opponent = mover.other
+    kept: list[Move] = []
+    for move in moves:
+        if time_up is not None and time_up():
+            return moves
+        state.apply(move, check=False)
+        forced = False
+        if state.outcome() is None and not state.deciding:
+            for reply in list(state.legal_moves()):
+                state.apply(reply, check=False)
+                forced = _lost(state, finder, opponent)
+                state.undo()
+                if forced:
+                    break
+        state.undo()
+        if not forced:
+            kept.append(move)
+    return kept or moves
+
+
+def _lost(
+    state: State, finder: Callable[[State, Player | None], Move | None], winner: Player
+) -> bool:
+    """Whether ``winner`` has won, or threatens a win that no move of the player to move
+    parries (a battle's choice is left to the tree)."""
+    outcome = state.outcome()
+    if outcome is not None:
+        return outcome.winner is winner
+    if state.deciding or finder(state, winner) is None:
+        return False
+    for move in list(state.legal_moves()):
+        state.apply(move, check=False)
+        outcome = state.outcome()
+        saved = (
+            outcome.winner is not winner if outcome is not None else finder(state, winner) is None
+        )
+        state.undo()
+        if saved:
+            return False
+    return True
+
+
 def winning_move(state: State) -> Move | None:
     """A legal move that wins at once, if there is one."""
     mover = state.to_move
@@ -389,6 +441,10 @@ def think(
         moves = _parries(state, moves, finder, always=True)
         if len(moves) == 1:
             return Thought(moves[0], 0, 2, 0.5, (moves[0],), "the only move that does not lose")
+        # nor one it answers with a threat no move parries (while the clock allows the look)
+        moves = _unforced(state, moves, finder, time_up)
+        if len(moves) == 1:
+            return Thought(moves[0], 0, 4, 0.5, (moves[0],), "the only move that does not lose")
     if settings.safety and state.game.rules in SAFETY_RULES:
         moves = safe_moves(state, moves)
         if len(moves) == 1:
