@@ -311,6 +311,7 @@ def test_a_step_next_to_no_enemy_it_fights_skips_the_battle_look_and_changes_not
     quiet = 0
     for toss in ("south", "north", "first_placement"):
         game = catalog.load_game("protect-the-goat", {"toss_winner": toss})
+        assert isinstance(game, ProtectTheGoat)
         rng = random.Random(toss)
         for _ in range(15):
             quick, full = game.new_state(), LooksEverywhere(game)
