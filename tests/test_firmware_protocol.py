@@ -12,6 +12,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -43,6 +44,7 @@ from firmware_bridge.link.protocol import (
 )
 
 OFF = LedPattern(0, 0, 0, 0)
+M = TypeVar("M", bound=Message)
 UNTIL_WAIT = 10.0  # seconds a test waits for an answer it names
 
 
@@ -178,7 +180,7 @@ def pico(tmp_path: Path) -> Iterator[Pico]:
     board.close()
 
 
-def of(kind: type[Message], frames: list[Message]) -> list[Message]:
+def of(kind: type[M], frames: list[Message]) -> list[M]:
     return [f for f in frames if isinstance(f, kind)]
 
 
@@ -189,9 +191,9 @@ def test_hello_at_power_on_says_protocol_1_until_a_host_asks_for_2(pico: Pico) -
     assert (hello.protocol, hello.sensors, hello.leds, hello.board_id) == (1, 77, 77, "bench-1")
     assert hello.buttons == frozenset(Button) and hello.firmware == "board-referee-pico 1.0"
     pico.send(HostHello(2, "referee"))
-    assert of(Hello, pico.frames(0.5, until=Hello))[0].protocol == 2  # type: ignore[attr-defined]
+    assert of(Hello, pico.frames(0.5, until=Hello))[0].protocol == 2
     pico.send(HostHello(1, "an old referee"))  # a v1 host: v1, and LED_DELTA is unknown
-    assert of(Hello, pico.frames(0.5, until=Hello))[0].protocol == 1  # type: ignore[attr-defined]
+    assert of(Hello, pico.frames(0.5, until=Hello))[0].protocol == 1
     seq = pico.send(LedDelta(77, 0, ((3, LedPattern(1, 2, 3, 0xFF)),)))
     assert Nak(seq, NakReason.UNKNOWN_TYPE) in pico.frames(0.5, until=Nak)
 
@@ -305,7 +307,7 @@ def test_a_press_and_its_release_told_at_once_is_still_a_press(pico: Pico) -> No
     pico.send(HostHello(2, "referee"))
     pico.tell("b confirm 1\nb confirm 0\n")
     events = of(ButtonEvent, pico.frames(1.0))
-    assert [(e.button, e.pressed) for e in events if isinstance(e, ButtonEvent)] == [
+    assert [(e.button, e.pressed) for e in events] == [
         (Button.CONFIRM, True),
         (Button.CONFIRM, False),
     ]
@@ -328,17 +330,17 @@ def test_a_reading_in_no_band_is_one_fault_and_a_restart_is_told(tmp_path: Path)
         told = board.frames(1.0, until=Fault)
         faults = of(Fault, told + board.frames(0.3))
         assert Fault(3, "restarted by its watchdog: the firmware stalled") in faults
-        assert any(f.code == 4 and "not calibrated" in f.text for f in faults)  # type: ignore[attr-defined]
+        assert any(f.code == 4 and "not calibrated" in f.text for f in faults)
         board.tell("v 30 12 5\n")  # a broken wire: the SIG pull-down, near 0 V
         fault = of(Fault, board.frames(2.0, until=Fault))
-        assert [f.text.split(":")[0] for f in fault] == ["sensor 30"]  # type: ignore[attr-defined]
+        assert [f.text.split(":")[0] for f in fault] == ["sensor 30"]
         assert not of(Fault, board.frames(1.5))  # once, not a flood
         assert not of(Change, board.frames(0.1))  # and never a piece
         board.tell(f"v 30 {board.rest} 100\n")
         assert Fault(2, "sensor 30: reads normally again") in board.frames(1.0, until=Fault)
         board.send(HostHello(2, "a referee restarted"))  # the next host: no restart news again
         again = of(Fault, board.frames(0.6))
-        assert all(f.code == 4 for f in again)  # type: ignore[attr-defined]
+        assert all(f.code == 4 for f in again)
     finally:
         board.close()
 
@@ -430,8 +432,8 @@ def test_a_board_out_of_memory_at_start_says_so_in_frames_not_text(tmp_path: Pat
     board = Pico(tmp_path, heap="40K")
     try:
         first = of(Fault, board.frames(3.0, until=Fault))
-        assert [f.code for f in first] == [6]  # type: ignore[attr-defined]
-        text = first[0].text  # type: ignore[attr-defined]
+        assert [f.code for f in first] == [6]
+        text = first[0].text
         assert text.startswith("the firmware could not start: MemoryError"), text
         assert "a board this size needs more memory" in text
         board.send(HostHello(2, "referee"))

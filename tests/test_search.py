@@ -186,7 +186,7 @@ def test_racing_playouts_step_nearer_the_enemy_goat() -> None:
 
 def test_the_goat_is_placed_last() -> None:
     """Protect the Goat: the computer keeps its goat in hand while it has other pieces to place
-    (the opponent then has one placement at most to answer it), and places it when it is all
+    (its cell is given away only when one cell is left for it), and places it when it is all
     that is left."""
     state = load("protect-the-goat").new_state()
     for n in range(6):

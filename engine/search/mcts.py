@@ -229,17 +229,29 @@ def _parries(
     opponent = mover.other
     if state.deciding or (not always and finder(state, opponent) is None):
         return moves
-    kept: list[Move] = []
-    for move in moves:
-        state.apply(move, check=False)
-        outcome = state.outcome()
-        if outcome is None:
-            if finder(state, opponent) is None:
-                kept.append(move)
-        elif outcome.winner is mover:
-            kept.append(move)
-        state.undo()
+    kept = [move for move in moves if _parried(state, move, finder, opponent)]
     return kept or moves
+
+
+def _parried(
+    state: State,
+    move: Move,
+    finder: Callable[[State, Player | None], Move | None],
+    opponent: Player,
+    *,
+    draw_saves: bool = False,
+) -> bool:
+    """Whether, after ``move`` by the player to move, ``opponent`` has not won and cannot
+    win at once: the move won, or the game goes on with no such threat (a move that ends the
+    game in a draw counts only with ``draw_saves``). The state is left as it was."""
+    state.apply(move, check=False)
+    outcome = state.outcome()
+    if outcome is None:
+        parried = finder(state, opponent) is None
+    else:
+        parried = outcome.winner is not opponent if draw_saves else outcome.winner is opponent.other
+    state.undo()
+    return parried
 
 
 def _a_parry(
@@ -255,17 +267,12 @@ def _a_parry(
     opponent = state.to_move.other
     if state.deciding or finder(state, opponent) is None:
         return None
-    mover = state.to_move
     order = list(range(len(moves)))
     for k in range(len(order) - 1, -1, -1):
         j = int(rng.random() * (k + 1))
         order[k], order[j] = order[j], order[k]
         move = moves[order[k]]
-        state.apply(move, check=False)
-        outcome = state.outcome()
-        safe = outcome.winner is mover if outcome is not None else finder(state, opponent) is None
-        state.undo()
-        if safe:
+        if _parried(state, move, finder, opponent):
             return move
     return None
 
@@ -310,16 +317,9 @@ def _lost(
         return outcome.winner is winner
     if state.deciding or finder(state, winner) is None:
         return False
-    for move in list(state.legal_moves()):
-        state.apply(move, check=False)
-        outcome = state.outcome()
-        saved = (
-            outcome.winner is not winner if outcome is not None else finder(state, winner) is None
-        )
-        state.undo()
-        if saved:
-            return False
-    return True
+    return not any(
+        _parried(state, move, finder, winner, draw_saves=True) for move in list(state.legal_moves())
+    )
 
 
 def winning_move(state: State) -> Move | None:

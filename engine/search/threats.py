@@ -113,8 +113,8 @@ def goat_approaches(state: State, moves: list[Move]) -> list[Move]:
 def goat_placed_last(state: State, moves: list[Move]) -> list[Move]:
     """Protect the Goat's placement: ``moves`` less the goat's, while other pieces are still
     to place. A goat placed early tells the opponent which lane to send a runner down and
-    which piece to put at its head; placed last, it leaves the opponent one placement at most
-    to answer, on the one cell it has left. The search keeps to it everywhere (its own moves
+    which piece to put at its head; placed last, its cell is given away only when one cell is
+    left for it, a placement or two before the end. The search keeps to it everywhere (its own moves
     and the opponent's, in the tree and in playouts): positions are then judged as the two
     sides will play them, and each placement has a fifth fewer moves to try."""
     if state.phase != PLACEMENT:

@@ -71,7 +71,7 @@ _pressed = {}
 # firmware would never see the button down. A finger's press lasts past the debounce on a
 # Pico, so the release waits until the button has been down _hold_ms here.
 _down_at = {}  # name -> ticks_ms when the firmware first could see it pressed
-_release = {}  # name -> True: the host released it before it was held long enough
+_release = set()  # the names the host released before they were held long enough
 _levels = {}  # output pin -> level
 
 
@@ -133,9 +133,9 @@ def _sync():
             if words[2] == "1":
                 _pressed[name] = True
                 _down_at[name] = time.ticks_ms()
-                _release.pop(name, None)
+                _release.discard(name)
             elif name in _down_at:
-                _release[name] = True
+                _release.add(name)
             else:
                 _pressed[name] = False
         elif words[0] == "hang":
@@ -166,7 +166,7 @@ class Pin:
             name = _button_pins[self.number]
             if name in _release and time.ticks_diff(time.ticks_ms(), _down_at[name]) >= _hold_ms:
                 _pressed[name] = False
-                del _release[name]
+                _release.remove(name)
                 del _down_at[name]
             return 0 if _pressed.get(name) else 1
         if self.number in _signal_pins:
