@@ -11,7 +11,8 @@ from engine import Move, MoveKind, Player, State
 from engine.registry import RULES
 from engine.search import LEVELS, flat_monte_carlo, greedy_move, random_move, think, think_at
 from engine.search.mcts import DEFAULT, GAME_SETTINGS, Settings, playout
-from engine.search.threats import goat_approaches, goat_placed_last, goat_taken
+from engine.search.proof import prove
+from engine.search.threats import goat_approaches, goat_chances, goat_placed_last, goat_taken
 from tests.helpers import GOAT_IN_REACH, load, position
 
 GAMES = ["goats-wintering", "protect-the-goat", "the-lion-game", "three-dragons", "vanguard"]
@@ -234,16 +235,22 @@ FORCED_AFTER = (
     "g1-f1 i5-i4 d1-c2 a6-a5 a1-a2 e6-e5 a2-a1 e5-e4 a1-a2 f6-e6 c2-d1 b6-a6 h1-g2 e6-e5 "
     "d1-c2 i4-i3"
 )
+# Another (commit b6c6b99): the search, player 1, made its first step f1-e2, and flat Monte
+# Carlo took its goat by force with its fourth move; three steps did not allow that.
+FORCED_LATER = (
+    "L@c1 g@c6 Y@i1 p@b6 S@d1 y@e6 P@e1 l@i6 S@f1 s@d6 Y@h1 y@h6 P@g1 p@a6 L@b1 l@g6 G@a1 s@f6"
+)
 
 
 def test_the_computer_sees_a_threat_it_could_not_parry_coming() -> None:
-    from engine.search.mcts import _unforced
-
     state = load("protect-the-goat").new_state()
     for text in FORCED_AFTER.split():
         state.apply(state.parse(text))
     moves = list(state.legal_moves())
-    kept = {state.notation(m) for m in _unforced(state, moves, goat_taken, None)}
+    # up to the opponent's second move: the reply, then a threat nothing parries
+    forced, kept_moves, reach = prove(state, moves, goat_taken, goat_chances, most=2, budget=10**6)
+    kept = {state.notation(m) for m in kept_moves}
+    assert forced is None and reach == 2
     assert "g2-g3" in {state.notation(m) for m in moves} and "g2-g3" not in kept
     assert len(kept) == 10, kept
     # the reply that forces it: i1-h1, after which every move of player 1 loses the goat
@@ -257,3 +264,30 @@ def test_the_computer_sees_a_threat_it_could_not_parry_coming() -> None:
     state.undo()
     for n in range(3):
         assert state.notation(think(state, random.Random(n), playouts=20).move) in kept
+
+
+def test_the_computer_sees_a_goat_forced_four_moves_on() -> None:
+    state = load("protect-the-goat").new_state()
+    for text in FORCED_LATER.split():
+        state.apply(state.parse(text))
+    moves = list(state.legal_moves())
+    looks = {}
+    for most in (2, 4):
+        forced, kept, reach = prove(state, moves, goat_taken, goat_chances, most=most, budget=10**6)
+        assert forced is None and reach == most
+        looks[most] = {state.notation(m) for m in kept}
+    assert "f1-e2" in looks[2] and looks[4] == {"c1-c2", "d1-c2", "e1-e2"}
+    # and the other side, after f1-e2, finds the move that forces it
+    state.apply(state.parse("f1-e2"))
+    forced, kept, reach = prove(
+        state, list(state.legal_moves()), goat_taken, goat_chances, most=4, budget=10**6
+    )
+    assert forced is not None and kept == [forced] and reach == 4
+    # the search plays a move the look keeps, and stops the look when told
+    state.undo()
+    thought = think(state, random.Random(1), playouts=50)
+    assert state.notation(thought.move) in looks[4]
+    _, kept, reach = prove(
+        state, moves, goat_taken, goat_chances, most=4, budget=10**6, time_up=lambda: True
+    )
+    assert reach < 4 and len(kept) >= 3

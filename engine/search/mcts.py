@@ -32,6 +32,7 @@ from engine.pieces import Piece
 from engine.player import Player
 from engine.search import threats
 from engine.search.evaluate import judge
+from engine.search.proof import prove
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +66,13 @@ class Settings:
     # Place the royal piece last, in the games that say how (HOLD_BACK): at the root, in the
     # tree and in playouts, for both sides.
     hold_back: bool = False
+    # A proof search at the root (proof.py), in the games that can spot a winning move
+    # cheaply (DECISIVE and CHANCES): up to the opponent's ``proof``-th move, a move that
+    # forces a win is played and those the opponent answers by forcing one are not searched;
+    # 0: none. It looks at ``proof_budget`` positions at most, and stops at ``think``'s
+    # ``proof_up``.
+    proof: int = 0
+    proof_budget: int = 400_000
 
 
 DEFAULT = Settings()
@@ -80,6 +88,7 @@ GAME_SETTINGS: dict[str, Settings] = {
         decisive=True,
         approach=0.5,
         hold_back=True,
+        proof=5,
         cutoff=400,
         safety=False,
         capture_bias=0.0,
@@ -88,6 +97,10 @@ GAME_SETTINGS: dict[str, Settings] = {
 # A game's quick finder of a move that wins at once, for ``decisive`` playouts.
 DECISIVE: dict[str, Callable[[State, Player | None], Move | None]] = {
     "protect_the_goat": threats.goat_taken,
+}
+# A game's moves that might win at once (a superset, a few of all), for the root's proof.
+CHANCES: dict[str, Callable[[State], list[Move]]] = {
+    "protect_the_goat": threats.goat_chances,
 }
 # A game's root moves less those of its royal piece, while others are left to place.
 HOLD_BACK: dict[str, Callable[[State, list[Move]], list[Move]]] = {
@@ -215,41 +228,21 @@ def playout(
     return value
 
 
-def _parries(
-    state: State,
-    moves: list[Move],
-    finder: Callable[[State, Player | None], Move | None],
-    *,
-    always: bool = False,
-) -> list[Move]:
-    """``moves`` less those after which the opponent wins at once, when the opponent threatens
-    to now (``always``: whether or not, so no move opens the way either); all of them when
-    none is safe: the game is lost anyway."""
-    mover = state.to_move
-    opponent = mover.other
-    if state.deciding or (not always and finder(state, opponent) is None):
-        return moves
-    kept = [move for move in moves if _parried(state, move, finder, opponent)]
-    return kept or moves
-
-
 def _parried(
     state: State,
     move: Move,
     finder: Callable[[State, Player | None], Move | None],
     opponent: Player,
-    *,
-    draw_saves: bool = False,
 ) -> bool:
     """Whether, after ``move`` by the player to move, ``opponent`` has not won and cannot
-    win at once: the move won, or the game goes on with no such threat (a move that ends the
-    game in a draw counts only with ``draw_saves``). The state is left as it was."""
+    win at once: the move won, or the game goes on with no such threat. The state is left as
+    it was."""
     state.apply(move, check=False)
     outcome = state.outcome()
     if outcome is None:
         parried = finder(state, opponent) is None
     else:
-        parried = outcome.winner is not opponent if draw_saves else outcome.winner is opponent.other
+        parried = outcome.winner is opponent.other
     state.undo()
     return parried
 
@@ -275,51 +268,6 @@ def _a_parry(
         if _parried(state, move, finder, opponent):
             return move
     return None
-
-
-def _unforced(
-    state: State,
-    moves: list[Move],
-    finder: Callable[[State, Player | None], Move | None],
-    time_up: Callable[[], bool] | None,
-) -> list[Move]:
-    """``moves`` less those the opponent answers with a threat that no move parries: a loss
-    three plies on that the tree, a few plies deep at a second a move, may not see. All of
-    them when none is safe, or when ``time_up()`` says there is no time to look."""
-    mover = state.to_move
-    opponent = mover.other
-    kept: list[Move] = []
-    for move in moves:
-        if time_up is not None and time_up():
-            return moves
-        state.apply(move, check=False)
-        forced = False
-        if state.outcome() is None and not state.deciding:
-            for reply in list(state.legal_moves()):
-                state.apply(reply, check=False)
-                forced = _lost(state, finder, opponent)
-                state.undo()
-                if forced:
-                    break
-        state.undo()
-        if not forced:
-            kept.append(move)
-    return kept or moves
-
-
-def _lost(
-    state: State, finder: Callable[[State, Player | None], Move | None], winner: Player
-) -> bool:
-    """Whether ``winner`` has won, or threatens a win that no move of the player to move
-    parries (a battle's choice is left to the tree)."""
-    outcome = state.outcome()
-    if outcome is not None:
-        return outcome.winner is winner
-    if state.deciding or finder(state, winner) is None:
-        return False
-    return not any(
-        _parried(state, move, finder, winner, draw_saves=True) for move in list(state.legal_moves())
-    )
 
 
 def winning_move(state: State) -> Move | None:
@@ -415,11 +363,13 @@ def think(
     settings: Settings = DEFAULT,
     report: Callable[[Thought], None] | None = None,
     report_every: int = 0,
+    proof_up: Callable[[], bool] | None = None,
 ) -> Thought:
     """Search ``root_state`` (left unchanged) until ``playouts`` are done or ``time_up()`` says
     stop (asked before every playout), whichever comes first: the best move so far is always
     ready.
-    ``report`` hears the search's view every ``report_every`` playouts."""
+    ``report`` hears the search's view every ``report_every`` playouts. ``proof_up()`` ends the
+    root's proof search (``time_up`` if not given): the caller's share of the time for it."""
     moves = list(root_state.legal_moves())
     if not moves:
         raise ValueError("the game is over: no move to search")
@@ -436,15 +386,18 @@ def think(
         moves = hold_back(state, moves)
         if len(moves) == 1:
             return Thought(moves[0], 0, 0, 0.5, (moves[0],), "only move")
-    finder = DECISIVE.get(state.game.rules) if settings.decisive else None
-    if finder is not None:  # never a move the opponent answers by winning at once
-        moves = _parries(state, moves, finder, always=True)
+    finder = DECISIVE.get(state.game.rules)
+    chances = CHANCES.get(state.game.rules)
+    if finder is not None and chances is not None and settings.proof:
+        forced, moves, reach = prove(
+            state, moves, finder, chances,
+            most=settings.proof, budget=settings.proof_budget, time_up=proof_up or time_up,
+        )  # fmt: skip
+        if forced is not None:
+            return Thought(forced, 0, 2 * reach - 1, 1.0, (forced,), "forces a win")
         if len(moves) == 1:
-            return Thought(moves[0], 0, 2, 0.5, (moves[0],), "the only move that does not lose")
-        # nor one it answers with a threat no move parries (while the clock allows the look)
-        moves = _unforced(state, moves, finder, time_up)
-        if len(moves) == 1:
-            return Thought(moves[0], 0, 4, 0.5, (moves[0],), "the only move that does not lose")
+            only = moves[0]
+            return Thought(only, 0, 2 * reach, 0.5, (only,), "the only move that does not lose")
     if settings.safety and state.game.rules in SAFETY_RULES:
         moves = safe_moves(state, moves)
         if len(moves) == 1:

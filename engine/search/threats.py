@@ -122,3 +122,34 @@ def goat_placed_last(state: State, moves: list[Move]) -> list[Move]:
     royal = cast(ProtectTheGoat, state.game).royal
     others = [move for move in moves if move.kind is not MoveKind.PLACE or move.piece != royal]
     return others or moves
+
+
+def goat_chances(state: State) -> list[Move]:
+    """Protect the Goat: the moves of the player to move that might take the goat at once,
+    a few of all: the steps that start a battle (a piece other than the goat arriving next
+    to an enemy it fights). A step next to the goat is one; a step that takes a guard and
+    stands next to the goat is another, the one ``goat_taken`` does not see; a step next to
+    no enemy it fights takes nothing. In a battle's choice, every option."""
+    if state.deciding:
+        return list(state.legal_moves())
+    if state.phase != MOVEMENT:
+        return []
+    game = cast(ProtectTheGoat, state.game)
+    cells = state.cells
+    mover = state.to_move
+    royal = game.royal
+    adjacent = game.board.adjacent
+    found: list[Move] = []
+    for cell, piece in enumerate(cells):
+        if piece is None or piece.owner is not mover or piece.kind == royal:
+            continue
+        fights = game.fights[piece.kind]
+        for to, move in game.step_moves[cell]:
+            if cells[to] is not None:
+                continue
+            for near in adjacent[to]:
+                other = cells[near]
+                if other is not None and other.owner is not mover and other.kind in fights:
+                    found.append(move)
+                    break
+    return found

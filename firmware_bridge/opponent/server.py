@@ -36,6 +36,10 @@ from firmware_bridge.opponent.protocol import (
 # read within the protocol's promise (the time asked plus 100 ms).
 MARGIN_S = 0.03
 INFO_EVERY_S = 0.25
+# The share of a move's time the root's proof search may take (Protect the Goat's; a game
+# without one gives the tree all of it): deep enough to see a goat forced four moves on in
+# most positions, and the tree keeps the most (docs/engine.md).
+PROOF_SHARE = 0.4
 
 
 class Kind(Enum):
@@ -137,6 +141,12 @@ class Engine:
         def time_up() -> bool:
             return stop.is_set() or (deadline is not None and clock() >= deadline)
 
+        # the root's proof search gets a share of the time; the tree the rest
+        proof_deadline = None if deadline is None else start + (deadline - start) * PROOF_SHARE
+
+        def proof_up() -> bool:
+            return stop.is_set() or (proof_deadline is not None and clock() >= proof_deadline)
+
         rng = self._rng()
         last_info = [start]
 
@@ -151,7 +161,8 @@ class Engine:
         collecting = gc.isenabled()
         gc.disable()
         try:
-            move = self._search(state, request, rng, time_up=time_up, report=report, start=start)
+            move = self._search(state, request, rng, time_up=time_up, proof_up=proof_up,
+                                report=report, start=start)  # fmt: skip
         finally:
             if collecting:
                 gc.enable()
@@ -159,7 +170,8 @@ class Engine:
 
     def _search(
         self, state: State, request: Request, rng: random.Random, *,
-        time_up: Callable[[], bool], report: Callable[[Thought], None], start: float,
+        time_up: Callable[[], bool], proof_up: Callable[[], bool],
+        report: Callable[[Thought], None], start: float,
     ) -> Move:  # fmt: skip
         clock = self.clock
         if self.kind is Kind.RANDOM:
@@ -171,7 +183,7 @@ class Engine:
             self.say(f"info playouts {playouts} time {int((clock() - start) * 1000)}")
         else:
             thought = think_at(state, rng, self.level, playouts=request.nodes, time_up=time_up,
-                               report=report, report_every=32)  # fmt: skip
+                               proof_up=proof_up, report=report, report_every=32)  # fmt: skip
             self.say(self._info(thought, clock() - start).line())
             move = thought.move
         return move
