@@ -67,7 +67,7 @@ class Settings:
     # tree and in playouts, for both sides.
     hold_back: bool = False
     # A proof search at the root (proof.py), in the games that can spot a winning move
-    # cheaply (DECISIVE and CHANCES): up to the opponent's ``proof``-th move, a move that
+    # cheaply (DECISIVE and RUNS): up to the opponent's ``proof``-th move, a move that
     # forces a win is played and those the opponent answers by forcing one are not searched;
     # 0: none. It looks at ``proof_budget`` positions at most, and stops at ``think``'s
     # ``proof_up``.
@@ -88,7 +88,7 @@ GAME_SETTINGS: dict[str, Settings] = {
         decisive=True,
         approach=0.5,
         hold_back=True,
-        proof=5,
+        proof=7,
         cutoff=400,
         safety=False,
         capture_bias=0.0,
@@ -98,9 +98,9 @@ GAME_SETTINGS: dict[str, Settings] = {
 DECISIVE: dict[str, Callable[[State, Player | None], Move | None]] = {
     "protect_the_goat": threats.goat_taken,
 }
-# A game's moves that might win at once (a superset, a few of all), for the root's proof.
-CHANCES: dict[str, Callable[[State], list[Move]]] = {
-    "protect_the_goat": threats.goat_chances,
+# A game's moves that might win within so many more moves (a few of all), for the root's proof.
+RUNS: dict[str, Callable[[State, int], list[Move]]] = {
+    "protect_the_goat": threats.goat_runs,
 }
 # A game's root moves less those of its royal piece, while others are left to place.
 HOLD_BACK: dict[str, Callable[[State, list[Move]], list[Move]]] = {
@@ -387,10 +387,10 @@ def think(
         if len(moves) == 1:
             return Thought(moves[0], 0, 0, 0.5, (moves[0],), "only move")
     finder = DECISIVE.get(state.game.rules)
-    chances = CHANCES.get(state.game.rules)
-    if finder is not None and chances is not None and settings.proof:
+    runs = RUNS.get(state.game.rules)
+    if finder is not None and runs is not None and settings.proof:
         forced, moves, reach = prove(
-            state, moves, finder, chances,
+            state, moves, finder, runs,
             most=settings.proof, budget=settings.proof_budget, time_up=proof_up or time_up,
         )  # fmt: skip
         if forced is not None:

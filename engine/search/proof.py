@@ -22,10 +22,12 @@ from engine.moves import Move
 from engine.player import Player
 
 # A game's quick finder of a move that wins at once (threats.goat_taken's form), and its
-# list of the moves that might win at once, a few of all (threats.goat_chances): a step
-# that takes the goat by a chain of captures is not a step next to it.
+# list of the moves of the player to move that might win within so many more of its moves,
+# a few of all (threats.goat_runs): with none to come, every move that might win at once (a
+# step that takes the goat by a chain of captures is not a step next to it). The attacker's
+# other moves are not tried, which can only miss a win, never claim one.
 Finder = Callable[[State, Player | None], Move | None]
-Chances = Callable[[State], list[Move]]
+Runs = Callable[[State, int], list[Move]]
 
 
 class _SpentError(Exception):
@@ -34,7 +36,7 @@ class _SpentError(Exception):
 
 class Prover:
     """Forced wins from one ``state`` (changed while it looks, and left as it was), found
-    with ``finder`` and ``chances`` at the last plies and minimax before them, within
+    with ``finder`` and ``runs`` at the last plies and minimax before them, within
     ``budget`` positions and
     until ``time_up()``. Results are kept per position (a transposition table), so a deeper
     look repeats little of a shallower one."""
@@ -43,18 +45,21 @@ class Prover:
         self,
         state: State,
         finder: Finder,
-        chances: Chances,
+        runs: Runs,
         budget: int,
         time_up: Callable[[], bool] | None = None,
     ) -> None:
         self.state = state
         self.finder = finder
-        self.chances = chances
+        self.runs = runs
         self.budget = budget
         self.time_up = time_up
         self.positions = 0  # positions looked at so far
         # position and attacker -> (the most plies proven not enough, the fewest proven enough)
         self._known: dict[tuple[Hashable, ...], tuple[int, int]] = {}
+        # position and attacker -> the move that decided it last time (the attacker's win or
+        # the defender's escape), tried first when a deeper look comes back to it
+        self._best: dict[tuple[Hashable, ...], Move] = {}
 
     def wins(self, attacker: Player, plies: int) -> bool:
         """Whether ``attacker`` takes the goat (or has won) within ``plies`` plies of the
@@ -78,7 +83,7 @@ class Prover:
                 if finder(state, attacker) is not None:
                     return True
                 if plies < 3:  # no time to set one up: only a move that may win at once
-                    return self._search(attacker, plies, True, self.chances(state))
+                    return self._search(attacker, plies, True, self.runs(state, 0))
             elif finder(state, mover) is not None:
                 return False  # the defender takes the attacker's goat first
         key = (tuple(state.cells), mover, state.phase, state.extra, attacker)
@@ -88,14 +93,30 @@ class Prover:
                 return False
             if plies >= known[1]:
                 return True
-        result = self._search(attacker, plies, mover is attacker, list(state.legal_moves()))
+        attacking = mover is attacker
+        if attacking and not deciding:
+            moves = self.runs(state, (plies - 1) // 2)  # its moves after this one
+        else:
+            moves = list(state.legal_moves())
+        best = self._best.get(key)
+        if best is not None and best in moves:
+            moves.remove(best)
+            moves.insert(0, best)
+        result = self._search(attacker, plies, attacking, moves, key)
         low, high = known if known is not None else (0, 1 << 30)
         self._known[key] = (low, min(high, plies)) if result else (max(low, plies), high)
         return result
 
-    def _search(self, attacker: Player, plies: int, attacking: bool, moves: list[Move]) -> bool:
+    def _search(
+        self,
+        attacker: Player,
+        plies: int,
+        attacking: bool,
+        moves: list[Move],
+        key: tuple[Hashable, ...] | None = None,
+    ) -> bool:
         """Whether ``attacker`` wins by one of ``moves`` (``attacking``), or whatever the
-        defender plays of them."""
+        defender plays of them; the deciding move is kept under ``key``."""
         state = self.state
         for move in moves:
             state.apply(move, check=False)
@@ -104,6 +125,8 @@ class Prover:
             finally:
                 state.undo()
             if won is attacking:  # the attacker found its move, or the defender its escape
+                if key is not None:
+                    self._best[key] = move
                 return attacking
         return not attacking
 
@@ -112,7 +135,7 @@ def prove(
     state: State,
     moves: list[Move],
     finder: Finder,
-    chances: Chances,
+    runs: Runs,
     *,
     most: int,
     budget: int,
@@ -125,7 +148,7 @@ def prove(
     there, the game being lost anyway), and the depth finished, in the opponent's moves."""
     mover = state.to_move
     opponent = mover.other
-    prover = Prover(state, finder, chances, budget, time_up)
+    prover = Prover(state, finder, runs, budget, time_up)
     kept = moves
     finished = 0
     for reach in range(1, most + 1):

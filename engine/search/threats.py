@@ -124,12 +124,15 @@ def goat_placed_last(state: State, moves: list[Move]) -> list[Move]:
     return others or moves
 
 
-def goat_chances(state: State) -> list[Move]:
-    """Protect the Goat: the moves of the player to move that might take the goat at once,
-    a few of all: the steps that start a battle (a piece other than the goat arriving next
-    to an enemy it fights). A step next to the goat is one; a step that takes a guard and
-    stands next to the goat is another, the one ``goat_taken`` does not see; a step next to
-    no enemy it fights takes nothing. In a battle's choice, every option."""
+def goat_runs(state: State, reach: int) -> list[Move]:
+    """Protect the Goat: the moves of the player to move that might take the other goat
+    within ``reach`` more of its moves after this one, a few of all: steps that start a
+    battle (a step next to the goat is one; a step that takes a guard and then stands next to
+    the goat is another, which ``goat_taken`` does not see; a step next to no enemy it fights
+    takes nothing), and with moves to come, steps that end at most ``reach`` + 2 steps from
+    the goat (one more for a capture that carries the piece on), or every move when the
+    player's own goat is threatened: a parry comes first, whatever it is. In a battle's
+    choice, every option."""
     if state.deciding:
         return list(state.legal_moves())
     if state.phase != MOVEMENT:
@@ -138,7 +141,14 @@ def goat_chances(state: State) -> list[Move]:
     cells = state.cells
     mover = state.to_move
     royal = game.royal
+    goat = _goat_of(cells, mover.other, royal)
+    if goat < 0:
+        return []
+    if reach > 0 and goat_taken(state, mover.other) is not None:
+        return list(state.legal_moves())
+    apart = _apart(game)[goat]
     adjacent = game.board.adjacent
+    near_enough = reach + 2 if reach else 1  # 1: next to the goat
     found: list[Move] = []
     for cell, piece in enumerate(cells):
         if piece is None or piece.owner is not mover or piece.kind == royal:
@@ -146,6 +156,9 @@ def goat_chances(state: State) -> list[Move]:
         fights = game.fights[piece.kind]
         for to, move in game.step_moves[cell]:
             if cells[to] is not None:
+                continue
+            if apart[to] <= near_enough:
+                found.append(move)
                 continue
             for near in adjacent[to]:
                 other = cells[near]
