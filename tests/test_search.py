@@ -338,3 +338,17 @@ def test_the_proof_agrees_with_plain_minimax() -> None:
                      phase="movement", reserve={"1": {}, "2": {}})  # fmt: skip
     assert goat_taken(chain) is None and _by_force(chain, Player.TWO, 1)
     assert Prover(chain, goat_taken, goat_runs, budget=10**6).wins(Player.TWO, 1)
+
+
+def test_a_result_that_met_a_draw_is_not_kept_for_other_ways_there() -> None:
+    """A draw by the quiet-move count (or a repetition) depends on the way to a position, so
+    the proof's table keeps no result that met one: found on one way there, it would be
+    wrong on another."""
+    pieces = {"a3": "L", "i1": "G", "a6": "g", "b6": "l"}  # the lyon two steps from the goat
+    for draw_after, expected in ((0, True), (1, False)):
+        game = load("protect-the-goat", draw_after=draw_after)
+        state = position(game, pieces, to_move=1, phase="movement", reserve={"1": {}, "2": {}})
+        prover = Prover(state, goat_taken, goat_runs, budget=10**6)
+        assert prover.wins(Player.ONE, 3) is expected
+        # every way on is drawn at once with a count of one: nothing is kept
+        assert bool(prover._known) is expected

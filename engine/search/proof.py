@@ -60,6 +60,10 @@ class Prover:
         # position and attacker -> the move that decided it last time (the attacker's win or
         # the defender's escape), tried first when a deeper look comes back to it
         self._best: dict[tuple[Hashable, ...], Move] = {}
+        # A draw was met below the position being looked at: a repeated position or the
+        # quiet-move count drew it, which depends on the way there, so its result is not
+        # kept for other ways there.
+        self._drawn = False
 
     def wins(self, attacker: Player, plies: int) -> bool:
         """Whether ``attacker`` takes the goat (or has won) within ``plies`` plies of the
@@ -67,6 +71,8 @@ class Prover:
         state = self.state
         outcome = state.outcome()
         if outcome is not None:
+            if outcome.winner is None:
+                self._drawn = True
             return outcome.winner is attacker
         if plies <= 0:
             return False
@@ -102,9 +108,13 @@ class Prover:
         if best is not None and best in moves:
             moves.remove(best)
             moves.insert(0, best)
+        drawn = self._drawn
+        self._drawn = False
         result = self._search(attacker, plies, attacking, moves, key)
-        low, high = known if known is not None else (0, 1 << 30)
-        self._known[key] = (low, min(high, plies)) if result else (max(low, plies), high)
+        if not self._drawn:
+            low, high = known if known is not None else (0, 1 << 30)
+            self._known[key] = (low, min(high, plies)) if result else (max(low, plies), high)
+        self._drawn = self._drawn or drawn
         return result
 
     def _search(
@@ -144,8 +154,9 @@ def prove(
     """Look deeper and deeper, up to the opponent's ``most``-th move, for a move of the
     player to move that forces a win, and for the moves the opponent answers by forcing one.
     Returns the forcing move if there is one (the quickest found), the moves kept (those not
-    lost by force at the deepest look finished; all of ``moves`` when every one is lost
-    there, the game being lost anyway), and the depth finished, in the opponent's moves."""
+    lost by force at the deepest look finished; when every move is lost at some depth, those
+    of the depth before it, the game being lost anyway: the tree then chooses among the moves
+    that lose latest), and the depth they were kept at, in the opponent's moves."""
     mover = state.to_move
     opponent = mover.other
     prover = Prover(state, finder, runs, budget, time_up)
@@ -167,8 +178,7 @@ def prove(
                     state.undo()
         except _SpentError:
             break
-        finished = reach
         if not safe:  # lost whatever is played: keep what the shallower look kept
             break
-        kept = safe
+        kept, finished = safe, reach
     return None, kept, finished

@@ -39,7 +39,7 @@ INFO_EVERY_S = 0.25
 # The share of a move's time the root's proof search may take (Protect the Goat's; a game
 # without one gives the tree all of it): deep enough to see a goat forced four moves on in
 # most positions, and the tree keeps the most (docs/engine.md).
-PROOF_SHARE = 0.5
+PROOF_SHARE = 0.3
 
 
 class Kind(Enum):
