@@ -2,11 +2,11 @@
 plies, whatever the other does.
 
 Protect the Goat is a game of sudden death: the first piece to step next to a goat takes it.
-A tree that runs about 1,800 playouts in a second reaches three or four plies; the arena's
-lost games were lost by a move after which the opponent forced the goat in three or four of
-its moves, with a move beside it that did not (docs/engine.md). A minimax look that asks only
-"is the goat taken by force" sees that far for a few thousand positions, and the tree then
-searches the moves it leaves (Baier and Winands, "MCTS-Minimax hybrids", 2015: a shallow
+A tree that runs about 1,800 playouts in a second reaches three or four plies; half the
+arena's lost games were lost by a move after which the opponent forced the goat three or
+four of its moves later, with a move beside it that did not (docs/engine.md). A minimax look
+that asks only "is the goat taken by force" sees that far in a few thousand positions, and
+the tree then searches the moves it leaves (Baier and Winands, "MCTS-Minimax hybrids", 2015: a shallow
 proof at the root of a Monte Carlo search in games of sudden death).
 
 Pure like the rest of the engine: the caller bounds the look by positions and by a
@@ -36,10 +36,9 @@ class _SpentError(Exception):
 
 class Prover:
     """Forced wins from one ``state`` (changed while it looks, and left as it was), found
-    with ``finder`` and ``runs`` at the last plies and minimax before them, within
-    ``budget`` positions and
-    until ``time_up()``. Results are kept per position (a transposition table), so a deeper
-    look repeats little of a shallower one."""
+    with ``finder`` and ``runs`` at the last plies and minimax before them, within ``budget``
+    positions and until ``time_up()``. Results are kept per position (a transposition
+    table), so a deeper look repeats little of a shallower one."""
 
     def __init__(
         self,
