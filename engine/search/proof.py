@@ -6,8 +6,8 @@ A tree that runs about 1,800 playouts in a second reaches three or four plies; h
 arena's lost games were lost by a move after which the opponent forced the goat three or
 four of its moves later, with a move beside it that did not (docs/engine.md). A minimax look
 that asks only "is the goat taken by force" sees that far in a few thousand positions, and
-the tree then searches the moves it leaves (Baier and Winands, "MCTS-Minimax hybrids", 2015: a shallow
-proof at the root of a Monte Carlo search in games of sudden death).
+the tree then searches the moves it leaves (Baier and Winands, "MCTS-Minimax hybrids", 2015:
+a shallow proof at the root of a Monte Carlo search in games of sudden death).
 
 Pure like the rest of the engine: the caller bounds the look by positions and by a
 ``time_up`` of its own; a look cut short says nothing, and the depth before it stands.
