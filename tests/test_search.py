@@ -37,7 +37,7 @@ def test_the_search_leaves_the_position_as_it_was_and_repeats_from_a_seed(
     game = load(game_id)
     state = game.new_state()
     rng = random.Random(5)
-    for _ in range(4):  # a few plies in, where each game has choices
+    for _ in range(6):  # a few plies in, where each game has choices
         moves = list(state.legal_moves())
         state.apply(moves[int(rng.random() * len(moves))])
     before = state.to_json()
@@ -283,9 +283,10 @@ def test_the_computer_sees_a_goat_forced_four_moves_on() -> None:
         state, list(state.legal_moves()), goat_taken, goat_runs, most=4, budget=10**6
     )
     assert forced is not None and kept == [forced] and reach == 4
-    # the search plays a move the look keeps, and stops the look when told
+    # the search plays a move the look keeps (its look has 20 positions a playout), and
+    # stops the look when told
     state.undo()
-    thought = think(state, random.Random(1), playouts=50)
+    thought = think(state, random.Random(1), playouts=200)
     assert state.notation(thought.move) in looks[4]
     _, kept, reach = prove(
         state, moves, goat_taken, goat_runs, most=4, budget=10**6, time_up=lambda: True

@@ -69,10 +69,12 @@ class Settings:
     # A proof search at the root (proof.py), in the games that can spot a winning move
     # cheaply (DECISIVE and RUNS): up to the opponent's ``proof``-th move, a move that
     # forces a win is played and those the opponent answers by forcing one are not searched;
-    # 0: none. It looks at ``proof_budget`` positions at most, and stops at ``think``'s
-    # ``proof_up``.
+    # 0: none. It looks at ``proof_budget`` positions at most (``proof_per_playout`` for each
+    # playout asked, when a number is: a fixed search stays quick and repeatable, and a
+    # level's cap weakens its look too), and stops at ``think``'s ``proof_up``.
     proof: int = 0
     proof_budget: int = 400_000
+    proof_per_playout: int = 20
 
 
 DEFAULT = Settings()
@@ -389,9 +391,12 @@ def think(
     finder = DECISIVE.get(state.game.rules)
     runs = RUNS.get(state.game.rules)
     if finder is not None and runs is not None and settings.proof:
+        budget = settings.proof_budget
+        if playouts is not None:
+            budget = min(budget, playouts * settings.proof_per_playout)
         forced, moves, reach = prove(
             state, moves, finder, runs,
-            most=settings.proof, budget=settings.proof_budget, time_up=proof_up or time_up,
+            most=settings.proof, budget=budget, time_up=proof_up or time_up,
         )  # fmt: skip
         if forced is not None:
             return Thought(forced, 0, 2 * reach - 1, 1.0, (forced,), "forces a win")
