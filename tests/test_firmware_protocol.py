@@ -306,7 +306,9 @@ def test_a_press_and_its_release_told_at_once_is_still_a_press(pico: Pico) -> No
     pico.frames(0.5, until=Hello)
     pico.send(HostHello(2, "referee"))
     pico.tell("b confirm 1\nb confirm 0\n")
-    events = of(ButtonEvent, pico.frames(1.0))
+    events = of(ButtonEvent, pico.frames(1.0, until=ButtonEvent))
+    if len(events) < 2:  # the release comes a debounce later, and a busy machine is slow
+        events += of(ButtonEvent, pico.frames(1.0, until=ButtonEvent))
     assert [(e.button, e.pressed) for e in events] == [
         (Button.CONFIRM, True),
         (Button.CONFIRM, False),
