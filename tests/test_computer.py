@@ -220,9 +220,11 @@ def carry_out(board: Page, referee: Referee) -> None:
     it shows the computer's next move (which is the computer's to make, not these hands')."""
     quiet = 0
     while quiet < 5:
+        marks = shown(board)
+        # asked after the marks are read: lit, the computer's move is already in the status
+        # (read before them, the move could be chosen and lit in between, and carried out)
         if "computer plays" in referee.state()["status"].lower():
             return
-        marks = shown(board)
         if marks["RM"]:
             click(board, marks["RM"][0])
             quiet = 0
