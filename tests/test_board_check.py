@@ -98,7 +98,9 @@ class Builder:
                     self.emu.do(f"lift {cell}")
                 self.emu.do(f"wait {0.3 * self.patience}")
                 self.emu.do("press confirm")
-            elif step["phase"] == "place":
+            elif step["phase"] == "place" and step["cell"] not in self.emu.pieces():
+                # (Already there: the check asks again after a reading a slow machine lost;
+                # the person sees the piece in place, and says so with CONFIRM below.)
                 cell = step["cell"]
                 if not self.lit(cell):
                     self.emu.do("press pass")  # the light is not on
