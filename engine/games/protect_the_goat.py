@@ -108,6 +108,17 @@ class ProtectTheGoat(Game):
             tuple(Move.place(kind, c) for kind in self.kinds) for c in range(board.size)
         )
 
+    def meets_a_fight(self, cells: list[Piece | None], piece: Piece, cell: Cell) -> bool:
+        """Whether ``piece``, on ``cell`` or stepping there, is next to an enemy it fights:
+        only then can its arrival start a battle."""
+        fights = self.fights[piece.kind]
+        owner = piece.owner
+        for neighbour in self.board.adjacent[cell]:
+            other = cells[neighbour]
+            if other is not None and other.owner is not owner and other.kind in fights:
+                return True
+        return False
+
     def home(self, state_south: Player | None, player: Player) -> tuple[Cell, ...]:
         """Cells where ``player`` may place; both home rows while the seats are undecided."""
         if state_south is None:
@@ -244,13 +255,7 @@ class ProtectTheGoatState(GameState[ProtectTheGoat, GoatExtra]):
         cells = self.cells
         piece = cells[cell]
         assert piece is not None
-        fights = self.game.fights[piece.kind]
-        owner = piece.owner
-        for neighbour in self.game.board.adjacent[cell]:
-            other = cells[neighbour]
-            if other is not None and other.owner is not owner and other.kind in fights:
-                return False
-        return True
+        return not self.game.meets_a_fight(cells, piece, cell)
 
     def _battle(self, initiative: Player, arrived: Cell = NO_CELL) -> None:
         """Resolve captures until none is possible, stopping for a choice or a goat capture.

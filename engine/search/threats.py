@@ -147,22 +147,14 @@ def goat_runs(state: State, reach: int) -> list[Move]:
     if reach > 0 and goat_taken(state, mover.other) is not None:
         return list(state.legal_moves())
     apart = _apart(game)[goat]
-    adjacent = game.board.adjacent
     near_enough = reach + 2 if reach else 1  # 1: next to the goat
     found: list[Move] = []
     for cell, piece in enumerate(cells):
         if piece is None or piece.owner is not mover or piece.kind == royal:
             continue
-        fights = game.fights[piece.kind]
         for to, move in game.step_moves[cell]:
-            if cells[to] is not None:
-                continue
-            if apart[to] <= near_enough:
+            if cells[to] is None and (
+                apart[to] <= near_enough or game.meets_a_fight(cells, piece, to)
+            ):
                 found.append(move)
-                continue
-            for near in adjacent[to]:
-                other = cells[near]
-                if other is not None and other.owner is not mover and other.kind in fights:
-                    found.append(move)
-                    break
     return found
