@@ -4,15 +4,29 @@ position alone, repeats itself from a seed, and stops when told."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
 from engine import Move, MoveKind, Player, State
 from engine.registry import RULES
-from engine.search import LEVELS, flat_monte_carlo, greedy_move, random_move, think, think_at
+from engine.search import (
+    LEVELS,
+    flat_monte_carlo,
+    greedy_move,
+    random_move,
+    think,
+    think_at,
+)
 from engine.search.mcts import DEFAULT, GAME_SETTINGS, Settings, playout
 from engine.search.proof import Prover, prove
-from engine.search.threats import goat_approaches, goat_placed_last, goat_runs, goat_taken
+from engine.search.threats import (
+    goat_approaches,
+    goat_loses_piece,
+    goat_placed_last,
+    goat_runs,
+    goat_taken,
+)
 from tests.helpers import GOAT_IN_REACH, load, position
 
 GAMES = ["goats-wintering", "protect-the-goat", "the-lion-game", "three-dragons", "vanguard"]
@@ -183,6 +197,58 @@ def test_racing_playouts_step_nearer_the_enemy_goat() -> None:
         record: list[tuple[int, Move]] = []
         playout(state, random.Random(n), settings, record)
         assert state.notation(record[0][1]) in nearer
+
+
+def test_a_step_that_only_gives_its_piece_away_is_told_from_one_that_fights() -> None:
+    """Up four lanes, four meetings: a sugarmouse next to a lyon is taken and takes nothing; a
+    phant takes the lyon; two yafbeests trade; a lyon and a yafbeest ignore each other. And
+    the goat, which takes nothing, is lost next to any enemy. Each verdict is what the rules
+    then do."""
+    state = _goat(
+        {"a1": "G", "a3": "s", "b6": "g", "c3": "S", "c5": "l", "e3": "P", "e5": "l",
+         "g3": "Y", "g5": "y", "i3": "L", "i5": "y"}
+    )  # fmt: skip
+    given = {state.notation(m) for m in state.legal_moves() if goat_loses_piece(state, m)}
+    assert given == {"c3-c4", "a1-a2"}
+    for step, mine_left in (("c3-c4", 4), ("e3-e4", 5), ("g3-g4", 4), ("i3-i4", 5)):
+        after = state.copy()
+        after.apply(after.parse(step))
+        assert sum(p.owner is Player.ONE for p in after.layout().values()) == mine_left, step
+
+
+def test_careful_playouts_give_pieces_away_less_often() -> None:
+    """From the position above, where two of the twelve steps give a piece away, a careful
+    playout's first step does so far less often than a uniform playout's."""
+    state = _goat(
+        {"a1": "G", "a3": "s", "b6": "g", "c3": "S", "c5": "l", "e3": "P", "e5": "l",
+         "g3": "Y", "g5": "y", "i3": "L", "i5": "y"}
+    )  # fmt: skip
+    given: dict[float, int] = {}
+    for careful in (0.0, 1.0):
+        settings = Settings(careful=careful, cutoff=1, safety=False, capture_bias=0.0)
+        given[careful] = 0
+        for n in range(200):
+            record: list[tuple[int, Move]] = []
+            playout(state, random.Random(n), settings, record)
+            given[careful] += goat_loses_piece(state, record[0][1])
+    assert given[0.0] > 15 and given[1.0] * 4 < given[0.0], given
+
+
+def test_grave_over_placements_hears_only_placements() -> None:
+    """A playout's record keeps only its placements when GRAVE is over placements (their
+    value does not depend on the order they come in), and a search over steps alone is plain
+    UCT: the same move, playouts and chance as with GRAVE off, from the same seed."""
+    settings = replace(GAME_SETTINGS["protect_the_goat"], grave=5, grave_places=True)
+    start = load("protect-the-goat").new_state()
+    record: list[tuple[int, Move]] = []
+    playout(start, random.Random(4), settings, record)
+    assert len(record) == 18 and all(move.kind is MoveKind.PLACE for _, move in record)
+    racing = _goat({"a1": "G", "b1": "P", "b6": "g", "c3": "L", "e2": "S", "i1": "l", "g5": "s"})
+    plain = replace(settings, grave=0)
+    ours, theirs = (
+        think(racing, random.Random(2), playouts=300, settings=s) for s in (settings, plain)
+    )
+    assert (ours.move, ours.playouts, ours.chance) == (theirs.move, theirs.playouts, theirs.chance)
 
 
 def test_the_goat_is_placed_last() -> None:

@@ -57,12 +57,21 @@ class Settings:
     # as first"), read at the deepest ancestor with more than ``grave`` visits; 0: plain UCT.
     grave: int = 0
     grave_bias: float = 1e-4
+    # GRAVE over placements only: a placement means the same whenever it is made (the layout
+    # placed is what counts, not the order), so every playout that makes it says something of
+    # it; a step means little apart from the position it is made in. Off while no move at the
+    # root is a placement.
+    grave_places: bool = False
     # Playouts that never miss a move that wins at once, and parry the opponent's where they
     # can, in the games that can spot one cheaply (DECISIVE).
     decisive: bool = False
     # How often a playout ply steps a piece nearer the enemy's royal piece when it can, in the
     # games that say which moves do (APPROACH): playouts that race as players do.
     approach: float = 0.0
+    # How often a playout ply redraws a step that only gives its piece away (taken on
+    # arrival, taking nothing), in the games that say which steps do (CARELESS): twice at most,
+    # so a playout still blocks and baits now and then, as players do.
+    careful: float = 0.0
     # Place the royal piece last, in the games that say how (HOLD_BACK): at the root, in the
     # tree and in playouts, for both sides.
     hold_back: bool = False
@@ -103,6 +112,10 @@ DECISIVE: dict[str, Callable[[State, Player | None], Move | None]] = {
 # A game's moves that might win within so many more moves (a few of all), for the root's proof.
 RUNS: dict[str, Callable[[State, int], list[Move]]] = {
     "protect_the_goat": threats.goat_runs,
+}
+# A game's check of a step that only gives its piece away, for ``careful`` playouts.
+CARELESS: dict[str, Callable[[State, Move], bool]] = {
+    "protect_the_goat": threats.goat_loses_piece,
 }
 # A game's root moves less those of its royal piece, while others are left to place.
 HOLD_BACK: dict[str, Callable[[State, list[Move]], list[Move]]] = {
@@ -179,7 +192,7 @@ def playout(
 ) -> float:
     """Play on from ``state`` for at most ``settings.cutoff`` plies, then undo them; player 1's
     result, or the evaluation's chance where the playout stopped. ``record`` hears each move
-    with its mover's index (GRAVE)."""
+    with its mover's index (GRAVE; only the placements with ``grave_places``)."""
     chance = judge(state)
     bias = settings.capture_bias
     pass_rate = settings.pass_rate
@@ -189,6 +202,9 @@ def playout(
     approach = settings.approach
     nearer = APPROACH.get(state.game.rules) if approach > 0.0 else None
     hold_back = HOLD_BACK.get(state.game.rules) if settings.hold_back else None
+    careful = settings.careful
+    places_only = settings.grave_places
+    careless = CARELESS.get(state.game.rules) if careful > 0.0 else None
     while result is None and plies < settings.cutoff:
         moves = list(state.legal_moves())
         if hold_back is not None:
@@ -196,7 +212,7 @@ def playout(
         if finder is not None:
             win = finder(state, None)
             if win is not None:
-                if record is not None:
+                if record is not None and not places_only:  # a step, never a placement
                     record.append((state.to_move.index, win))
                 state.apply(win, check=False)
                 plies += 1
@@ -205,11 +221,12 @@ def playout(
             parry = _a_parry(state, moves, finder, rng)
             if parry is not None:
                 moves = [parry]
-        move = moves[int(rng.random() * len(moves))]
+        check = careless if careless is not None and rng.random() < careful else None
+        move = _draw(state, moves, rng, check)
         if nearer is not None and rng.random() < approach:
             racing = nearer(state, moves)
             if racing:
-                move = racing[int(rng.random() * len(racing))]
+                move = _draw(state, racing, rng, check)
         if move.kind is MoveKind.PASS and len(moves) > 1 and rng.random() >= pass_rate:
             others = [m for m in moves if m.kind is not MoveKind.PASS]
             move = others[int(rng.random() * len(others))]
@@ -219,7 +236,7 @@ def playout(
             captures = [m for m in moves if _is_capture(m, cells, mover)]
             if captures:
                 move = captures[int(rng.random() * len(captures))]
-        if record is not None:
+        if record is not None and (not places_only or move.kind is MoveKind.PLACE):
             record.append((state.to_move.index, move))
         state.apply(move, check=False)
         plies += 1
@@ -228,6 +245,23 @@ def playout(
     for _ in range(plies):
         state.undo()
     return value
+
+
+def _draw(
+    state: State,
+    moves: list[Move],
+    rng: random.Random,
+    careless: Callable[[State, Move], bool] | None,
+) -> Move:
+    """One of ``moves`` at random; with ``careless``, one that gives its piece away is drawn
+    again, twice at most (a few checks instead of one for every move)."""
+    move = moves[int(rng.random() * len(moves))]
+    if careless is not None:
+        for _ in range(2):
+            if not careless(state, move):
+                break
+            move = moves[int(rng.random() * len(moves))]
+    return move
 
 
 def _parried(
@@ -339,14 +373,15 @@ def _uct(node: Node, exploration: float, ref: Node | None = None, bias: float = 
 
 def _remember(path: list[Node], played: list[tuple[int, Move]], value: float) -> None:
     """GRAVE's tables: each node on the path hears every move played after it in this
-    simulation (the first time each was played), with the result for its mover."""
+    simulation (the first time each was played), with the result for its mover. A move not
+    heard (mover -1) only keeps the tree's moves in step with the path."""
     for depth, node in enumerate(path):
         table = node.amaf
         if table is None:
             table = node.amaf = {}
         seen: set[tuple[int, Move]] = set()
         for key in played[depth:]:
-            if key in seen:
+            if key[0] < 0 or key in seen:
                 continue
             seen.add(key)
             entry = table.get(key)
@@ -418,6 +453,9 @@ def think(
     grave = settings.grave
     bias = settings.grave_bias
     played: list[tuple[int, Move]] | None = None
+    places_only = settings.grave_places
+    if places_only and not any(move.kind is MoveKind.PLACE for move in moves):
+        grave = 0
     while playouts is None or done < playouts:
         if time_up is not None and time_up():
             break
@@ -442,7 +480,8 @@ def think(
             node = _uct(node, exploration, ref, bias)
             assert node.move is not None
             if played is not None:
-                played.append((node.mover.index, node.move))
+                heard = not places_only or node.move.kind is MoveKind.PLACE
+                played.append((node.mover.index if heard else -1, node.move))
             state.apply(node.move, check=False)
             applied += 1
             path.append(node)
@@ -451,7 +490,8 @@ def think(
             move = node.untried.pop()
             mover = state.to_move
             if played is not None:
-                played.append((mover.index, move))
+                heard = not places_only or move.kind is MoveKind.PLACE
+                played.append((mover.index if heard else -1, move))
             state.apply(move, check=False)
             applied += 1
             child = Node(move, mover)

@@ -110,6 +110,35 @@ def goat_approaches(state: State, moves: list[Move]) -> list[Move]:
     return nearer
 
 
+def goat_loses_piece(state: State, move: Move) -> bool:
+    """Protect the Goat: whether ``move`` steps a piece next to an enemy that takes it, and
+    next to none it takes or trades with (the mover's captures come first): a step that only
+    gives the piece away, which a player makes to bait or block and a random playout makes
+    all the time. The goat, which takes nothing, is lost by any step next to an enemy."""
+    if move.kind is not MoveKind.MOVE or state.phase != MOVEMENT:
+        return False
+    game = cast(ProtectTheGoat, state.game)
+    cells = state.cells
+    piece = cells[move.frm]
+    if piece is None:
+        return False
+    beats = game.beats
+    kind = piece.kind
+    owner = piece.owner
+    mine = beats[kind]
+    trades = kind in game.mutual
+    lost = False
+    for neighbour in game.board.adjacent[move.to]:
+        other = cells[neighbour]
+        if other is None or other.owner is owner:
+            continue
+        if other.kind in mine or (trades and other.kind == kind):
+            return False
+        if kind in beats[other.kind]:
+            lost = True
+    return lost
+
+
 def goat_placed_last(state: State, moves: list[Move]) -> list[Move]:
     """Protect the Goat's placement: ``moves`` less the goat's, while other pieces are still
     to place. A goat placed early tells the opponent which lane to send a runner down and
