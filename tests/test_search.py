@@ -17,6 +17,7 @@ from engine.search import (
     random_move,
     think,
     think_at,
+    threats,
 )
 from engine.search.mcts import DEFAULT, GAME_SETTINGS, Settings, playout
 from engine.search.proof import Prover, prove
@@ -330,6 +331,33 @@ def test_the_computer_sees_a_threat_it_could_not_parry_coming() -> None:
     state.undo()
     for n in range(3):
         assert state.notation(think(state, random.Random(n), playouts=20).move) in kept
+
+
+# An arena game's placements (v12 of docs/engine.md, game 14 of its second run), player 2 to
+# place a lyon on c6 or i6, its goat then going on the other cell; on c6 it lost: player 1
+# ran a piece to the goat on i6 and took it by force.
+LAST_CHOICE = "Y@b1 p@a6 Y@f1 s@b6 G@c1 p@f6 S@a1 s@g6 S@g1 y@h6 L@d1 y@e6 L@h1 l@d6 P@i1"
+
+
+def test_the_look_goes_through_the_last_placements_into_the_race(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The last free placement decides which cell the goat gets. The look tries the last
+    placements too, so it sees that l@c6 leaves the goat on i6 to a forced capture five
+    moves on, and keeps only l@i6; the search plays it. A look that lists no placement
+    (the attacker cannot get past its own) keeps both."""
+    state = load("protect-the-goat").new_state()
+    for text in LAST_CHOICE.split():
+        state.apply(state.parse(text))
+    moves = goat_placed_last(state, list(state.legal_moves()))
+    assert {state.notation(m) for m in moves} == {"l@c6", "l@i6"}
+    forced, kept, reach = prove(state, moves, goat_taken, goat_runs, most=5, budget=10**6)
+    assert forced is None and reach == 5 and [state.notation(m) for m in kept] == ["l@i6"]
+    for n in range(3):
+        assert state.notation(think(state, random.Random(n), playouts=50).move) == "l@i6"
+    monkeypatch.setattr(threats, "LAST_PLACEMENTS", 0)
+    forced, kept, reach = prove(state, moves, goat_taken, goat_runs, most=5, budget=10**6)
+    assert forced is None and len(kept) == 2
 
 
 def test_the_computer_sees_a_goat_forced_four_moves_on() -> None:

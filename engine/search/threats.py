@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import cast
 
 from engine.game import State
-from engine.games.protect_the_goat import BATTLE, MOVEMENT, PLACEMENT, ProtectTheGoat
+from engine.games.protect_the_goat import BATTLE, MOVEMENT, PLACEMENT, GoatExtra, ProtectTheGoat
 from engine.moves import Move, MoveKind
 from engine.pieces import Piece
 from engine.player import Player
@@ -153,6 +153,13 @@ def goat_placed_last(state: State, moves: list[Move]) -> list[Move]:
     return others or moves
 
 
+# The placements goat_runs lists: those made with at most this many pieces left to place,
+# both sides together (the last two of each side's, the goats last). By then a side's last
+# free placement knows where the other goat goes, and a look through the last placements
+# into the race is a few positions; earlier ones have dozens of options each.
+LAST_PLACEMENTS = 4
+
+
 def goat_runs(state: State, reach: int) -> list[Move]:
     """Protect the Goat: the moves of the player to move that might take the other goat
     within ``reach`` more of its moves after this one, a few of all: steps that start a
@@ -161,9 +168,15 @@ def goat_runs(state: State, reach: int) -> list[Move]:
     takes nothing), and with moves to come, steps that end at most ``reach`` + 2 steps from
     the goat (one more for a capture that carries the piece on), or every move when the
     player's own goat is threatened: a parry comes first, whatever it is. In a battle's
-    choice, every option."""
+    choice, every option. In the last placements (``LAST_PLACEMENTS``), every placement
+    (each goat last): a placement can set up a race no defence stops; earlier, none."""
     if state.deciding:
         return list(state.legal_moves())
+    if state.phase == PLACEMENT:
+        extra = cast(GoatExtra, state.extra)
+        if sum(extra.reserve[0]) + sum(extra.reserve[1]) > LAST_PLACEMENTS:
+            return []
+        return goat_placed_last(state, list(state.legal_moves()))
     if state.phase != MOVEMENT:
         return []
     game = cast(ProtectTheGoat, state.game)
