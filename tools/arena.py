@@ -6,7 +6,8 @@ Each side is an engine process (docs/engine.md): ``search`` (this project's engi
 against), ``ludii:UCT`` or ``ludii:Alpha-Beta`` (Ludii's own AIs, through tools/ludii_engine.py;
 give ``--ludii DIR``), or ``cmd:COMMAND`` for any program that speaks the protocol. The arena
 keeps the game itself (the project's engine): every move an engine sends is checked, an illegal
-or late move loses that game, and a game still going after ``--max-plies`` is a draw.
+move loses that game, a late one (past the time asked plus 100 ms) is counted and printed, and
+a game still going after ``--max-plies`` is a draw.
 
 Run: ``python tools/arena.py --game vanguard --a search --b flat --movetime 1000 --games 40``
 (``--compiled``: the engines run on this checkout's compiled engine, tools/compiled_engine.py).
