@@ -200,15 +200,19 @@ def test_racing_playouts_step_nearer_the_enemy_goat() -> None:
         assert state.notation(record[0][1]) in nearer
 
 
+# Up four lanes, four meetings, and the goat on a1 with an enemy sugarmouse two steps up lane a.
+FOUR_MEETINGS = {
+    "a1": "G", "a3": "s", "b6": "g", "c3": "S", "c5": "l", "e3": "P", "e5": "l",
+    "g3": "Y", "g5": "y", "i3": "L", "i5": "y",
+}  # fmt: skip
+
+
 def test_a_step_that_only_gives_its_piece_away_is_told_from_one_that_fights() -> None:
     """Up four lanes, four meetings: a sugarmouse next to a lyon is taken and takes nothing; a
     phant takes the lyon; two yafbeests trade; a lyon and a yafbeest ignore each other. And
     the goat, which takes nothing, is lost next to any enemy. Each verdict is what the rules
     then do."""
-    state = _goat(
-        {"a1": "G", "a3": "s", "b6": "g", "c3": "S", "c5": "l", "e3": "P", "e5": "l",
-         "g3": "Y", "g5": "y", "i3": "L", "i5": "y"}
-    )  # fmt: skip
+    state = _goat(FOUR_MEETINGS)
     given = {state.notation(m) for m in state.legal_moves() if goat_loses_piece(state, m)}
     assert given == {"c3-c4", "a1-a2"}
     for step, mine_left in (("c3-c4", 4), ("e3-e4", 5), ("g3-g4", 4), ("i3-i4", 5)):
@@ -220,10 +224,7 @@ def test_a_step_that_only_gives_its_piece_away_is_told_from_one_that_fights() ->
 def test_careful_playouts_give_pieces_away_less_often() -> None:
     """From the position above, where two of the twelve steps give a piece away, a careful
     playout's first step does so far less often than a uniform playout's."""
-    state = _goat(
-        {"a1": "G", "a3": "s", "b6": "g", "c3": "S", "c5": "l", "e3": "P", "e5": "l",
-         "g3": "Y", "g5": "y", "i3": "L", "i5": "y"}
-    )  # fmt: skip
+    state = _goat(FOUR_MEETINGS)
     given: dict[float, int] = {}
     for careful in (0.0, 1.0):
         settings = Settings(careful=careful, cutoff=1, safety=False, capture_bias=0.0)
