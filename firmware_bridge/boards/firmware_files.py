@@ -119,6 +119,9 @@ def compile_module(source: Path, target: Path, mpy_cross: str, arch: str) -> Non
     # Only a module with native code names a processor: a bytecode .mpy compiled for one loads
     # bigger (3.5 KB more for the referee on the Unix port), and runs anywhere without it.
     flags = [f"-march={arch}"] if native else []
+    # -s: the module's own name in its tracebacks, not the path it was compiled from, so the
+    # same firmware gives the same file from a checkout, an install or another machine.
+    flags += ["-s", source.name]
     result = subprocess.run([mpy_cross, *flags, "-o", str(target), str(source)],
                             capture_output=True, text=True, check=False)  # fmt: skip
     if result.returncode != 0:
