@@ -14,7 +14,14 @@ same name. The compiled build is an optimisation, never a requirement:
   installs; the tests build at 1, which compiles in 40% less time and plays the same);
 - ``BOARD_REFEREE_COMPILE=rules`` compiles the rules only, not the computer's search
   (``engine/search``, which then runs as Python): the tests' build, whose conformance suite
-  needs only the rules.
+  needs only the rules;
+- with less memory free than the compile needs (a Pi Zero 2 with a desktop), pure Python: an
+  install that runs out of memory is killed, and the club is left with none.
+  ``BOARD_REFEREE_MEMORY_MB`` says how much there is, instead of /proc/meminfo and the
+  memory cgroup's limit.
+
+``python setup.py --why-pure`` prints why this machine's build would be pure Python (nothing
+when it would be compiled): ``make install`` says it in its last line.
 
 ``engine/player.py`` stays Python: its enum keeps plain per-member attributes that rules code
 reads on every ply, which a compiled enum cannot carry.
@@ -30,13 +37,41 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from setuptools import setup
-from setuptools.command.build_ext import build_ext
-
 HERE = Path(__file__).resolve().parent
 NOT_COMPILED = {"engine/player.py"}
 BUILDS = {"bdist_wheel", "build", "build_ext", "install"}  # the commands that compile
 QUIET = {"editable install", "not a build", "BOARD_REFEREE_PURE is set"}  # chosen, not a fault
+# The compile's peak, all its processes together: 404 MB measured on x86-64 (mypyc's 166 MB
+# beside the C compiler's 246 MB on the largest module; -O1 needs 355 MB), with room to spare.
+# arm64's figure is in docs/raspberry-pi.md (make pi-check measures it).
+COMPILE_MB = 500
+
+
+def memory_mb() -> int | None:
+    """Memory free for the build, in MB: the least of what the kernel says is available and
+    what this process's memory cgroup still allows; None when neither can be read."""
+    told = os.environ.get("BOARD_REFEREE_MEMORY_MB", "")
+    if told.isdigit():
+        return int(told)
+    found: list[int] = []
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                found.append(int(line.split()[1]) // 1024)
+    except OSError:
+        pass
+    try:  # cgroup v2: the limit of this process's group and of each above it
+        group = Path("/proc/self/cgroup").read_text().splitlines()[-1].split(":", 2)[2]
+        folder = Path("/sys/fs/cgroup") / group.lstrip("/")
+        while folder != Path("/sys/fs/cgroup").parent:
+            limit = folder / "memory.max"
+            if limit.is_file() and limit.read_text().strip() != "max":
+                used = (folder / "memory.current").read_text()
+                found.append((int(limit.read_text()) - int(used)) // (1024 * 1024))
+            folder = folder.parent
+    except (OSError, ValueError, IndexError):
+        pass
+    return min(found) if found else None
 
 
 def compiled_modules() -> list[str]:
@@ -46,7 +81,7 @@ def compiled_modules() -> list[str]:
     return [s for s in sources if s not in NOT_COMPILED]
 
 
-def why_pure() -> str | None:
+def why_pure(*, need_mypyc: bool = True) -> str | None:
     """Why this build cannot (or must not) compile the engine; None when it can."""
     if os.environ.get("BOARD_REFEREE_PURE"):
         return "BOARD_REFEREE_PURE is set"
@@ -59,11 +94,28 @@ def why_pure() -> str | None:
     compiler = (os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc").split()[0]
     if shutil.which(compiler) is None:
         return f"no C compiler ({compiler}; install gcc)"
-    try:
-        import mypyc.build  # noqa: F401
-    except ImportError:
-        return "mypyc is not installed"
+    if need_mypyc:  # (pip's isolated build has it, whether or not the installed venv does)
+        try:
+            import mypyc.build  # noqa: F401
+        except ImportError:
+            return "mypyc is not installed"
+    free = memory_mb()
+    if free is not None and free < COMPILE_MB:
+        return (
+            f"{free} MB of memory free, and the compile needs about {COMPILE_MB} MB "
+            "(close other programs, or add swap, and run make install again)"
+        )
     return None
+
+
+if sys.argv[1:] == ["--why-pure"]:  # make install's last line: why not compiled, if not
+    sys.argv[1:] = ["build_ext"]
+    print(why_pure(need_mypyc=False) or "")
+    sys.exit(0)
+
+# setuptools only now: a venv of Python 3.12 or later has none, and --why-pure needs none.
+from setuptools import setup  # noqa: E402
+from setuptools.command.build_ext import build_ext  # noqa: E402
 
 
 class OptionalBuildExt(build_ext):

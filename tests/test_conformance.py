@@ -48,6 +48,17 @@ def test_every_game_config_is_covered() -> None:
     assert ("the-lion-game", {"butterfly_must_leave": "false"}) in VARIANTS
 
 
+def test_every_rules_id_names_its_own_class() -> None:
+    """The registry imports a game's module only when a game of it is built: each id it
+    lists is the ``rules`` of the class it names."""
+    from engine.registry import RULES, rules_class
+
+    for rules_id in RULES:
+        cls = rules_class(rules_id)
+        assert cls is not None and cls.rules == rules_id
+    assert rules_class("chess") is None
+
+
 def check_position(state: State, rng: random.Random) -> list[Move]:
     game = state.game
     moves = list(state.legal_moves())

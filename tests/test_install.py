@@ -254,3 +254,18 @@ def post(url: str, body: dict[str, str]) -> None:
 def fetch(url: str) -> str:
     with urllib.request.urlopen(url, timeout=10) as response:
         return str(response.read().decode())
+
+
+def test_a_machine_without_the_memory_to_compile_installs_pure_python() -> None:
+    """A Pi Zero 2 with its desktop has some 300 MB free, and the compile's processes take
+    some 400 MB together: the build says so and stays pure Python, instead of being killed
+    for memory halfway (make install prints that line)."""
+
+    def why(memory: str) -> str:
+        done = subprocess.run([sys.executable, "setup.py", "--why-pure"], cwd=ROOT,
+                              env={**os.environ, "BOARD_REFEREE_MEMORY_MB": memory},
+                              capture_output=True, text=True, check=True)  # fmt: skip
+        return done.stdout.strip()
+
+    assert why("300").startswith("300 MB of memory free, and the compile needs about")
+    assert "memory" not in why("64000")

@@ -273,3 +273,32 @@ def test_names_are_withheld_as_whole_words_wherever_the_recording_holds_them() -
         ("r", "Person 3 (Player 1) wins"),
         ("m", "Ann"),
     )
+
+
+def test_a_quiet_board_is_written_every_ten_minutes_and_a_busy_one_every_minute() -> None:
+    """Each chunk is a commit that an SD card takes several pages of: a board left alone
+    (timers and pings) is written every QUIET_CHUNK_SECONDS, one where something happens
+    within CHUNK_SECONDS, as before."""
+    from firmware_bridge.referee.recorder import (
+        CHUNK_SECONDS,
+        QUIET_CHUNK_SECONDS,
+        RECEIVED,
+        SHOWN,
+        TURN,
+        Recorder,
+    )
+
+    written: list[float] = []
+    recorder = Recorder(lambda game, entries: written.append(entries[-1][1]), "test")
+    recorder.session(1, 0.0, {})
+    for second in range(1, int(QUIET_CHUNK_SECONDS) * 3 + 1):
+        kind = RECEIVED if second % 5 == 0 else TURN
+        recorder.turn((kind, float(second), float(second), "00") if kind == RECEIVED
+                      else (kind, float(second)), float(second))  # fmt: skip
+        if second == 700:
+            recorder.add((SHOWN, "White is moving"))
+    # The session's first chunk after a minute, then quiet until ten minutes after it; the
+    # words shown at 700 s go out a minute after that chunk (660 s), then quiet again.
+    first, quiet = CHUNK_SECONDS, CHUNK_SECONDS + QUIET_CHUNK_SECONDS
+    assert written[:4] == [first, quiet, quiet + CHUNK_SECONDS,
+                           quiet + CHUNK_SECONDS + QUIET_CHUNK_SECONDS]  # fmt: skip

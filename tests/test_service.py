@@ -285,7 +285,7 @@ def test_the_kiosk_screen_waits_for_the_desktop_and_the_page_then_opens_it_on_wa
     args = record.read_text().split()
     assert args[0] == "wayland-0" and "--kiosk" in args and "--ozone-platform=wayland" in args
     assert args[-1] == f"http://127.0.0.1:{port}/?screen=1"
-    assert f"--user-data-dir={tmp_path}/cache/board-referee/kiosk-table1" in args
+    assert f"--user-data-dir={runtime}/board-referee/kiosk-table1" in args  # in memory
 
 
 def test_the_kiosk_screen_finds_x11_and_says_when_there_is_no_browser(tmp_path: Path) -> None:

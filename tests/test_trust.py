@@ -233,6 +233,38 @@ def test_port_auto_chooses_by_board_id() -> None:
         find_board(board_id="table1", **ports({"/dev/ttyACM0": board("table2")}))
 
 
+def test_port_auto_looks_again_at_a_port_another_referee_is_probing() -> None:
+    """Two referees on one Pi start together (its boot, a power cut): each found its own
+    board's port held by the other's probe at the moment it looked, every two seconds, for
+    minutes. A port in use is looked at again, a random moment later; one held all along (the
+    other referee's own board) is reported as in use."""
+    from firmware_bridge.link.probe import BUSY_RETRIES, IN_USE, find_board
+    from firmware_bridge.link.protocol import Button, Hello, LedKind, Sensing
+
+    def board(name: str) -> Hello:
+        return Hello(2, 4, 4, Sensing.OWNER, LedKind.RGB, frozenset(Button), "fw", name)
+
+    looked: list[str] = []
+    pauses: list[float] = []
+
+    def asker(port: str, *_: object) -> Hello | str:
+        looked.append(port)
+        if port == "/dev/ttyACM0":  # the other referee's probe lets go after two looks
+            return IN_USE if looked.count(port) <= 2 else board("table1")
+        return board("table2") if port == "/dev/ttyACM1" else IN_USE  # ACM2: held for good
+
+    ports = ["/dev/ttyACM0", "/dev/ttyACM1", "/dev/ttyACM2"]
+    found = find_board(board_id="table1", ports=ports, asker=asker, pause=pauses.append)
+    assert found.port == "/dev/ttyACM0" and found.hello.board_id == "table1"
+    assert len(pauses) == 2 and all(0.05 <= p <= 0.3 for p in pauses)
+    looked.clear()
+    pauses.clear()
+    with pytest.raises(PortError) as refused:
+        find_board(board_id="table3", ports=ports, asker=asker, pause=pauses.append)
+    assert looked.count("/dev/ttyACM2") == BUSY_RETRIES + 1 and len(pauses) == BUSY_RETRIES
+    assert f"/dev/ttyACM2: {IN_USE}" in str(refused.value)
+
+
 def test_port_auto_waits_for_a_board_and_the_kiosk_says_plug_it_in(tmp_path: Path) -> None:
     """A Pi booting before its board is plugged in: the referee says what it tried and waits
     (it used to exit, and systemd gave up restarting it), its kiosk page says to plug the board

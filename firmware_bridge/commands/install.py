@@ -166,7 +166,7 @@ def _cmd_kiosk_screen(args: argparse.Namespace) -> int:
     url = screen.page_url(address)
     screen.wait_for(lambda: screen.page_answers(address), f"the kiosk page at {url}", say)
     command = screen.browser_command(browser, desktop, url,
-                                     screen.profile_dir(os.environ, args.board_id))  # fmt: skip
+                                     screen.profile_dir(desktop.env, args.board_id))  # fmt: skip
     say(f"showing {url} on the {desktop.kind} desktop: {' '.join(command)}")
     screen.launch(command, desktop.env)
     return 0  # not reached: launch replaces this process

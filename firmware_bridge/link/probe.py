@@ -12,6 +12,7 @@ from __future__ import annotations
 import glob
 import os
 import queue
+import random
 import socket
 import time
 from collections.abc import Callable
@@ -32,6 +33,13 @@ from firmware_bridge.link.serial_link import Link, LinkError, LinkEvent, PortErr
 
 PATTERNS = ("/dev/serial/by-id/*", "/dev/ttyACM*", "/dev/ttyUSB*", "/dev/ttyAMA*", "/dev/rfcomm*")
 ENV_VAR = "BOARD_REFEREE_PROBE"
+IN_USE = "in use or not a serial port"
+# A port another referee is probing is held only for its HELLO's round trip: looked at again
+# this many times, a random 50-300 ms apart, before it counts as taken. Two referees starting
+# together on one Pi (at boot, after a power cut) otherwise probe in step, each holding the
+# other's board at the instant the other looks, every two seconds, for minutes on end.
+BUSY_RETRIES = 4
+BUSY_PAUSE = (0.05, 0.3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +74,7 @@ def ask(port: str, baudrate: int, timeout: float) -> Hello | str:
     try:
         link = serial.serial_for_url(port, baudrate=baudrate, timeout=0.05, exclusive=True)
     except (serial.SerialException, OSError, ValueError) as exc:
-        return "in use or not a serial port" if "lock" in str(exc) else f"cannot open ({exc})"
+        return IN_USE if "lock" in str(exc) else f"cannot open ({exc})"
     try:
         link.write(DELIMITER + encode_frame(HostHello(PROTOCOL_DELTA, socket.gethostname()), 0))
         buffer = bytearray()
@@ -92,24 +100,40 @@ def ask(port: str, baudrate: int, timeout: float) -> Hello | str:
 
 def find_board(baudrate: int = 115200, timeout: float = 1.5, *, board_id: str | None = None,
                ports: list[str] | None = None,
-               asker: Callable[[str, int, float], Hello | str] | None = None) -> Found:  # fmt: skip
+               asker: Callable[[str, int, float], Hello | str] | None = None,
+               pause: Callable[[float], None] = time.sleep,
+               rng: random.Random | None = None) -> Found:  # fmt: skip
     """The board to referee: without ``board_id``, the first port whose board answers HELLO;
     with it, the board whose HELLO names that id, or else a board with no id of its own when
-    it is the only one that answers (two boards on one Pi never take each other's). PortError
-    listing what was tried, and why each was not taken, if none fits."""
+    it is the only one that answers (two boards on one Pi never take each other's). A port
+    in use is looked at again a few times, a random moment apart (another referee's probe
+    lets go of it at once). PortError listing what was tried, and why each was not taken, if
+    none fits."""
     ask_port = asker or ask
+    chance = rng or random.Random()
     tried: list[str] = []
     answered: list[Found] = []
-    for port in candidates() if ports is None else ports:
-        answer = ask_port(port, baudrate, timeout)
-        if not isinstance(answer, Hello):
-            tried.append(f"{port}: {answer}")
-            continue
-        if board_id is None or answer.board_id == board_id:
-            skipped = tuple(f"{f.port}: board {f.hello.board_id!r} is not {board_id!r}"
-                            for f in answered)  # fmt: skip
-            return Found(port, answer, skipped)
-        answered.append(Found(port, answer))
+    looks: dict[str, int] = {}  # ports found in use, and how many times
+    pending = list(candidates() if ports is None else ports)
+    while pending:
+        for port in pending:
+            answer = ask_port(port, baudrate, timeout)
+            if answer == IN_USE:
+                looks[port] = looks.get(port, 0) + 1
+                continue
+            looks.pop(port, None)
+            if not isinstance(answer, Hello):
+                tried.append(f"{port}: {answer}")
+            elif board_id is None or answer.board_id == board_id:
+                skipped = tuple(f"{f.port}: board {f.hello.board_id!r} is not {board_id!r}"
+                                for f in answered)  # fmt: skip
+                return Found(port, answer, skipped)
+            else:
+                answered.append(Found(port, answer))
+        pending = [port for port, count in looks.items() if count <= BUSY_RETRIES]
+        if pending:
+            pause(chance.uniform(*BUSY_PAUSE))
+    tried.extend(f"{port}: {IN_USE}" for port in looks)  # held all along: another's board
     if board_id is not None and len(answered) == 1 and unnamed(answered[0].hello.board_id):
         only = answered[0]
         why = (f"board {only.hello.board_id!r} has no id of its own and is the only one that "
@@ -162,7 +186,9 @@ class ProbingLink(Link):
         now = self.clock()
         if now < self._next_probe:
             raise LinkError(self._why)
-        self._next_probe = now + self.every
+        # A little at random either side of ``every``: two referees that started together
+        # (a Pi's boot) do not stay in step, probing each other's board at the same moments.
+        self._next_probe = now + self.every * random.uniform(0.8, 1.2)
         try:
             found = find_board(self.baudrate, board_id=self.board_id)
         except PortError as exc:

@@ -18,10 +18,12 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import Game, Player
-from firmware_bridge.opponent.client import EngineError, EngineProcess, engine_command
+
+if TYPE_CHECKING:  # the engine's client is imported when the computer first plays or hints:
+    from firmware_bridge.opponent.client import EngineProcess  # not before a board's first frame
 
 COMPUTER = re.compile(r"^Computer, level ([1-5])$")
 HINT_KEY = "hint|"  # an answer whose key starts so is a hint for the player to move
@@ -65,6 +67,8 @@ class Computer:
         self, post: Callable[[Answer], None], log: logging.Logger,
         command: Sequence[str] | None = None,
     ) -> None:  # fmt: skip
+        from firmware_bridge.opponent.client import engine_command
+
         self.post = post
         self.log = log
         # At a lower priority: on a busy Pi the referee's loop comes first.
@@ -89,6 +93,8 @@ class Computer:
         return self._engine.pid if self._engine is not None and self._engine.alive else None
 
     def _work(self) -> None:
+        from firmware_bridge.opponent.client import EngineError
+
         while True:
             question = self._asks.get()
             if question is None:
@@ -109,6 +115,8 @@ class Computer:
                 self.post(Answer(question.key, "", str(exc)))
 
     def _think(self, question: Ask) -> str:
+        from firmware_bridge.opponent.client import EngineProcess
+
         engine = self._engine
         if engine is None or not engine.alive:
             engine = self._engine = EngineProcess(self.command, name="the computer's engine")

@@ -28,7 +28,14 @@ from firmware_bridge.link.protocol import Message, encode_frame
 from firmware_bridge.link.serial_link import BadFrame, Connected, Disconnected, Received
 
 FORMAT = 1  # the recording's format; a newer one is refused by name
-CHUNK_SECONDS = 10.0  # at most this long between two chunks written
+# At most this long between two chunks written (besides one at each move and at the end): each
+# is a commit of the journal, and an SD card took 4 pages of it every 10 s for a board left
+# alone (7.5 MB an hour a referee, measured on the booted Pi by make pi-check). A power cut
+# loses at most this much of the frames between two moves, never a move.
+CHUNK_SECONDS = 60.0
+# ... and while nothing happens but the loop's timers and the link's pings (a board left alone
+# between games), this long: a quiet hour then costs six commits, not sixty.
+QUIET_CHUNK_SECONDS = 600.0
 CHUNK_ENTRIES = 2000  # ... or this many entries
 WALL_EVERY = 60.0  # seconds of loop time between two wall-clock notes
 
@@ -51,16 +58,17 @@ WALL = "w"  # (w, now, ISO wall time)
 END = "E"  # (E, now): the session ended as it should (none: cut short, a power cut)
 TURNS = frozenset({TURN, RECEIVED, DAMAGED, CONNECTED, DISCONNECTED, COMMAND, CONNECT})
 DECISIONS = frozenset({SENT, UNSENT, MOVE, TAKEBACK, RESULT, SHOWN})
+# What makes a chunk worth writing within CHUNK_SECONDS: something happened (the words the
+# players read changed, a command, the cable); frames alone are a board's pings and scans.
+EVENTFUL = frozenset({DAMAGED, CONNECTED, DISCONNECTED, COMMAND, UNSENT, MOVE, TAKEBACK, RESULT,
+                      SHOWN, SESSION})  # fmt: skip
 
 
 def software_version() -> str:
     """This referee's version, as a recording names the one that made it."""
-    import importlib.metadata  # (20 ms to import: only a recording asks)
+    from firmware_bridge import __version__
 
-    try:
-        return importlib.metadata.version("board-referee")
-    except importlib.metadata.PackageNotFoundError:
-        return "unknown"
+    return __version__
 
 
 class RecordingError(Exception):
@@ -147,6 +155,7 @@ class Recorder:
         self.pending: list[tuple[Any, ...]] = []
         self.flushed_at = 0.0
         self.wall_at = -WALL_EVERY
+        self.eventful = False  # anything but timers and frames since the last chunk
 
     def session(self, game_id: int, now: float, info: dict[str, Any]) -> None:
         """A session (a run of the referee) starts, in game ``game_id``; ``info``: what a
@@ -156,6 +165,7 @@ class Recorder:
         self.flushed_at = now
         said = {"format": FORMAT, "game": game_id, "version": self.version, "wall": _wall()}
         self.pending.append((SESSION, now, {**said, **info}))
+        self.eventful = True
         self.wall_at = now
 
     def switch(self, game_id: int) -> None:
@@ -167,6 +177,7 @@ class Recorder:
         if self.game_id is None:
             return
         self.pending.append(entry)
+        self.eventful = self.eventful or entry[0] in EVENTFUL
 
     def turn(self, entry: tuple[Any, ...], now: float) -> None:
         """A turn of the loop; chunks go out every CHUNK_SECONDS or CHUNK_ENTRIES."""
@@ -176,7 +187,9 @@ class Recorder:
             self.wall_at = now
             self.pending.append((WALL, now, _wall()))
         self.pending.append(entry)
-        if now - self.flushed_at >= CHUNK_SECONDS or len(self.pending) >= CHUNK_ENTRIES:
+        self.eventful = self.eventful or entry[0] in EVENTFUL
+        every = CHUNK_SECONDS if self.eventful else QUIET_CHUNK_SECONDS
+        if now - self.flushed_at >= every or len(self.pending) >= CHUNK_ENTRIES:
             self.flushed_at = now
             self.flush()
 
@@ -188,6 +201,7 @@ class Recorder:
     def flush(self) -> None:
         if self.game_id is not None and self.pending:
             entries, self.pending = self.pending, []
+            self.eventful = False
             self.write(self.game_id, entries)
 
 
@@ -201,6 +215,7 @@ __all__ = [
     "DISCONNECTED",
     "FORMAT",
     "MOVE",
+    "QUIET_CHUNK_SECONDS",
     "RECEIVED",
     "RESULT",
     "SENT",
