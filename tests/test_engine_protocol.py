@@ -138,6 +138,42 @@ def test_stop_ends_a_search_at_once(engine: EngineProcess) -> None:
     assert state.is_legal(state.parse(line.split()[1]))
 
 
+@pytest.mark.parametrize("ending", ["quit", "end of input"])
+def test_quit_or_the_end_of_the_input_ends_a_search_at_once(ending: str) -> None:
+    """A referee that quits, or goes (its pipe closes), leaves no search burning the Pi's
+    processor for the rest of a minute's movetime: the engine answers and ends at once."""
+    import subprocess
+
+    proc = subprocess.Popen(engine_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("game vanguard\nposition\nisready\n")
+    proc.stdin.flush()
+    while proc.stdout.readline().strip() != "readyok":
+        pass
+    proc.stdin.write("go movetime 60000\n")
+    proc.stdin.flush()
+    time.sleep(0.3)  # the search is under way
+    start = time.monotonic()
+    if ending == "quit":
+        proc.stdin.write("quit\n")
+    proc.stdin.close()
+    try:
+        assert proc.wait(10) == 0
+    finally:
+        proc.kill()
+    assert time.monotonic() - start < 5
+    assert any(line.startswith("bestmove") for line in proc.stdout.read().splitlines())
+
+
+def test_a_long_bad_line_is_quoted_short(engine: EngineProcess) -> None:
+    """An error quotes a short piece of a bad line: 100 KB in is not 100 KB out."""
+    with pytest.raises(EngineError) as refused:
+        engine.ask("x" * 100_000)
+    assert "unknown command 'xxxx" in str(refused.value) and len(str(refused.value)) < 200
+    assert engine.ask("isready") == "readyok"
+
+
 @pytest.mark.parametrize("game_id", GAMES)
 def test_every_choice_the_rules_leave_is_a_move_of_the_protocol(game_id: str) -> None:
     """Self-play through the protocol, a few plies at a time: placements, passes and

@@ -7,7 +7,11 @@ Timed: from starting the process to the board receiving its first LED frame (the
 the game reconciled, the lights sent). Then, once it has run a second and a half, its resident
 memory (VmRSS) and peak (VmHWM). Medians over the runs are printed, with the best and the worst.
 
-Run: ``python tools/bench_daemon.py [--runs N] [--game G]``.
+Run: ``python tools/bench_daemon.py [--runs N] [--game G]``; ``--installed`` starts the
+installed referee of this Python (``make install``'s, compiled) instead of this checkout's
+sources; ``--no-mqtt`` leaves out the broker (a machine without Mosquitto: make pi-check's
+arm64 root). It says whether Python's bytecode was cached: compiling every module from source
+at each start (``PYTHONDONTWRITEBYTECODE`` on a fresh clone) adds about 100 ms here.
 """
 
 from __future__ import annotations
@@ -43,7 +47,8 @@ def memory(pid: int) -> tuple[float, float]:
     return (int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024)
 
 
-def one_start(game_id: str, faces: list[str], steady: float) -> tuple[float, float, float]:
+def one_start(game_id: str, faces: list[str], steady: float,
+              installed: bool = False) -> tuple[float, float, float]:  # fmt: skip
     """(seconds to the first LED frame, RSS MiB, peak MiB) of one cold start."""
     game = catalog.load_game(game_id)
     profile = catalog.load_profile(None, game)
@@ -55,12 +60,13 @@ def one_start(game_id: str, faces: list[str], steady: float) -> tuple[float, flo
         board.start()
         try:
             started = time.monotonic()
+            source = {} if installed else {"PYTHONPATH": str(ROOT)}
             daemon = subprocess.Popen(
-                [sys.executable, "-m", "firmware_bridge.cli", "run", "--game", game_id,
-                 "--port", str(link), "--journal", f"{tmp}/journal.sqlite3",
-                 *faces],
+                [sys.executable, *(["-P"] if installed else []), "-m", "firmware_bridge.cli",
+                 "run", "--game", game_id, "--port", str(link), "--journal",
+                 f"{tmp}/journal.sqlite3", *faces],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp,
-                env={**os.environ, "XDG_STATE_HOME": tmp, "PYTHONPATH": str(ROOT)},
+                env={**os.environ, "XDG_STATE_HOME": tmp, **source},
             )  # fmt: skip
             try:
                 if not board.host_seen.wait(30):
@@ -82,21 +88,31 @@ def main() -> None:
     parser.add_argument("--game", default="three-dragons")
     parser.add_argument("--steady", type=float, default=1.5,
                         help="seconds after the first LED frame before memory is read")  # fmt: skip
+    parser.add_argument("--installed", action="store_true",
+                        help="the installed referee, not this checkout's sources")  # fmt: skip
+    parser.add_argument("--no-mqtt", action="store_true", help="leave out the broker")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="board-referee-broker-") as tmp:
-        broker = Mosquitto(Path(tmp))
-        broker.start()
+        broker = None if args.no_mqtt else Mosquitto(Path(tmp))
+        if broker is not None:
+            broker.start()
         try:
             sets = {
                 "no page, no MQTT": ["--no-kiosk"],
                 "page": ["--kiosk", f"127.0.0.1:{free_port()}"],
-                "page and MQTT": ["--kiosk", f"127.0.0.1:{free_port()}", "--mqtt", broker.url],
             }
-            print(f"{args.game}, {args.runs} cold starts each; median (best-worst)")
+            if broker is not None:
+                sets["page and MQTT"] = ["--kiosk", f"127.0.0.1:{free_port()}", "--mqtt",
+                                         broker.url]  # fmt: skip
+            cached = "not written" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "written"
+            what = "the installed referee" if args.installed else "this checkout"
+            print(f"{args.game}, {what}, bytecode {cached}, {args.runs} cold starts each; "
+                  "median (best-worst)")  # fmt: skip
             print(f"{'faces':<18} {'start to first LED frame':>28} {'RSS MiB':>20} "
                   f"{'peak MiB':>8}")  # fmt: skip
             for name, faces in sets.items():
-                runs = [one_start(args.game, faces, args.steady) for _ in range(args.runs)]
+                runs = [one_start(args.game, faces, args.steady, args.installed)
+                        for _ in range(args.runs)]  # fmt: skip
                 starts = [r[0] * 1000 for r in runs]
                 rss = [r[1] for r in runs]
                 peak = [r[2] for r in runs]
@@ -107,7 +123,8 @@ def main() -> None:
                     flush=True,
                 )
         finally:
-            broker.stop()
+            if broker is not None:
+                broker.stop()
 
 
 if __name__ == "__main__":

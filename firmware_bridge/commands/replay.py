@@ -10,9 +10,18 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from engine import ConfigError
 from firmware_bridge.commands.common import Subparsers, UserError
+from firmware_bridge.link import catalog
 from firmware_bridge.referee.journal import Journal
-from firmware_bridge.referee.recorder import MOVE, RESULT, TAKEBACK, RecordingError
+from firmware_bridge.referee.recorder import (
+    COMMAND,
+    MOVE,
+    RESULT,
+    SESSION,
+    TAKEBACK,
+    RecordingError,
+)
 from firmware_bridge.referee.replay import Replayed, replay, sleeper
 from firmware_bridge.referee.report import ReportError, is_report, read_report, unpack_configs
 from firmware_bridge.words import count
@@ -48,14 +57,16 @@ def _cmd_replay(args: argparse.Namespace) -> int:
                         f"not {args.speed}")  # fmt: skip
     if is_report(path):
         return _replay_report(args, path)
-    game, entries, problem = recorded_game(path, args.game)
+    game, entries, own, problem = recorded_game(path, args.game)
     config_dir = Path(args.config_dir) if args.config_dir else None
-    return _run(args, entries, game, config_dir, problem)
+    return _run(args, entries, own, game, config_dir=config_dir, problem=problem)
 
 
-def recorded_game(path: Path, wanted: int | None) -> tuple[int, list[Any], str]:
-    """Game ``wanted``'s recording in the journal at ``path`` (None: the last recorded), and
-    what stopped its reading ("" when nothing did): whatever is readable is given."""
+def recorded_game(path: Path, wanted: int | None) -> tuple[int, list[Any], int, str]:
+    """Game ``wanted``'s recording in the journal at ``path`` (None: the last recorded): its
+    entries, where its own begin (those before are an earlier game's of the same run, which a
+    replay goes through to get there), and what stopped its reading ("" when nothing did):
+    whatever is readable is given."""
     journal = Journal(path, lock=False)
     try:
         games = journal.recorded_games()
@@ -67,9 +78,11 @@ def recorded_game(path: Path, wanted: int | None) -> tuple[int, list[Any], str]:
             shown = ", ".join(map(str, games[-10:]))
             raise UserError(f"{path} has no recording of game {game} (recorded: {shown})")
         try:
-            return game, journal.recording_for(game), ""
+            found = journal.game_recording(game)
+            return game, list(found.entries), found.own, ""
         except RecordingError as exc:  # the readable part, and the damage named
-            return game, list(getattr(exc, "readable", [])), str(exc)
+            readable = list(getattr(exc, "readable", []))
+            return game, readable, min(getattr(exc, "own", 0), len(readable)), str(exc)
     finally:
         journal.close()
 
@@ -92,12 +105,14 @@ def _replay_report(args: argparse.Namespace, path: Path) -> int:
             config_dir = unpack_configs(report, Path(tmp))
         except (ReportError, OSError) as exc:
             raise UserError(f"{path}: {exc}") from None
-        return _run(args, list(report.entries), report.game, config_dir, report.problem)
+        return _run(args, list(report.entries), report.own, report.game,
+                    config_dir=config_dir, problem=report.problem)  # fmt: skip
 
 
 def _run(
-    args: argparse.Namespace, entries: list[Any], game: int, config_dir: Path | None, problem: str
-) -> int:
+    args: argparse.Namespace, entries: list[Any], own: int, game: int, *,
+    config_dir: Path | None, problem: str = "",
+) -> int:  # fmt: skip
     def show(at: float, turn: str, decided: list[str]) -> None:
         if args.verbose or args.step:
             for words in decided:
@@ -108,16 +123,45 @@ def _run(
     if problem:
         result.problems.insert(0, problem)
     if not args.quiet:
-        print(summary(entries, game))
+        print(summary(entries, game, own, side_names(entries, own, config_dir)))
     return _report(result, game)
 
 
-def summary(entries: list[Any], game: int) -> str:
-    """What the recording holds, in a few lines: the moves as they stand and the result."""
+def side_names(entries: list[Any], own: int, config_dir: Path | None) -> tuple[str, str]:
+    """The names of the game's two sides ("White", "Black"), from the game its recording's
+    session or new-game command names; the sides' numbers when it cannot be loaded."""
+    game_id = ""
+    for entry in entries[: own + 1]:
+        info = entry[2] if len(entry) > 2 and isinstance(entry[2], dict) else {}
+        if entry[0] == SESSION and info.get("game_id"):
+            game_id = str(info["game_id"])
+        elif entry[0] == COMMAND and info.get("action") == "new-game" and info.get("game"):
+            game_id = str(info["game"])
+    try:
+        names = catalog.load_game(game_id, {}, config_dir).player_names
+        return str(names[0]), str(names[1])
+    except (ConfigError, OSError, ValueError, IndexError):
+        return "player 1", "player 2"
+
+
+def summary(entries: list[Any], game: int, own: int = 0,
+            sides: tuple[str, str] = ("player 1", "player 2")) -> str:  # fmt: skip
+    """What game ``game``'s recording holds, in a few lines: its players (and which is the
+    computer), its moves as they stand and its result. Entries before ``own`` are an earlier
+    game's of the same run: only the players named there count (a new game's command comes
+    in the turn before the game is its own)."""
     moves: list[str] = []
     result = ""
-    for entry in entries:
+    people: list[str] = ["", ""]
+    for index, entry in enumerate(entries):
         kind = entry[0] if entry else ""
+        info = entry[2] if len(entry) > 2 and isinstance(entry[2], dict) else {}
+        if kind == SESSION and isinstance(info.get("people"), list) and index <= own:
+            people = [str(p) for p in info["people"]][:2]
+        elif kind == COMMAND and info.get("action") == "new-game" and index < own + 1:
+            people = [str(p) for p in info.get("players") or ["", ""]][:2]
+        if index < own:
+            continue
         if kind == MOVE and len(entry) > 1:
             moves.append(str(entry[1]))
             result = ""
@@ -130,6 +174,9 @@ def summary(entries: list[Any], game: int) -> str:
                                                      + " ".join(moves[-5:]))  # fmt: skip
     lines = [f"game {game}: {count(len(moves), 'move')} recorded"
              + (f" ({shown})" if moves else "")]  # fmt: skip
+    if any(people):
+        named = [f"{who or 'not named'} ({side})" for who, side in zip(people, sides, strict=False)]
+        lines.append("players: " + " against ".join(named))
     if result:
         lines.append(f"result: {result}")
     return "\n".join(lines)

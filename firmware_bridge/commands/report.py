@@ -72,13 +72,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
     output = Path(args.output)
     if output.is_dir():
         raise UserError(f"{output} is a folder: -o names the report file to write")
-    game, entries, problem = recorded_game(path, args.game)
+    game, entries, own, problem = recorded_game(path, args.game)
     records = read_records(path, game)
     if not records:
         raise UserError(f"{path}: game {game} has a recording but no record (edited by hand?)")
     try:
         report = make_report(records[0], entries, config_dir=args.config_dir,
-                             with_names=args.with_names, problem=problem)  # fmt: skip
+                             with_names=args.with_names, problem=problem, own=own)  # fmt: skip
         write_report(report, output)
     except ReportError as exc:
         raise UserError(str(exc)) from None

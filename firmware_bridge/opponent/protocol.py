@@ -18,6 +18,14 @@ MAX_MOVETIME_MS = 600_000  # ten minutes: a longer think is a mistyped number
 MAX_NODES = 100_000_000
 
 
+QUOTED = 40  # characters of a bad line an error quotes at most
+
+
+def shorten(text: str) -> str:
+    """A piece of a bad line to quote: never the whole of a 100 KB one back at its sender."""
+    return text if len(text) <= QUOTED else text[:QUOTED] + "…"
+
+
 class ProtocolError(ValueError):
     """A line that breaks the protocol; its text is what the engine answers after ``error``."""
 
@@ -65,7 +73,7 @@ def parse_request(line: str) -> Request | None:
         verb = Verb(head)
     except ValueError:
         known = ", ".join(v.value for v in Verb)
-        raise ProtocolError(f"unknown command {head!r} (known: {known})") from None
+        raise ProtocolError(f"unknown command {shorten(head)!r} (known: {known})") from None
     if verb is Verb.GAME:
         if not rest:
             raise ProtocolError("game: name the game, e.g. 'game vanguard'")

@@ -206,13 +206,15 @@ def _line_text(state: State, moves: tuple[Move, ...]) -> tuple[str, ...]:
 
 
 def _read(source: TextIO, lines: queue.Queue[str | None], stop: threading.Event) -> None:
-    """The reader thread: every line into the queue; a ``stop`` also stops a search under way
-    at once. The end of the input is a quit, after the lines before it are answered (a file
-    piped in ends before its searches do)."""
+    """The reader thread: every line into the queue; a ``stop`` or a ``quit`` also stops a
+    search under way at once, and so does the end of the input (the referee that drove it
+    has gone: its search would only burn the Pi's processor to the end of its time). The
+    lines before them are answered."""
     for line in source:
-        if line.split()[:1] == ["stop"]:
+        if line.split()[:1] in (["stop"], ["quit"]):
             stop.set()
         lines.put(line)
+    stop.set()
     lines.put(None)
 
 
@@ -238,8 +240,8 @@ def serve(engine: Engine, source: TextIO = sys.stdin) -> int:
 
 
 def _stop_waiting(lines: queue.Queue[str | None]) -> bool:
-    """Whether a ``stop`` already waits behind a ``go``: then the stop the reader set is this
-    search's, and it answers at once."""
+    """Whether a ``stop``, a ``quit`` or the end of the input already waits behind a ``go``:
+    then the stop the reader set is this search's, and it answers at once."""
     with lines.mutex:
         waiting = list(lines.queue)
-    return any(line is not None and line.split()[:1] == ["stop"] for line in waiting)
+    return any(line is None or line.split()[:1] in (["stop"], ["quit"]) for line in waiting)

@@ -456,13 +456,19 @@ class Journal:
         (session) its first entries belong to, which may have begun in an earlier game.
         RecordingError names the first entry that cannot be read; ``readable`` on it holds
         every entry before it."""
+        return list(self.game_recording(game_id).entries)
+
+    def game_recording(self, game_id: int) -> GameRecording:
+        """``recording_for`` with where the game's own entries begin (``own``: those before
+        are an earlier game's of the same run, which a replay needs to get there)."""
         if not self._has_recordings():
-            return []
+            return GameRecording((), 0, None)
         found = _recording(self._read, game_id)
         if found.problem is not None:
             found.problem.readable = list(found.entries)  # type: ignore[attr-defined]
+            found.problem.own = found.own  # type: ignore[attr-defined]
             raise found.problem
-        return list(found.entries)
+        return found
 
     def timed_entries(self, game_id: int) -> list[tuple[str, str, str]]:
         """The game's entries with their times: (action, text, ISO time)."""

@@ -24,6 +24,7 @@ from typing import Any
 
 from firmware_bridge.link import catalog
 from firmware_bridge.link.protocol import FrameError, Hello, decode_frame
+from firmware_bridge.referee.computer import COMPUTER
 from firmware_bridge.referee.journal import GameRecord
 from firmware_bridge.referee.recorder import (
     COMMAND,
@@ -67,6 +68,7 @@ class Report:
     players: tuple[str, str] | None = None  # only in a report made --with-names
     problem: str = ""  # the recording's damage, named when the report was made
     names_withheld: bool = True
+    own: int = 0  # where the game's own entries begin (those before: an earlier game's)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -80,6 +82,7 @@ class Report:
             "recorded_by": list(self.recorded_by), "firmware": list(self.firmware),
             "names_withheld": self.names_withheld, "problem": self.problem,
             "configs": self.configs, "recording": [list(e) for e in self.entries],
+            "own": self.own,
         }  # fmt: skip
 
 
@@ -90,6 +93,7 @@ def make_report(
     config_dir: Path | None = None,
     with_names: bool = False,
     problem: str = "",
+    own: int = 0,
 ) -> Report:
     """The report of the game ``record`` from its recording ``entries`` (Journal.recording_for)."""
     directory = catalog.config_dir(str(config_dir) if config_dir else None)
@@ -112,7 +116,7 @@ def make_report(
         made=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), software=software_version(),
         recorded_by=tuple(sorted(versions)), firmware=firmware_said(entries), configs=configs,
         entries=kept, players=record.players if with_names else None, problem=problem,
-        names_withheld=not with_names,
+        names_withheld=not with_names, own=own,
     )  # fmt: skip
 
 
@@ -163,8 +167,9 @@ def withhold_names(entries: Sequence[Entry]) -> tuple[Entry, ...]:
 
     def alias(name: object) -> str:
         text = str(name).strip()
-        if not text:
-            return ""
+        if not text or COMPUTER.match(text):  # the computer is no person: which side it played
+            return text  # is what the replay needs to decide as the referee did
+
         if text not in names:
             names[text] = f"Person {len(names) + 1}"
         return names[text]
@@ -267,6 +272,7 @@ def read_report(path: Path) -> Report:
             and len(players) == 2 else None,
             problem="; ".join(p for p in (str(whole.get("problem") or ""), problem) if p),
             names_withheld=bool(whole.get("names_withheld", True)),
+            own=min(max(int(whole.get("own") or 0), 0), len(entries)),
         )  # fmt: skip
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ReportError(f"{path}: a report with a part missing or malformed ({exc!r})") from None

@@ -135,6 +135,47 @@ def checked(done: subprocess.CompletedProcess[str], what: str) -> str:
     return done.stdout
 
 
+# The build's processes together, sampled every 50 ms: their summed resident memory at its
+# highest, and the largest one then (what a Pi's memory must hold at once).
+PEAK = r"""
+import os, subprocess, sys, time
+began = time.monotonic()
+proc = subprocess.Popen(sys.argv[1:])
+def tree(root):
+    children = {}
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                parent = int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            children.setdefault(parent, []).append(int(pid))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo += children.get(pid, [])
+    return found
+peak, largest = 0, ""
+while proc.poll() is None:
+    sizes = []
+    for pid in tree(proc.pid):
+        try:
+            rss = [int(l.split()[1]) for l in open(f"/proc/{pid}/status") if l.startswith("VmRSS")]
+            name = open(f"/proc/{pid}/comm").read().strip()
+        except OSError:
+            continue
+        sizes += [(k, name) for k in rss]
+    total = sum(k for k, _ in sizes)
+    if total > peak:
+        peak, largest = total, max(sizes)
+    time.sleep(0.05)
+print(f"PEAK {peak // 1024} MB together, the largest {largest[1]} {largest[0] // 1024} MB; "
+      f"{time.monotonic() - began:.0f} s", flush=True)
+sys.exit(proc.returncode)
+"""
+
+
 def gnu_time(text: str) -> tuple[float, int]:
     """(seconds, peak KiB) from ``/usr/bin/time -v``'s report."""
     elapsed = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", text)
@@ -169,10 +210,17 @@ def check_arm64(report: Report) -> None:
 def _arm64_steps(report: Report, root: Path) -> None:
     with report.step("arm64: make install, compiled by mypyc (time and peak memory)"):
         checked(inside(root, f"git clone -q ~/{bundle.NAME} /opt/board-referee"), "git clone")
-        done = inside(root, "cd /opt/board-referee && /usr/bin/time -v make install")
+        (root / "home/pi/peak.py").write_text(PEAK)
+        done = inside(
+            root, "cd /opt/board-referee && /usr/bin/time -v python3 ~/peak.py make install"
+        )
         out = checked(done, "make install")
-        seconds, peak = gnu_time(done.stderr)
+        (roots.cache_dir() / "last-arm64-install.log").write_text(done.stdout + done.stderr)
+        seconds, peak = gnu_time(done.stdout + done.stderr)  # nspawn may give both as one
         engine = [line for line in out.splitlines() if line.startswith("installed;")]
+        together = [line[5:] for line in out.splitlines() if line.startswith("PEAK ")]
+        report.figure(f"arm64 (qemu-user) the build's processes at their highest: "
+                      f"{together[-1] if together else '?'}")  # fmt: skip
         report.figure(
             f"arm64 (qemu-user) make install: {seconds / 60:.1f} min, peak "
             f"{peak / 1024:.0f} MB (one process, the emulator's own included); "
@@ -197,6 +245,15 @@ def _arm64_steps(report: Report, root: Path) -> None:
                 f"compiled, {slow[game_id]:.0f} pure Python "
                 f"({speed / slow[game_id]:.1f}x)"
             )
+    with report.step("arm64: the referee's start to its board's first LED frame"):
+        out = checked(
+            inside(root, "cd /tmp && /opt/board-referee/.venv/bin/python "
+                   "/opt/board-referee/tools/bench_daemon.py --runs 5 --no-mqtt --installed"),
+            "the start benchmark",
+        )  # fmt: skip
+        page = [line for line in out.splitlines() if line.startswith("page")]
+        report.figure(f"arm64 (qemu-user) start to first LED frame, installed, with its page: "
+                      f"{' '.join(page[-1].split()[1:4]) if page else out[-300:]}")  # fmt: skip
     with report.step("arm64: firmware uf2 gives this host's file"):
         checked(
             inside(

@@ -62,8 +62,12 @@ class Table:
     def board_id(self) -> str:
         return self.board.board_id
 
+    journal_path: Path | None = None  # another journal to read (a backup's copy)
+
     @property
     def journal(self) -> Path:
+        if self.journal_path is not None:
+            return self.journal_path
         return self.machine.path(
             f"/var/lib/board-referee/board-referee/journal-{self.board_id}.sqlite3"
         )

@@ -31,6 +31,21 @@ STATE = "/var/lib/board-referee"
 CWD_MARK = "__PI_CHECK_CWD__="
 SETTLE_MS = 300  # the boards' profiles' settle window: the hands give the referee that long
 POWER_CUTS = 20
+# The recipe's steps the check runs, in this order (docs/raspberry-pi.md, docs/mqtt.md)
+RECIPE_STEPS = (
+    "folder",
+    "clone",
+    "install",
+    "dialout",
+    "board",
+    "service",
+    "service-check",
+    "second-board",
+    "broker",
+    "club",
+    "backup-tools",
+    "sd-card",
+)
 
 
 class Club:
@@ -226,20 +241,7 @@ class Club:
         )
 
     def recipe(self) -> None:
-        order = (
-            "folder",
-            "clone",
-            "install",
-            "dialout",
-            "board",
-            "service",
-            "service-check",
-            "second-board",
-            "broker",
-            "club",
-            "backup-tools",
-            "sd-card",
-        )
+        order = RECIPE_STEPS
         named = {b.name for b in self.blocks if b.name}
         unknown = named - set(order) - {"packages", "backup"}
         if unknown:
@@ -426,6 +428,28 @@ class Club:
         self.broker_outage()
         self.power_cuts()
         self.update()
+        self.backup()
+
+    def backup(self) -> None:
+        """§6's backup script, run while the referees play on: the stick's copies hold every
+        move, and ``records --journal COPY`` reads them."""
+        with self.report.step("evening: the journals backed up to the stick, and read back"):
+            self.run_block(step(self.blocks, "backup"))
+            for table in self.tables:
+                copies = sorted(self.stick.glob(f"journal-{table.board_id}-*.sqlite3"))
+                if not copies:
+                    raise MachineError(f"no backup of {table.board_id}'s journal on the stick")
+                inside = f"/media/pi/STICK/{copies[-1].name}"
+                listed = self.pi.user_run(
+                    f"/opt/board-referee/.venv/bin/board-referee records --journal {inside}"
+                ).check()
+                copy = Table(self.pi, table.board, table.game.id, seed=0)
+                copy.journal_path = copies[-1]
+                if copy.moves() != table.moves():
+                    raise MachineError(f"the backup of {table.board_id} has {len(copy.moves())} "
+                                       f"moves, the journal {len(table.moves())}")  # fmt: skip
+                self.report.say(f"{copies[-1].name}: {len(copy.moves())} moves; records: "
+                                f"{listed.stdout.strip().splitlines()[-1][:80]}")  # fmt: skip
 
     def broker_outage(self) -> None:
         pi = self.pi

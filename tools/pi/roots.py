@@ -192,14 +192,15 @@ def build_base(
         chroot(
             partial, "systemctl enable pi-desktop.service && systemctl set-default graphical.target"
         )
-    (partial / "usr/local/sbin/usb-serial-names").write_text(SERIAL_NAMES)
-    (partial / "usr/local/sbin/usb-serial-names").chmod(0o755)
-    (partial / "etc/usb-serial-names").write_text("")
-    (partial / "etc/systemd/system/usb-serial-names.service").write_text(SERIAL_UNIT)
-    chroot(partial, "systemctl enable usb-serial-names.service")
-    # One machine id for the image, as a Pi's is made at its first boot (the system's log
-    # is kept under it).
-    chroot(partial, "rm -f /etc/machine-id && systemd-machine-id-setup --print >/dev/null")
+    if desktop:  # a booted Pi (the arm64 root only builds and runs programs)
+        (partial / "usr/local/sbin/usb-serial-names").write_text(SERIAL_NAMES)
+        (partial / "usr/local/sbin/usb-serial-names").chmod(0o755)
+        (partial / "etc/usb-serial-names").write_text("")
+        (partial / "etc/systemd/system/usb-serial-names.service").write_text(SERIAL_UNIT)
+        chroot(partial, "systemctl enable usb-serial-names.service")
+        # One machine id for the image, as a Pi's is made at its first boot (the system's log
+        # is kept under it).
+        chroot(partial, "rm -f /etc/machine-id && systemd-machine-id-setup --print >/dev/null")
     chroot(partial, "apt-get clean")
     (partial / ".debootstrapped").unlink()
     (partial / ".done").write_text(f"{time.monotonic() - started:.0f} s\n")
