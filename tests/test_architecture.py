@@ -22,11 +22,23 @@ ALLOWED: dict[str, set[str]] = {
     "opponent": {"engine", "link", "words"},
     "referee": {"engine", "link", "opponent", "words"},
     # The board's circuit as code: worked out from the wiring, as the firmware's settings are.
-    "circuit": {"engine", "link", "words"},
+    "circuit": {"engine", "link", "words", "physics"},
+    # The board's physics (magnets, sensors, stack-up), worked out from its profile.
+    "physics": {"engine", "link", "words"},
     "boards": {"engine", "link", "words"},
     # The emulated board's page is the face of a simulated table: it reads the table.
     "faces": {"engine", "link", "opponent", "referee", "boards", "words"},
-    "commands": {"engine", "link", "opponent", "referee", "boards", "faces", "circuit", "words"},
+    "commands": {
+        "engine",
+        "link",
+        "opponent",
+        "referee",
+        "boards",
+        "faces",
+        "circuit",
+        "words",
+        "physics",
+    },
     "cli": {
         "engine",
         "link",
@@ -35,6 +47,7 @@ ALLOWED: dict[str, set[str]] = {
         "boards",
         "faces",
         "circuit",
+        "physics",
         "commands",
         "words",
     },

@@ -150,18 +150,6 @@ def test_an_ss49e_board_is_never_told_to_power_its_sensors_from_5v() -> None:
     assert "may take 5 V directly" in _rail_text({**power, "sensor_part": "drv5053"})
 
 
-def test_the_reed_stands_where_the_magnets_field_closes_it() -> None:
-    """Issue 39, finding 2: a flat reed centred under a disc magnet has no drive (its blades
-    take the same pole); the layout the template draws is the one with no dead spot."""
-    from firmware_bridge.link.magnets import ReedLayout, best_layout, drive, weakest
-
-    assert abs(drive(ReedLayout.FLAT_CENTRED)) < 1e-9
-    assert abs(drive(ReedLayout.FLAT_OFFSET)) > 0.9 * abs(drive(ReedLayout.UPRIGHT))
-    assert weakest(ReedLayout.FLAT_OFFSET, 8) < 0.01  # a piece over the reed's middle
-    assert weakest(ReedLayout.UPRIGHT, 8) > 0.05
-    assert best_layout() is ReedLayout.UPRIGHT
-
-
 def test_a_reed_boards_template_draws_upright_reeds(tmp_path: Path) -> None:
     out = tmp_path / "reed.svg"
     result = subprocess.run(

@@ -66,6 +66,17 @@ def add_arguments(
     _profile_arguments(parts)
     parts.set_defaults(handler=handler, run=_parts)
 
+    physics = actions.add_parser(
+        "physics", parents=[common],
+        help="whether every cell reads every piece: the magnets, sensors and board worked out "
+        "cell by cell (docs/build-a-board.md §4); 1 when a cell would not",
+    )  # fmt: skip
+    _profile_arguments(physics)
+    physics.add_argument(
+        "--pictures", metavar="DIR", help="also draw a cell's stack-up and its margin map (SVG)"
+    )
+    physics.set_defaults(handler=handler, run=_physics)
+
     circuit = actions.add_parser(
         "circuit", parents=[common],
         help="the board's circuit: its netlist, parts list with prices, schematic, and rules "
@@ -235,9 +246,52 @@ def _board_id(args: argparse.Namespace) -> str | None:
     return args.board_id  # type: ignore[no-any-return]
 
 
+def physics_problems(profile: BoardProfile, game: Game) -> list[str]:
+    """What the board's physics check finds wrong (``firmware config`` and ``circuit`` refuse
+    a board with any), or a note that it could not run here (no magpylib: the board tools'
+    extra), which does not refuse."""
+    from firmware_bridge.physics.check import check_profile
+    from firmware_bridge.physics.field import magpylib
+
+    if profile.pico is None:
+        return []  # not a magnetic board (board_config refuses a board the Pico cannot read)
+    try:
+        magpylib()
+    except ConfigError as exc:
+        print(f"note: not checked whether every cell reads every piece: {exc}", file=sys.stderr)
+        return []
+    return list(check_profile(profile, game).problems)
+
+
+def refuse_physics(profile: BoardProfile, game: Game) -> None:
+    problems = physics_problems(profile, game)
+    if problems:
+        raise ConfigError(
+            f"board profile {profile.id} would not read every piece: {problems[0]}"
+            + (f" (and {len(problems) - 1} more: board-referee firmware physics --board "
+               f"{profile.id})" if len(problems) > 1 else "")
+        )  # fmt: skip
+
+
+def _physics(args: argparse.Namespace, options: dict[str, str]) -> int:
+    from firmware_bridge.physics.check import check_profile, report_lines
+
+    game, profile = load(args, options)
+    board_config(profile, game, None, catalog.config_dir(args.config_dir))  # one it can build
+    verdict = check_profile(profile, game)
+    print("\n".join(report_lines(verdict)))
+    if args.pictures:
+        from firmware_bridge.physics.pictures import write_pictures
+
+        for path in write_pictures(verdict, profile, game, Path(args.pictures)):
+            print(f"wrote {path}")
+    return 0 if verdict.ok else 1
+
+
 def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
     game, profile = load(args, options)
     config = board_config(profile, game, _board_id(args), catalog.config_dir(args.config_dir))
+    refuse_physics(profile, game)
     text = config_text(config)
     if args.output == "-":
         sys.stdout.write(text)
@@ -305,6 +359,7 @@ def _circuit(args: argparse.Namespace, options: dict[str, str]) -> int:
 
     game, profile = load(args, options)
     board_config(profile, game, None, catalog.config_dir(args.config_dir))  # one it can build
+    refuse_physics(profile, game)
     circuit = board_circuit(profile, game)
     problems = check(circuit)
     folder = Path(args.output)

@@ -20,9 +20,9 @@ from xml.sax.saxutils import escape
 from engine import ConfigError, Game
 from firmware_bridge.commands.common import Subparsers, game_arguments, load_game
 from firmware_bridge.link import catalog
-from firmware_bridge.link.magnets import ReedLayout
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import Sensing
+from firmware_bridge.physics.stackup import Mount, Stackup, parse_build
 from firmware_bridge.referee.snapshot import CellPicture, board_picture
 
 PAGES = {"a4": (210.0, 297.0), "a3": (297.0, 420.0), "letter": (215.9, 279.4)}
@@ -46,8 +46,9 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     game_arguments(board_template)
     board_template.add_argument("--board", help="hardware profile (default: the game's own)")
-    board_template.add_argument("--cell-mm", type=float, default=40.0,
-                                help="a cell's size in millimetres (default 40)")  # fmt: skip
+    board_template.add_argument("--cell-mm", type=float, default=None,
+                                help="a cell's size in millimetres (default: the profile's "
+                                "build.cell_mm, 40)")  # fmt: skip
     board_template.add_argument(
         "--page",
         choices=("a4", "a3", "letter"),
@@ -65,12 +66,14 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 def _cmd_board_template(args: argparse.Namespace) -> int:
     game = load_game(args)
     profile = catalog.load_profile(args.board, game, catalog.config_dir(args.config_dir))
-    sheets = template(game, profile, cell_mm=args.cell_mm, page=args.page)
+    stack = build_of(profile)
+    cell_mm = args.cell_mm if args.cell_mm is not None else stack.cell / MM if stack else 40.0
+    sheets = template(game, profile, cell_mm=cell_mm, page=args.page)
     written = write(sheets, args.output or f"{game.id}-{profile.id}.svg")
     names = ", ".join(str(p) for p in written)
     print(
         f"wrote {names} ({len(profile.sensor_cells)} sensors, {len(profile.led_cells)} LEDs, "
-        f"cells {args.cell_mm:g} mm; print at 100 %)"
+        f"cells {cell_mm:g} mm; print at 100 %)"
     )
     return 0
 
@@ -101,9 +104,13 @@ def _outline(cell: CellPicture, x: float, y: float, size: float) -> str:
     return f'<polygon points="{text}" class="cell{" blocked" if cell.blocked else ""}"/>'
 
 
-# The LED's centre from the cell's centre, along the diagonal to the top right, for a 40 mm
-# cell (docs/build-a-board.md, Materials): off the magnet and the sensor's wires.
-LED_OFFSET_MM = 12.0
+MM = 1e-3
+
+
+def build_of(profile: BoardProfile) -> Stackup | None:
+    """How the profile's board is built (its ``build:``; None for a board the Pico does not
+    read): where its LEDs and reeds go on the template comes from there."""
+    return parse_build(profile) if profile.pico is not None else None
 
 
 def template(
@@ -129,6 +136,13 @@ def template(
     index = game.board.index
     wiring = profile.pico
     reed = wiring is not None and wiring.part.name == "reed"
+    stack = build_of(profile)
+    # The LED's centre from the cell's centre, along the diagonal to the top right (the
+    # profile's build.led_offset_mm, which the physics check keeps clear of the largest
+    # piece), scaled with the cell.
+    led_offset = (stack.led_offset / stack.cell if stack else 0.4) * cell_mm
+    mount = stack.mount if stack else Mount.UPRIGHT
+    reed_mm = stack.sensor.body[1] / stack.cell * cell_mm if stack else 0.35 * cell_mm
     for cell in picture.cells:
         x, y = at(cell)
         parts.append(_outline(cell, x, y, cell_mm))
@@ -154,14 +168,17 @@ def template(
                 f'class="note" font-size="{small:.1f}">{escape(line)}</text>'
             )
         if led is not None:  # in the cell's corner (§2): the LED, its hole and its dark ring
-            d = LED_OFFSET_MM / math.sqrt(2) * cell_mm / 40.0
+            d = led_offset / math.sqrt(2)
             lx, ly = x + d, y - d
             parts.append(
                 f'<rect x="{lx - 2.5:.2f}" y="{ly - 2.5:.2f}" width="5" height="5" class="led"/>'
                 f'<circle cx="{lx:.2f}" cy="{ly:.2f}" r="5" class="led"/>'
             )
-        if sensor is not None and reed:  # a reed stands upright under the centre: a ring
+        if sensor is not None and reed and mount is Mount.UPRIGHT:  # upright: a ring
             parts.append(f'<circle cx="{x:.2f}" cy="{y:.2f}" r="1.6" class="mark"/>')
+        elif sensor is not None and reed:  # flat along the row, one end under the centre
+            parts.append(f'<path d="M{x:.2f},{y:.2f}h{reed_mm:.2f}" class="mark reed"/>'
+                         f'<circle cx="{x:.2f}" cy="{y:.2f}" r="1" class="mark"/>')  # fmt: skip
         elif sensor is not None:  # where the sensor goes: under the piece's centre
             parts.append(f'<path d="M{x - 3:.2f},{y:.2f}h6M{x:.2f},{y - 3:.2f}v6" class="mark"/>')
     names = game.player_names
@@ -180,9 +197,12 @@ def template(
         "S12 · M0.12: sensor 12, multiplexer 0 input 12 (C12); LED 5: the 6th LED of the chain "
         "(from 0); "
         + (
-            f"the red ring marks the cell's centre, where its reed switch stands "
-            f"{ReedLayout.UPRIGHT.value.split(' under')[0]}: its glass vertical, its top end "
-            "against the top (a reed lying flat under a disc magnet's centre never closes)"
+            "the red ring marks the cell's centre, where its reed switch stands upright: its "
+            "glass vertical, its leads bent clear of it (a reed lying flat and centred under a "
+            "disc magnet never closes)"
+            if reed and mount is Mount.UPRIGHT
+            else "the red line is where each reed switch lies, flat along the row with one end "
+            "under the cell's centre (centred, it would never close)"
             if reed
             else "the red cross marks the cell's centre, where its sensor goes"
         ),

@@ -44,6 +44,10 @@ class BoardProfile:
     sensor_of: Mapping[Cell, int]  # the inverse maps, computed once
     led_of: Mapping[Cell, int]
     pico: PicoWiring | None = None  # how a Pico is wired into it (None: an identity board)
+    # How it is built (the ``build:`` section: its top, cavity, pieces and magnets), as
+    # written: firmware_bridge/physics reads it; the referee never needs it.
+    build: object = None
+    source: str = ""
 
     # -- tokens ---------------------------------------------------------------------------
     def token(self, piece: Piece) -> Token:
@@ -89,7 +93,7 @@ def build_profile(data: object, game: Game, source: str) -> BoardProfile:
     node = Node(data, source)
     node.only_keys(
         "id", "game", "description", "sensing", "leds", "sensors", "led_wiring", "buttons",
-        "settle_ms", "debounce_ms", "identity", "baudrate", "pico",
+        "settle_ms", "debounce_ms", "identity", "baudrate", "pico", "build",
     )  # fmt: skip
     game_id = node.get("game").text()
     if game_id != game.id:
@@ -138,6 +142,8 @@ def build_profile(data: object, game: Game, source: str) -> BoardProfile:
         sensor_of=_inverse(sensor_cells),
         led_of=_inverse(led_cells),
         pico=pico,
+        build=node.get("build", None).value,
+        source=source,
     )
 
 
