@@ -44,6 +44,12 @@ FAULT_SENSOR_OK = 2
 FAULT_RESTART = 3
 FAULT_CALIBRATION = 4
 FAULT_NOISE = 5
+FAULT_POWER = 7  # every sensor out of band at once: their supply, not 77 broken wires
+FAULT_POWER_OK = 8
+NO_POWER = (
+    "the sensors have no power: every sensor reads outside its band at once "
+    "(is the board's 5 V supply plugged in and switched on?)"
+)
 
 SENSING = {"occupancy": 0, "owner": 1}
 LED_KINDS = {"none": 0, "mono": 1, "rgb": 2}
@@ -89,6 +95,11 @@ class Referee:
         self.healthy = not error
         self.nak_at = time.ticks_add(self.started, -NAK_GAP_MS)
         self.unanswered = 0  # damaged frames not answered since the last report
+        # Sensors out of band are said after a further fault_ms: time for every sensor to
+        # have left its band if their supply went, so that is said once (FAULT_POWER).
+        self.weighing = False
+        self.weigh_from = 0
+        self.unpowered = False
         self.noise_at = self.started
 
     # -- sending ----------------------------------------------------------------------------
@@ -182,7 +193,30 @@ class Referee:
         end = self._text(3, text)
         self.out.send(FAULT, end - 2)
 
-    def sensor_faults(self):
+    def sensor_faults(self, now):
+        """The sensors' faults: one by one, or, when every sensor leaves its band at once, one
+        FAULT_POWER (and one FAULT_POWER_OK when they read again)."""
+        sensors = self.sensors
+        if sensors.linear and self.count > 1:
+            if not self.weighing:
+                self.weighing = True
+                self.weigh_from = now
+                return
+            if time.ticks_diff(now, self.weigh_from) < sensors.fault // 1000:
+                return
+            self.weighing = False
+            dark = sensors.all_out()
+            if dark != self.unpowered:
+                self.unpowered = dark
+                if dark:
+                    sensors.drop_reports()
+                    self.fault(FAULT_POWER, NO_POWER)
+                    return
+                sensors.powered_again()  # those still out are said one by one, below
+                self.fault(FAULT_POWER_OK, "the sensors have power again")
+            elif dark:
+                sensors.drop_reports()
+                return
         while True:
             found = self.sensors.take_fault()
             if found is None:
@@ -206,9 +240,12 @@ class Referee:
             self.fault(FAULT_RESTART, self.notice)
             self.notice = ""
         sensors = self.sensors
-        for i in range(self.count):
-            if sensors.flags[i] & 1:
-                self._sensor_fault(i, True, sensors.raw[i], False)
+        if self.unpowered:
+            self.fault(FAULT_POWER, NO_POWER)
+        else:
+            for i in range(self.count):
+                if sensors.flags[i] & 1:
+                    self._sensor_fault(i, True, sensors.raw[i], False)
         if not sensors.calibrated:
             self.fault(
                 FAULT_CALIBRATION,
@@ -342,7 +379,7 @@ class Referee:
             if self.buttons.nevents:
                 self.button_events()
             if sensors.pending:
-                self.sensor_faults()
+                self.sensor_faults(now)
             if self.unanswered:
                 self.report_noise(now)
             self.leds.render(now)

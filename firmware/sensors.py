@@ -364,6 +364,34 @@ class Sensors:
     def _held(self, index, now, us):
         return (now - self.since[index]) & TICKS >= us
 
+    def all_out(self):
+        """Is every sensor reading outside every band (their supply gone)?"""
+        cand = self.cand
+        for i in range(self.count):  # noqa: SIM110 (a generator would allocate)
+            if cand[i] != OUT:
+                return False
+        return True
+
+    def drop_reports(self):
+        """Forget the faults waiting to be said: one fault said them all."""
+        flags = self.flags
+        for i in range(self.count):
+            flags[i] &= ~(REPORT_OUT | REPORT_BACK)
+        self.pending = 0
+
+    def powered_again(self):
+        """The supply is back: a sensor still out of band is a fault of its own, to be said;
+        one that reads again needs no word of its own."""
+        flags = self.flags
+        pending = 0
+        for i in range(self.count):
+            if flags[i] & FAULTED:
+                flags[i] = (flags[i] & ~REPORT_BACK) | REPORT_OUT
+                pending += 1
+            else:
+                flags[i] &= ~(REPORT_OUT | REPORT_BACK)
+        self.pending = pending
+
     def take_fault(self):
         """(sensor, out of band?, raw reading, last report?) of one fault to report, or None."""
         if not self.pending:

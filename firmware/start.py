@@ -58,6 +58,7 @@ def main():
             board.sensors.calibrate(base)
         del base
     if sensors["kind"] == "linear" and board.buttons.down(buttons.get("calibrate", "select")):
+        gc.collect()  # calibrate's code and its lists want room the board's buffers left
         import calibrate
 
         calibrate.run(board.sensors, board.leds, board.buttons, sensors.get("bands", {}))

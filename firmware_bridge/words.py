@@ -330,6 +330,9 @@ DECLARE_HOW = "{what!r}: resign:1, resign:2 or draw"
 CONNECT_THE_BOARD = "connect the board for {title}: {why}"
 PLUG_IN = "plug in the board and switch it on ({title})"
 WAITING_FOR_BOARD = "waiting for the board ({title})"
+# The board's FAULT 7: every sensor out of band at once (a linear board's 5 V supply off).
+NO_SENSOR_POWER = ("The board's sensors have no power: is its 5 V supply plugged in and "
+                   "switched on?")  # fmt: skip
 HALTED = ("the board's firmware could not start ({what}): its fault is under Board "
           "connection")  # fmt: skip
 

@@ -205,7 +205,7 @@ def test_noise_on_the_line_and_flickering_sensors_lose_nothing(
     assert "e4" not in "".join(line for line in log.splitlines() if "move" in line)
 
 
-def test_a_broken_sensor_wire_is_one_fault_naming_its_sensor(
+def test_a_broken_sensor_wire_or_ground_is_one_fault_and_no_supply_is_one_too(
     rigs: list[Rig], tmp_path: Path
 ) -> None:
     rig = firmware_rig(rigs, tmp_path, "three-dragons", "three-dragons")
@@ -223,6 +223,33 @@ def test_a_broken_sensor_wire_is_one_fault_naming_its_sensor(
     daemon.wait_moves(["c1-c4"])
     emu.do("wire ok e3")
     daemon.wait_log(f"board fault 2: sensor {sensor}: reads normally again")
+    # Issue 50: a sensor whose ground wire breaks floats near 2.5 V, above a DRV5053's whole
+    # 0.2-1.8 V output: a fault (fault_high from the part's range), never a player's piece.
+    emu.do("wire ground e4")
+    line = daemon.wait_log(f"board fault 1: sensor {sensor_of(rig, 'e4')}: reads 4")
+    assert "outside every band" in line
+    emu.do("wire ok e4")
+    daemon.wait_log(f"board fault 2: sensor {sensor_of(rig, 'e4')}: reads normally again")
+    assert daemon.moves() == ["c1-c4"]  # no phantom piece was taken for a move
+    # The board's 5 V supply off, its USB still in: one fault that says so, not 77.
+    before = len(re.findall(r"board fault 1:", daemon.text()))
+    emu.do("supply off")
+    daemon.wait_log("board fault 7: the sensors have no power")
+    emu.do("wait 1.5")
+    assert len(re.findall(r"board fault 1:", daemon.text())) == before
+    emu.do("supply on")
+    daemon.wait_log("board fault 8: the sensors have power again")
+    emu.do("wait 1.0")
+    assert "board fault 2:" not in daemon.text().split("board fault 8:")[1]
+    emu.do("play c9-c7")  # play goes on
+    daemon.wait_moves(["c1-c4", "c9-c7"])
+
+
+def sensor_of(rig: Rig, name: str) -> int:
+    from firmware_bridge.link import catalog
+
+    profile = catalog.load_profile("three-dragons", rig.game)
+    return profile.sensor_of[rig.game.board.index[name]]
 
 
 def test_the_boards_own_calibration(tmp_path: Path) -> None:

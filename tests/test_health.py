@@ -7,10 +7,13 @@ import queue
 from pathlib import Path
 from typing import Any
 
+from firmware_bridge import words
 from firmware_bridge.link import catalog
 from firmware_bridge.link.protocol import (
     Button,
     Change,
+    Fault,
+    FaultCode,
     Hello,
     LedKind,
     Pong,
@@ -128,4 +131,43 @@ def test_an_illegal_move_stays_the_headline_however_long_it_stays(tmp_path: Path
         assert shown.alert == "illegal"
     assert now[0] - 100.0 > PHANTOM_AFTER
     assert shown.sensor_brief == "Check the sensors: c7 may be stuck"
+    journal.close()
+
+
+def test_the_boards_no_power_fault_is_said_in_plain_words_until_power_is_back(
+    tmp_path: Path,
+) -> None:
+    """Issue 50: FAULT 7 (every sensor out of band at once) puts one plain sentence beneath
+    the status; FAULT 8 takes it away; a new HELLO starts without it."""
+    game = catalog.load_game("three-dragons")
+    profile = catalog.load_profile("three-dragons", game)
+    journal = Journal(tmp_path / "j.sqlite3")
+    now = [100.0]
+    daemon = Daemon(game, profile, journal, "wire", log=logging.getLogger("test"),
+                    link_factory=_Wire, clock=lambda: now[0])  # fmt: skip
+    state = game.new_state()
+    readings = [Reading(0, 0)] * len(profile.sensor_cells)
+    for cell, piece in state.layout().items():
+        readings[profile.sensor_cells.index(cell)] = Reading(1 + int(piece.owner), 0)
+
+    def board_says(seq: int, message: Any) -> None:
+        now[0] += 0.1
+        daemon.turn(Received(seq, message, now[0], 8), now[0], early=False)
+
+    daemon._connect(now[0])
+    hello = Hello(1, len(readings), len(profile.led_cells), Sensing.OWNER, LedKind.RGB,
+                  frozenset(Button), "test", "wire")  # fmt: skip
+    board_says(0, hello)
+    board_says(1, Scan(0, tuple(readings)))
+    assert daemon.snapshot().sensor_brief == ""
+    board_says(2, Fault(FaultCode.POWER, "the sensors have no power: ..."))
+    shown = daemon.snapshot()
+    assert shown.sensor_brief == words.NO_SENSOR_POWER
+    assert "5 V supply plugged in" in shown.sensor_brief
+    assert shown.status == "White to move"  # what the players must do stays the headline
+    board_says(3, Fault(FaultCode.POWER_OK, "the sensors have power again"))
+    assert daemon.snapshot().sensor_brief == ""
+    board_says(4, Fault(FaultCode.POWER, "the sensors have no power: ..."))
+    board_says(5, hello)
+    assert daemon.snapshot().sensor_brief == ""
     journal.close()

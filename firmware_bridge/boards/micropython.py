@@ -64,6 +64,7 @@ ENV_INTERPRETER = "BOARD_REFEREE_MICROPYTHON"
 HOLD = 0.08  # seconds a press holds a button down (the firmware debounces 20 ms)
 RESTING_SPREAD = 1500  # linear sensors rest this far either side of the part's centre
 SWING = (11000, 14000)  # and a piece's magnet moves them this far (a 6 x 3 mm disc at 5 mm)
+FLOATING = round(2.5 / 3.3 * 65535)  # a DRV5053 whose ground wire broke: about 2.5 V
 # A hand reading the LEDs waits this long at most for the firmware to answer the host's LED
 # frame (the emulated RP2040 on a busy machine answers seconds late).
 LEDS_ANSWER_WAIT = 10.0
@@ -229,11 +230,13 @@ class MicroPythonBoard(Board):
         if self.overrides.get(sensor):
             present = not present
         if not self.linear:
-            if fault == "dead":
-                return 1, 0  # a broken wire: the pull-up, as if no magnet were there
+            if fault in ("dead", "ground") or not table.supply:
+                return 1, 0  # a broken wire, or no power: the pull-up, as if no magnet there
             return (0 if present else 1), 0
-        if fault == "dead":
-            return 0, 40  # a broken wire: the SIG pull-down, in no band
+        if fault == "dead" or not table.supply:
+            return 0, 40  # a broken wire, or no power: the SIG pull-down, in no band
+        if fault == "ground":
+            return FLOATING, 400  # its ground broken: the output floats up, out of range
         if not present:
             return self.rest[sensor], 150
         north = piece is None or piece.owner is Player.ONE  # player 1's pieces north pole down

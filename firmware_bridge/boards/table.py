@@ -50,7 +50,7 @@ from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import LED_OFF, Button, LedPattern, Leds, Reading, Sensing
 from firmware_bridge.link.render import render_board
 
-WIRE_FAULTS = ("dead", "stuck", "flip", "noisy", "swap", "led", "ok")
+WIRE_FAULTS = ("dead", "ground", "stuck", "flip", "noisy", "swap", "led", "ok")
 # The referee takes a move once the board has been still for the profile's settle time after
 # the board reported it (its debounce later). A script playing alone waits that long and this
 # much more before the next move, as a player waits for the referee: without the margin, on a
@@ -115,6 +115,7 @@ class Table:
         # Wiring faults of this board (``wire``): sensor -> dead | stuck | flip | noisy, sensors
         # whose wires are swapped, and LEDs that stay dark.
         self.faulty: dict[int, str] = {}
+        self.supply = True  # the board's own 5 V supply (``supply off``: USB alone)
         self.swapped: dict[int, int] = {}
         self.dark: set[int] = set()
         self.on_change: Callable[[], None] | None = None  # the web face: something changed
@@ -165,7 +166,7 @@ class Table:
     def reading(self, sensor: int) -> Reading:
         """What sensor ``sensor`` reports, wiring faults and all (for the Python board)."""
         fault = self.faulty.get(sensor)
-        if fault == "dead":
+        if fault in ("dead", "ground"):
             return Reading(0, 0)
         if fault == "stuck":
             return Reading(1 if self.profile.sensing is Sensing.OCCUPANCY else 2, 0)
@@ -524,11 +525,20 @@ class Table:
             raise CommandError(f"{name} has no sensor")
         return sensor
 
+    def power(self, on: bool) -> None:
+        """The board's own 5 V supply switched on or off, its USB cable still in: a linear
+        board's sensors lose their power (the firmware on the Pico's USB power goes on)."""
+        with self.lock:
+            self.supply = on
+            self.board.sense()
+        self.changed()
+
     def wire(self, fault: str, names: list[str]) -> None:
         """A wiring fault of the board, as a builder might solder one (the board check finds
-        them): ``dead`` (a broken wire), ``stuck`` (always reads a piece), ``flip`` (a sensor
-        mounted the other way round), ``noisy``, ``swap`` (two cells' wires exchanged), ``led``
-        (an LED that stays dark), ``ok`` (repaired)."""
+        them): ``dead`` (a broken wire), ``ground`` (a sensor's ground wire broken: a
+        linear sensor's output floats up, out of its range), ``stuck`` (always reads a
+        piece), ``flip`` (a sensor mounted the other way round), ``noisy``, ``swap`` (two
+        cells' wires exchanged), ``led`` (an LED that stays dark), ``ok`` (repaired)."""
         if fault not in WIRE_FAULTS:
             raise CommandError(f"no wiring fault {fault!r} ({', '.join(WIRE_FAULTS)})")
         with self.lock:

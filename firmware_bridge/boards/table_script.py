@@ -122,6 +122,11 @@ def command(table: Table, line: str) -> bool:
     elif word == "wire":
         need(args, 1, "wire FAULT CELL [CELL]")
         table.wire(args[0].lower(), args[1:])
+    elif word == "supply":
+        need(args, 1, "supply on|off")
+        if args[0].lower() not in ("on", "off"):
+            raise CommandError("supply on|off")
+        table.power(args[0].lower() == "on")
     elif word == "reset":
         table.board.reset(args[0].lower() if args else "power")
         table.emit("plug", state="reset", device=table.board.device)
@@ -160,8 +165,9 @@ HELP = """commands (cells like c4; pieces like S for player 1's, s for player 2'
   pieces              list the pieces           say TEXT    print a line
   flicker CELL [MS], slide FROM TO, knock CELL [TO], garbage [N], corrupt, drop,
   unplug, replug, fault CODE TEXT, blank         faults to inject (docs/emulator.md)
-  wire dead|stuck|flip|noisy|led CELL, wire swap CELL CELL, wire ok [CELL]
+  wire dead|ground|stuck|flip|noisy|led CELL, wire swap CELL CELL, wire ok [CELL]
                       wiring faults (the board check finds them)
+  supply off|on       the board's own 5 V supply, its USB cable still in
   reset [watchdog|brownout|power], hang         the firmware in MicroPython only
   expect CELL=SIGNAL... [within=S], wait S      for scripts
   quit"""

@@ -288,6 +288,8 @@ class FaultCode(IntEnum):
     CALIBRATION = 4
     NOISE = 5  # damaged frames left unanswered
     START = 6  # the firmware could not start: the board answers nothing else
+    POWER = 7  # every sensor out of band at once: the sensors have no power
+    POWER_OK = 8  # ... and they read again
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,6 +47,23 @@ class Part:
     centre: int  # a linear sensor's reading with no magnet, in ADC counts of 65535 (3.3 V)
     north: str  # a linear sensor's reading with a north pole facing its marked side: low | high
     note: str
+    # A linear sensor's output range in volts, from its datasheet: a reading outside it (by
+    # FAULT_MARGIN_V) is no sensor's, but a broken wire's, so it is a FAULT, never a piece.
+    # None: not known (a generic part): the widest bands.
+    output: tuple[float, float] | None = None
+
+    def fault_bands(self) -> tuple[int, int]:
+        """(fault_low, fault_high) in ADC counts of 65535 over 3.3 V."""
+        if self.output is None:
+            return 1000, 64500
+        low, high = self.output
+        return (max(1, round((low - FAULT_MARGIN_V) / 3.3 * 65535)),
+                min(65534, round((high + FAULT_MARGIN_V) / 3.3 * 65535)))  # fmt: skip
+
+
+# Beyond a part's output range by this much is a fault: the ADC's own error (RP2040
+# datasheet: INL and offset, tens of mV) and a long SIG wire's pickup stay inside it.
+FAULT_MARGIN_V = 0.1
 
 
 PARTS = MappingProxyType(
@@ -58,10 +75,21 @@ PARTS = MappingProxyType(
         "hall-switch": Part(
             "hall-switch", "switch", 4.0, 0, "low", "an omnipolar digital hall switch"
         ),
+        # TI SLIS153: output 0.2-1.8 V whatever its supply (2.5-38 V); a broken ground floats
+        # it near 2.5 V, above the range: a fault.
         "drv5053": Part(
-            "drv5053", "linear", 3.6, 19859, "high", "linear hall, 1.0 V at rest, PA/RA/VA variants"
+            "drv5053",
+            "linear",
+            3.6,
+            19859,
+            "high",
+            "linear hall, 1.0 V at rest, PA/RA/VA variants",
+            (0.2, 1.8),
         ),
-        "ss49e": Part("ss49e", "linear", 6.0, 32768, "low", "linear hall, VCC/2 at rest"),
+        # Honeywell's SS49E datasheet: span 0.86-4.21 V at 5 V, ratiometric: at 3.3 V.
+        "ss49e": Part(
+            "ss49e", "linear", 6.0, 32768, "low", "linear hall, VCC/2 at rest", (0.57, 2.78)
+        ),
         "linear-hall": Part(
             "linear-hall", "linear", 6.0, 32768, "low", "a linear (analogue) hall sensor"
         ),
@@ -216,8 +244,8 @@ def parse_wiring(
         centre=band_node.get("centre", part.centre or 32768).integer(1, 65534),
         delta=band_node.get("delta", 5000).integer(200, 30000),
         hysteresis=band_node.get("hysteresis", 600).integer(0, 10000),
-        fault_low=band_node.get("fault_low", 1000).integer(0, 65535),
-        fault_high=band_node.get("fault_high", 64500).integer(0, 65535),
+        fault_low=band_node.get("fault_low", part.fault_bands()[0]).integer(0, 65535),
+        fault_high=band_node.get("fault_high", part.fault_bands()[1]).integer(0, 65535),
         north=band_node.get("north", part.north).choice(("low", "high")),
     )
     if (

@@ -124,6 +124,7 @@ class BoardSession:
     def _reset_link_state(self) -> None:
         self.board: Hello | None = None
         self.halted = ""  # the board's firmware could not start: what it says (FAULT 6)
+        self.unpowered = False  # the board says its sensors have no power (FAULT 7)
         # Sensors the board says read outside every band (FAULT 1, until FAULT 2): a board
         # check started later is told them (the board says them once, and after each HELLO).
         self.out_of_band: set[int] = set()
@@ -335,11 +336,17 @@ class BoardSession:
                 self._check_update(now)
         if message.code == FaultCode.START:
             self.halted = message.text
+        if message.code == FaultCode.POWER:
+            self.unpowered = True
+        if message.code == FaultCode.POWER_OK:
+            self.unpowered = False
+            self.out_of_band.clear()  # a sensor still out is said again, on its own
         self.dirty = True
 
     def _hello(self, hello: Hello, now: float) -> None:
         self.dirty = True
         self.halted = ""
+        self.unpowered = False  # a board that still has none says so again after HELLO
         problems = self._misfit(hello)
         if problems:
             message = (

@@ -43,6 +43,7 @@ class Showing:
     link: Any
     board: Hello | None
     halted: str
+    unpowered: bool
     port: str
     last_frame: float | None
     faults: list[tuple[float, int, str]]
@@ -147,7 +148,7 @@ class Showing:
             connection=self._connection(),
             check=None if self.check is None else self.check.view(),
             sensor_warnings=self.health.warnings(),
-            sensor_brief=self.health.brief(),
+            sensor_brief=words.NO_SENSOR_POWER if self.unpowered else self.health.brief(),
             next_game=rec.next_game if outcome is not None else "",
         )
 
