@@ -141,6 +141,48 @@ def test_firmware_uf2_writes_micropython_and_a_filesystem_holding_the_board(
     with fs.open("board.json", "r") as handle:
         config = json.load(handle)
     assert config["profile"] == "vanguard" and config["game"] == "vanguard"
+    # Issue 50: the board asks the USB host for what its profile budgets (a USB board's
+    # 500 mA, of which the firmware's LED budget keeps a tenth in hand), not MicroPython's 250.
+    pinned = uf2_module.micropython_blocks(
+        (PINNED / json.loads((PINNED / "BUILD.json").read_text())["uf2"]).read_bytes(), "pinned"
+    )
+    assert uf2_module.declared_milliamps(pinned) == 250
+    below = [b for b in blocks if b.address < fs_start]
+    assert config["power"]["supply_ma"] == 500
+    assert uf2_module.declared_milliamps(below) == 500
+    assert [b.data for b in below if b.data != pinned[below.index(b)].data] != []
+
+
+def test_a_board_with_its_own_supply_asks_usb_for_the_picos_share_only() -> None:
+
+    game = catalog.load_game("three-dragons")
+    config = board_config(catalog.load_profile("three-dragons", game), game, None)
+    assert config["power"]["supply_ma"] > 500
+    blocks = uf2_module.read_blocks(uf2_module.build_uf2(config))
+    below = [b for b in blocks if b.address < uf2_module.FLASH_START + uf2_module.FS_OFFSET]
+    assert uf2_module.declared_milliamps(below) == uf2_module.USB_OWN_SUPPLY_MA
+
+
+def test_a_pico_w_board_needs_micropythons_pico_w_build(tmp_path: Path) -> None:
+    """Issue 50: on a Pico W, GP25 is the radio's select line, and only MicroPython's
+    RPI_PICO_W build lights its LED (Pin("LED"), through the radio chip): a Pico W profile
+    with the plain build is refused, saying where the right one comes from."""
+
+    game = catalog.load_game("vanguard")
+    config = board_config(catalog.load_profile("vanguard", game), game, None)
+    config_w = {**config, "pico": "pico-w"}
+    with pytest.raises(uf2_module.Uf2Error, match="RPI_PICO_W build"):
+        uf2_module.build_uf2(config_w)
+    record = json.loads((PINNED / "BUILD.json").read_text())
+    data = (PINNED / record["uf2"]).read_bytes()
+    plain = b"; Raspberry Pi Pico with RP2040"
+    assert plain in data
+    pico_w = tmp_path / "RPI_PICO_W.uf2"  # the banner of the Pico W's build, same length
+    pico_w.write_bytes(data.replace(plain, b"Raspberry Pi Pico W with RP2040"))
+    blocks = uf2_module.read_blocks(uf2_module.build_uf2(config_w, pico_w))
+    assert uf2_module.is_pico_w(blocks)
+    with pytest.raises(uf2_module.Uf2Error, match="pico: board: pico-w"):
+        uf2_module.build_uf2(config, pico_w)
 
 
 @pytest.mark.parametrize(

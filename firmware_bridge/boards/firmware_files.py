@@ -208,6 +208,7 @@ def board_config(profile: BoardProfile, game: Game, board_id: str | None = None,
         "game": game.id,
         "options": {key: str(value) for key, value in sorted(game.options.items())},
         "board_id": board_id,
+        "pico": wiring.board,
         "sensing": sensing,
         "sensors": {
             "count": sensors,

@@ -131,6 +131,76 @@ def micropython_version(blocks: list[Block]) -> tuple[int, int] | None:
     return (int(found.group(1)), int(found.group(2))) if found else None
 
 
+# USB 2.0 gives a bus-powered device at most 500 mA, asked for in its configuration
+# descriptor's bMaxPower (units of 2 mA). MicroPython asks for 250 mA (its
+# USBD_MAX_POWER_MA); a board powered from USB asks for what its profile budgets, one with
+# its own supply for the Pico's share only.
+USB_MAX_MA = 500
+USB_OWN_SUPPLY_MA = 100
+# A configuration descriptor (USB 2.0, 9.6.3): bLength 9, CONFIGURATION, wTotalLength,
+# bNumInterfaces, bConfigurationValue 1, iConfiguration 0, bmAttributes (bit 7 set), bMaxPower.
+CONFIG_DESCRIPTOR = re.compile(rb"\x09\x02(..)([\x01-\x08])\x01\x00([\x80-\xff])", re.S)
+
+
+def usb_milliamps(config: dict[str, Any]) -> int | None:
+    """What the board asks of the USB host (None: no power figures in ``config``)."""
+    power = config.get("power")
+    if not isinstance(power, dict) or "supply_ma" not in power:
+        return None
+    supply = int(power["supply_ma"])
+    if supply <= USB_MAX_MA:
+        return supply
+    return max(USB_OWN_SUPPLY_MA, int(power.get("pico_ma", 0)))
+
+
+def declared_milliamps(blocks: list[Block]) -> int | None:
+    """The current MicroPython's image asks of the USB host (bMaxPower), if it has one."""
+    found = _config_descriptor(blocks)
+    return None if found is None else found[1] * 2
+
+
+def _config_descriptor(blocks: list[Block]) -> tuple[int, int] | None:
+    """(address of bMaxPower, its value) of the one configuration descriptor in the image."""
+    ordered = sorted(blocks, key=lambda b: b.address)
+    start = ordered[0].address
+    image = bytearray()
+    for block in ordered:
+        image[block.address - start : block.address - start + len(block.data)] = block.data
+    hits = [m for m in CONFIG_DESCRIPTOR.finditer(bytes(image))
+            if int.from_bytes(m.group(1), "little") >= 9 + 9]  # fmt: skip
+    if len(hits) != 1:
+        return None
+    at = hits[0].start() + 8
+    return start + at, image[at]
+
+
+def declare_usb_current(blocks: list[Block], milliamps: int, source: str) -> list[Block]:
+    """MicroPython's blocks asking the USB host for ``milliamps`` (bMaxPower)."""
+    found = _config_descriptor(blocks)
+    if found is None:
+        raise Uf2Error(f"{source}: its USB configuration descriptor was not found, so the "
+                       "current the board asks of the USB port cannot be set")  # fmt: skip
+    address, _ = found
+    value = min(USB_MAX_MA, milliamps + 1) // 2
+    out = []
+    for block in blocks:
+        if block.address <= address < block.address + len(block.data):
+            data = bytearray(block.data)
+            data[address - block.address] = value
+            out.append(Block(block.address, bytes(data), block.family))
+        else:
+            out.append(block)
+    return out
+
+
+PICO_W = b"Raspberry Pi Pico W with RP2040"
+
+
+def is_pico_w(blocks: list[Block]) -> bool:
+    """Is this MicroPython's build for the Pico W (its banner names the board)?"""
+    return any(PICO_W in block.data for block in blocks)
+
+
 def filesystem_image(files: dict[str, bytes]) -> bytes:
     """A littlefs image of MicroPython's filesystem holding ``files``."""
     try:
@@ -193,5 +263,19 @@ def build_uf2(
     except OSError as exc:
         raise Uf2Error(f"cannot read {source}: {exc.strerror}") from None
     blocks = micropython_blocks(data, str(source))
+    want_w = config.get("pico") == "pico-w"
+    if want_w != is_pico_w(blocks):
+        raise Uf2Error(
+            f"{source} is MicroPython for the {'Pico W' if is_pico_w(blocks) else 'Pico'}, and "
+            f"the profile's board is a {'Pico W' if want_w else 'Pico'} (pico: board:): on a "
+            "Pico W, GP25 is the radio's select line, so the plain Pico's build never lights "
+            "its LED. For a Pico W, download MicroPython's RPI_PICO_W build (v1.23 or newer, "
+            "micropython.org/download/RPI_PICO_W) and give it with --micropython FILE"
+            if want_w else
+            f"{source} is MicroPython for the Pico W: set the profile's pico: board: pico-w"
+        )  # fmt: skip
+    milliamps = usb_milliamps(config)
+    if milliamps is not None:
+        blocks = declare_usb_current(blocks, milliamps, str(source))
     image = filesystem_image(flash_files(config, extra))
     return write_blocks([*blocks, *image_blocks(image, FS_OFFSET)])

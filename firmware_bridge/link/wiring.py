@@ -29,6 +29,7 @@ PICO_OWN = {
     29: "it measures VSYS through the Pico's own divider (on a Pico W: the radio's clock)",
 }
 ADC_PINS = (26, 27, 28)
+PICO_BOARDS = ("pico", "pico-w")
 SELECT = (2, 3, 4, 5)
 ENABLE_FIRST = 6
 BANK_SELECT = (6, 7, 8, 9)
@@ -143,6 +144,9 @@ class PicoWiring:
     debounce_ms: int
     button_debounce_ms: int
     watchdog_ms: int
+    # Which Pico: on a Pico W the LED and GP23-25, 29 are the radio's (its MicroPython build
+    # drives the LED through the radio chip), so its UF2 needs the RPI_PICO_W build.
+    board: str = "pico"
 
     @property
     def banks(self) -> int:
@@ -169,6 +173,7 @@ def parse_wiring(
     if node.value is None:
         node = Node({}, node.source, node.path, node.error)
     node.only_keys(
+        "board",
         "sensor",
         "mux",
         "leds",
@@ -274,6 +279,7 @@ def parse_wiring(
         debounce_ms=debounce_ms,
         button_debounce_ms=node.get("button_debounce_ms", 20).integer(0, 500),
         watchdog_ms=node.get("watchdog_ms", 4000).integer(1000, 8000),
+        board=node.get("board", "pico").choice(PICO_BOARDS),
     )
     if wiring.banks * 16 < sensors:
         mux.fail(f"{sensors} sensors need {banks} multiplexers; this wiring reaches {wiring.banks}")
