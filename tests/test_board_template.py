@@ -89,18 +89,26 @@ def test_every_shipped_templates_text_stays_on_its_sheet() -> None:
 
 
 def test_the_guides_price_table_is_the_one_the_code_makes() -> None:
-    """docs/build-a-board.md's prices and totals are firmware_bridge/link/parts.py's, for
-    every shipped profile the Pico serves, and each profile's list adds up."""
-    from firmware_bridge.link.parts import PRICED, parts_list, price_table, shipped_boards, total
+    """docs/build-a-board.md's prices and totals are the circuit's parts at link/parts.py's
+    prices, for every shipped profile the Pico serves; each list adds up, and the BOM agrees."""
+    from firmware_bridge.circuit.bill import board_parts, price_table
+    from firmware_bridge.link.parts import PRICED, shipped_boards, total
 
     guide = (Path(__file__).resolve().parent.parent / "docs" / "build-a-board.md").read_text()
     boards = shipped_boards()
     assert len(boards) >= 7
     assert price_table(boards) in guide
     assert "noted on " + "-".join(PRICED.split("-")) in guide
+    from firmware_bridge.circuit.board import board_circuit
+    from firmware_bridge.circuit.outputs import bom_rows
+
     for profile, game in boards:
-        lines = parts_list(profile, game)
+        lines = board_parts(profile, game)
         assert total(lines) == sum(line.quantity * line.unit for line in lines) > 20
+        # Issue 50: one parts list. The BOM firmware circuit writes costs what firmware
+        # parts and the guide say, line for line (131.68 against 132.10 before).
+        rows = bom_rows(board_circuit(profile, game), profile, game)
+        assert round(sum(float(r["cost_eur"]) for r in rows), 2) == round(total(lines), 2)
 
 
 def test_a_set_holds_a_magnet_for_every_piece_the_game_can_have_on_the_board() -> None:

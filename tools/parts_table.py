@@ -1,10 +1,12 @@
 """The price table of docs/build-a-board.md (section 2), made from the shipped profiles by
-firmware_bridge/link/parts.py: ``python tools/parts_table.py`` prints it; the test
-tests/test_board_template.py checks the guide holds exactly this."""
+firmware_bridge/circuit/bill.py (the circuit's parts at link/parts.py's prices):
+``python tools/parts_table.py`` prints it; tests/test_board_template.py checks the guide
+holds exactly this."""
 
 from __future__ import annotations
 
-from firmware_bridge.link.parts import price_table, shipped_boards
+from firmware_bridge.circuit.bill import price_table
+from firmware_bridge.link.parts import shipped_boards
 
 
 def main() -> int:

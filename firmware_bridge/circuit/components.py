@@ -92,7 +92,7 @@ def pico(roles: dict[int, PinKind]) -> PartSpec:
 _MUX_CHANNELS = {f"C{n}": str(9 - n) if n < 8 else str(31 - n) for n in range(16)}  # C0 pin 9
 MUX = PartSpec(
     "CD74HC4067",
-    "16-channel analogue multiplexer (breakout: C0-C15, SIG, S0-S3, EN)",
+    "16-channel analogue multiplexer, SOIC-24 (to hand-wire: the same chip on a breakout)",
     "U",
     (
         PinSpec("1", "SIG", K.SIGNAL),
@@ -374,7 +374,7 @@ def regulator(name: str) -> PartSpec:
             "U",
             pins,
             "Package_TO_SOT_SMD:SOT-23-5",
-            "regulator",
+            "ldo_ap2112k",
         )
     if name.startswith("AMS1117"):
         pins = (
@@ -388,7 +388,7 @@ def regulator(name: str) -> PartSpec:
             "U",
             pins,
             "Package_TO_SOT_SMD:SOT-223-3_TabPin2",
-            "regulator",
+            "ldo_ams1117",
         )
     pins = (
         PinSpec("1", "VIN", K.POWER_IN, takes=(3.5, 36.0)),
@@ -401,5 +401,5 @@ def regulator(name: str) -> PartSpec:
         "U",
         pins,
         "Connector_PinHeader_2.54mm:PinHeader_1x03_P2.54mm_Vertical",
-        "regulator",
+        "buck",
     )

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 
 from engine import Game
 from firmware_bridge.circuit.model import Circuit, Node, Part, PinKind
-from firmware_bridge.link.parts import PRICED, PRICES, parts_list
+from firmware_bridge.link.parts import OFF_THE_CIRCUIT, PRICED, PRICES, parts_list
 from firmware_bridge.link.profile import BoardProfile
 
 # KiCad's names for the pin kinds (its netlist's pintype).
@@ -25,8 +25,6 @@ PINTYPES = {
     PinKind.GROUND: "power_in",
     PinKind.FREE: "unspecified",
 }
-# The parts list's lines that are not parts of the circuit: the pieces' magnets, the wood.
-OFF_THE_CIRCUIT = ("magnet", "wire", "plywood_3", "plywood_6", "supply", "usb")
 
 
 def _q(text: str) -> str:

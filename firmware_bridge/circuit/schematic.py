@@ -38,7 +38,16 @@ def section(part: Part) -> str:
         return "LED chain"
     if spec is c.BUTTON:
         return "Buttons"
-    if spec.price in ("jack", "fuse", "pmos", "schottky", "cap_1000u", "regulator"):
+    if spec.price in (
+        "jack",
+        "fuse",
+        "pmos",
+        "schottky",
+        "cap_1000u",
+        "ldo_ap2112k",
+        "ldo_ams1117",
+        "buck",
+    ):
         return "Power in"
     return "Resistors and capacitors"
 

@@ -23,7 +23,6 @@ from engine import ConfigError, Game
 from firmware_bridge.boards.firmware_files import board_config, config_text
 from firmware_bridge.commands.common import Subparsers, parse_options
 from firmware_bridge.link import catalog
-from firmware_bridge.link.parts import parts_text
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import LedKind
 from firmware_bridge.link.wiring import LED_DROP_LIMIT_V, USB_LIMIT_MA, power_figures
@@ -344,6 +343,8 @@ def _parts(args: argparse.Namespace, options: dict[str, str]) -> int:
     """The parts one board takes, with what they cost (estimates, dated)."""
     game, profile = load(args, options)
     board_config(profile, game, None, catalog.config_dir(args.config_dir))  # one it can build
+    from firmware_bridge.circuit.bill import parts_text
+
     sys.stdout.write(f"{game.title}, board profile {profile.id}:\n{parts_text(profile, game)}")
     return 0
 

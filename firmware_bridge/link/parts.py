@@ -37,7 +37,7 @@ PRICES: dict[str, tuple[float, str]] = {
     "drv5033": (0.70, "TI DRV5033 omnipolar hall switch"),
     "hall-switch": (0.50, "omnipolar hall switch"),
     "linear-hall": (0.50, "linear hall sensor"),
-    "mux": (1.60, "CD74HC4067 16-channel multiplexer breakout"),
+    "mux": (1.60, "CD74HC4067 16-channel multiplexer (SOIC-24; on a breakout to hand-wire)"),
     "led": (0.12, "WS2812B, cut from a 60/m strip (or a single pixel)"),
     "shifter": (0.60, "74AHCT125 level shifter, DIP-14"),
     "resistor": (0.02, "resistor, 1/4 W"),
@@ -46,15 +46,17 @@ PRICES: dict[str, tuple[float, str]] = {
     "load_switch": (1.20, "TPS22918 load switch on a breakout, its CT set for a 10 ms rise"),
     "button": (0.30, "12 mm push button with cap"),
     "magnet": (0.10, "6 x 3 mm N35 neodymium disc"),
-    "wire": (0.15, "metre of 24 AWG hook-up wire"),
+    "wire": (0.15, "metre of stranded hook-up wire"),
     "plywood_3": (14.0, "m² of 3 mm birch plywood (the playing surface)"),
     "plywood_6": (20.0, "m² of 6 mm plywood (the base)"),
     "supply": (9.00, "5 V 2 A power supply with a barrel jack"),
     "schottky": (0.10, "1N5817 Schottky diode"),
     "fuse": (0.30, "polyfuse a little over the supply's rating"),
-    "pmos": (0.15, "AO3401 P-channel MOSFET (reverse polarity), with its 10 kΩ"),
+    "pmos": (0.15, "AO3401 P-channel MOSFET (reverse polarity)"),
     "cap_1000u": (0.30, "1000 µF 10 V capacitor"),
-    "regulator": (1.50, "3.3 V regulator for the sensors"),
+    "ldo_ap2112k": (0.45, "AP2112K-3.3 LDO regulator, SOT-23-5"),
+    "ldo_ams1117": (0.30, "AMS1117-3.3 LDO regulator, SOT-223"),
+    "buck": (2.20, "3.3 V buck regulator module"),
     "usb": (3.00, "USB data cable"),
     "jack": (0.40, "5.5 x 2.1 mm barrel jack"),
 }
@@ -65,10 +67,11 @@ class Line:
     part: str  # a key of PRICES
     quantity: float
     note: str = ""
+    priced: tuple[float, str] | None = None  # its own (price, description), for a magnet
 
     @property
     def unit(self) -> float:
-        return PRICES[self.part][0]
+        return (self.priced or PRICES[self.part])[0]
 
     @property
     def cost(self) -> float:
@@ -76,7 +79,29 @@ class Line:
 
     @property
     def what(self) -> str:
-        return PRICES[self.part][1]
+        return (self.priced or PRICES[self.part])[1]
+
+
+# Neodymium discs by size (diameter, thickness in mm): typical small-quantity prices, noted
+# with the rest. Another size is priced by its volume against the nearest smaller listed.
+MAGNETS = {(6.0, 3.0): 0.10, (8.0, 3.0): 0.15, (10.0, 3.0): 0.22, (12.0, 5.0): 0.45}
+
+
+def magnet_priced(profile: BoardProfile) -> tuple[float, str]:
+    """The profile's magnet (its ``build.piece.magnet``, checked by the physics) and its price."""
+    build = profile.build if isinstance(profile.build, dict) else {}
+    piece = build.get("piece") if isinstance(build.get("piece"), dict) else {}
+    magnet = piece.get("magnet") if isinstance(piece.get("magnet"), dict) else {}
+    diameter = float(magnet.get("diameter_mm", 6))
+    thickness = float(magnet.get("thickness_mm", 3))
+    grade = str(magnet.get("grade", "N35"))
+    price = MAGNETS.get((diameter, thickness))
+    if price is None:
+        volume = diameter * diameter * thickness
+        base = max((k for k in MAGNETS if k[0] ** 2 * k[1] <= volume), default=(6.0, 3.0),
+                   key=lambda k: k[0] ** 2 * k[1])  # fmt: skip
+        price = round(MAGNETS[base] * volume / (base[0] ** 2 * base[1]), 2)
+    return price, f"{diameter:g} x {thickness:g} mm {grade} neodymium disc"
 
 
 def pieces_in_play(game: Game) -> int:
@@ -117,58 +142,68 @@ def parts_list(profile: BoardProfile, game: Game) -> list[Line]:
     ]
     if leds:
         lines += [Line("led", leds, "one a cell"), Line("shifter", 1)]
-    resistors = 1 + sig_lines + (sensors if wiring.part.name in ("drv5033", "hall-switch") else 0)
-    lines.append(Line("resistor", resistors, "330 Ω data; the SIG lines' "
-                      + ("10 kΩ pull-downs" if linear else "4.7 kΩ pull-ups")))  # fmt: skip
-    lines.append(Line("cap_100n", (sensors if linear else 0) + muxes + 1, "decoupling"))
+    supplied = wiring.power.supply_ma > USB_SUPPLY_MA
+    soft_start = bool(leds) and not supplied
+    resistors = (1 + sig_lines + (sensors if wiring.part.name in ("drv5033", "hall-switch") else 0)
+                 + (1 if supplied else 0))  # fmt: skip
+    lines.append(Line("resistor", resistors, "330 Ω in the data line at the shifter's output; "
+                      "the SIG lines' " + ("10 kΩ pull-downs" if linear else "4.7 kΩ pull-ups")
+                      + ("; the MOSFET's 10 kΩ gate resistor" if supplied else "")))  # fmt: skip
+    lines.append(Line("cap_100n", (sensors if linear else 0) + muxes + 1 + int(soft_start),
+                      "decoupling" + ("; the load switch's CT (its soft start)"
+                                      if soft_start else "")))  # fmt: skip
     if leds:
         lines.append(Line("cap_10u", math.ceil(leds / 8), "one for each 8 LEDs"))
         if wiring.power.supply_ma <= USB_SUPPLY_MA:
             lines.append(Line("load_switch", 1, "the LEDs' 5 V from VBUS, soft-started"))
     lines += [
         Line("button", 4, "PASS, CONFIRM, TAKE BACK, SELECT"),
-        Line("magnet", pieces_in_play(game), "one a piece"),
+        Line(
+            "magnet",
+            pieces_in_play(game),
+            "one a piece, the size the profile's build.piece.magnet names",
+            magnet_priced(profile),
+        ),
         Line(
             "wire",
             math.ceil(sensors * (1.0 if linear else 0.6) + leds * 0.15 + 3),
-            "estimate: runs to the multiplexers and along the LED chain",
+            f"{wiring.power.led_wire_awg} AWG, as the LED chain's drop is worked out for "
+            "(power.led_wire_awg); estimate: runs to the multiplexers and along the chain",
         ),
     ]
     area = board_area_m2(game)
     lines += [Line("plywood_3", round(area, 3), "the playing surface, the template's size"),
               Line("plywood_6", round(area, 3), "the base")]  # fmt: skip
     if wiring.power.supply_ma > USB_SUPPLY_MA:
-        lines += [Line("supply", 1), Line("schottky", 1, "the supply into VSYS"),
+        lines += [Line("supply", 1), Line("jack", 1, "the supply's plug"),
+                  Line("schottky", 1, "the supply into VSYS"),
                   Line("cap_1000u", 1, "at the supply's input"),
                   Line("fuse", 1, "at the supply's input"),
                   Line("pmos", 1, "at the supply's input: reverse polarity")]  # fmt: skip
     _, regulator = rail_3v3(wiring, sensors)
     if regulator:
-        lines.append(Line("regulator", 1, regulator))
+        lines.append(Line(regulator_key(regulator), 1, regulator))
         if regulator.startswith("AMS1117"):
             lines.append(Line("cap_10u", 2, "at the AMS1117's input and output (its stability)"))
     lines.append(Line("usb", 1))
     return lines
 
 
+def regulator_key(name: str) -> str:
+    """The price of the sensors' regulator wiring.rail_3v3 chose (by its name's start)."""
+    if name.startswith("AP2112K"):
+        return "ldo_ap2112k"
+    if name.startswith("AMS1117"):
+        return "ldo_ams1117"
+    return "buck"
+
+
+# The parts list's lines that are not parts of the circuit: the pieces' magnets, the wood.
+OFF_THE_CIRCUIT = ("magnet", "wire", "plywood_3", "plywood_6", "supply", "usb")
+
+
 def total(lines: list[Line]) -> float:
     return sum(line.cost for line in lines)
-
-
-def parts_text(profile: BoardProfile, game: Game) -> str:
-    """The parts list as a table for a terminal, with each line's cost and the total."""
-    lines = parts_list(profile, game)
-    rows = [f"{'qty':>7}  {'part':<52} {'each':>6} {'cost':>7}"]
-    for line in lines:
-        quantity = f"{line.quantity:g}"
-        rows.append(f"{quantity:>7}  {line.what[:52]:<52} {line.unit:6.2f} {line.cost:7.2f}")
-        if line.note:
-            rows.append(f"{'':>9}{line.note}")
-    rows.append(f"{'':>7}  {'total, EUR (estimate; pieces not included)':<52} {'':>6} "
-                f"{total(lines):7.2f}")  # fmt: skip
-    rows.append(f"prices: typical small-quantity prices noted on {PRICED}, estimates: check "
-                "before ordering")  # fmt: skip
-    return "\n".join(rows) + "\n"
 
 
 def shipped_boards(directory: Path | None = None) -> list[tuple[BoardProfile, Game]]:
@@ -185,41 +220,13 @@ def shipped_boards(directory: Path | None = None) -> list[tuple[BoardProfile, Ga
     return boards
 
 
-def price_table(boards: list[tuple[BoardProfile, Game]]) -> str:
-    """The guide's table: each board's biggest costs and its total (Markdown)."""
-    rows = [
-        "| profile | sensors | multiplexers | LEDs | magnets | sensors € | LEDs € | board € "
-        "| power € | total € |",
-        "|---------|--------:|-------------:|-----:|--------:|----------:|-------:|--------:"
-        "|--------:|--------:|",
-    ]
-    for profile, game in boards:
-        lines = parts_list(profile, game)
-        by = {line.part: line for line in lines}
-        wiring = profile.pico
-        assert wiring is not None
-        sensor = by[wiring.part.name]
-        power = sum(by[k].cost for k in ("supply", "schottky", "cap_1000u", "regulator",
-                                         "fuse", "pmos", "load_switch")
-                    if k in by)  # fmt: skip
-        board = by["plywood_3"].cost + by["plywood_6"].cost
-        led = by["led"].cost + by["shifter"].cost if "led" in by else 0.0
-        rows.append(
-            f"| `{profile.id}` | {sensor.quantity:g} ({wiring.part.name}) | {by['mux'].quantity:g} "
-            f"| {by['led'].quantity if 'led' in by else 0:g} | {by['magnet'].quantity:g} "
-            f"| {sensor.cost:.2f} | {led:.2f} | {board:.2f} | {power:.2f} "
-            f"| **{total(lines):.2f}** |"
-        )
-    return "\n".join(rows) + "\n"
-
-
 __all__ = [
+    "OFF_THE_CIRCUIT",
     "PRICED",
     "PRICES",
     "Line",
     "parts_list",
-    "parts_text",
     "pieces_in_play",
-    "price_table",
+    "regulator_key",
     "total",
 ]
