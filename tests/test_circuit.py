@@ -181,3 +181,24 @@ def test_the_simulation_finds_a_wait_too_short() -> None:
     (broken,) = [s for s in simulate(slow, profile.pico, sensors) if s.case == "broken wire"]
     assert broken.needed_us > 5 * broken.allowed_us["settle_us"]
     assert "TOO SHORT: settle_us" in settling_text([broken])
+
+
+def test_the_rules_check_holds_each_rail_at_its_least() -> None:
+    """Issue 50: the 74AHCT125 takes 4.5-5.5 V, and a USB board's VBUS sags under load. The
+    check runs each rail at its least (4.75 V at the host, less a metre of cable at 500 mA):
+    the shipped boards pass, and a rail that sags further is named with its figures."""
+    from dataclasses import replace
+
+    from firmware_bridge.circuit import components
+
+    assert components.VBUS_LEAST == 4.54
+    profile, game = board("vanguard")
+    circuit = board_circuit(profile, game)
+    assert check(circuit) == []
+    pico = next(p for p in circuit.parts.values() if p.spec.name == "Raspberry Pi Pico")
+    sagging = tuple(replace(pin, least=4.4) if pin.name == "VBUS" else pin
+                    for pin in pico.spec.pins)  # fmt: skip
+    circuit.parts[pico.ref] = replace(pico, spec=replace(pico.spec, pins=sagging))
+    said = [p.text for p in check(circuit)]
+    assert any("SN74AHCT125N) takes 4.5-5.5 V" in t and "4.4-5 V (its least under load)" in t
+               for t in said), said  # fmt: skip

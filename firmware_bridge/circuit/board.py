@@ -59,8 +59,13 @@ def board_circuit(profile: BoardProfile, game: Game, choices: Choices = Choices(
     if leds and wiring.led_pin is not None:
         _leds(circuit, pico, wiring, leds, five=five, usb=usb)
     for name, gp in sorted(wiring.buttons.items(), key=lambda item: item[1]):
+        # A button is touched: a finger's static discharge reaches its wire. 1 kohm in series
+        # at the Pico limits what reaches the pad's protection diodes (the RP2040's pads are
+        # rated to 2 kV HBM only), and with the pad's pull-up it still reads low at once.
         button = circuit.add(c.BUTTON, note=f"{name.upper()}: to ground, the pad's pull-up")
-        circuit.connect(f"BTN_{name.upper()}", (pico, f"GP{gp}"), (button, "1"))
+        guard = circuit.add(c.RESISTOR, "1k", note=f"{name.upper()}: in series, against ESD")
+        circuit.connect(f"BTN_{name.upper()}", (pico, f"GP{gp}"), (guard, "1"))
+        circuit.connect(f"BTN_{name.upper()}_SW", (guard, "2"), (button, "1"))
         circuit.connect(GND, (button, "2"))
         circuit.pad_pulls[_node(pico, f"GP{gp}")] = "up"
     return circuit

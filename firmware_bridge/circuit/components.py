@@ -60,6 +60,13 @@ PICO_HEADER = {
 }
 
 
+# The lowest each 5 V rail reaches, for the rules check: a USB host's port gives 4.75 V at
+# least (USB 2.0, 7.2.1), and 1 m of cable with 28 AWG power wires (0.213 ohm/m each way)
+# drops 0.21 V more at the 500 mA a USB board may draw; a regulated 5 V supply is +-5 %.
+VBUS_LEAST = round(4.75 - 2 * 1.0 * 0.213 * 0.5, 2)
+SUPPLY_LEAST = 4.75
+
+
 def pico(roles: dict[int, PinKind]) -> PartSpec:
     """The Pico, its GPIOs as the firmware uses them (``roles``: GP number -> kind); the rest
     may stay unconnected (RUN and 3V3_EN have their own pull-ups on the Pico)."""
@@ -74,7 +81,7 @@ def pico(roles: dict[int, PinKind]) -> PartSpec:
         elif name == "3V3":
             pins.append(PinSpec(str(number), name, K.POWER_OUT, volts=3.3))
         elif name == "VBUS":  # the USB cable's 5 V, on the Pico's pin
-            pins.append(PinSpec(str(number), name, K.POWER_OUT, volts=5.0))
+            pins.append(PinSpec(str(number), name, K.POWER_OUT, volts=5.0, least=VBUS_LEAST))
         elif name == "VSYS":  # fed from VBUS through the Pico's own diode, or from outside
             pins.append(PinSpec(str(number), name, K.FREE))
         else:
@@ -293,7 +300,10 @@ JACK = PartSpec(
     "barrel jack",
     "5.5 x 2.1 mm barrel jack: the 5 V supply's plug",
     "J",
-    (PinSpec("1", "+5V", K.POWER_OUT, volts=5.0), PinSpec("2", "GND", K.GROUND)),
+    (
+        PinSpec("1", "+5V", K.POWER_OUT, volts=5.0, least=SUPPLY_LEAST),
+        PinSpec("2", "GND", K.GROUND),
+    ),
     "Connector_BarrelJack:BarrelJack_Horizontal",
     "jack",
 )

@@ -52,9 +52,10 @@ def edges(circuit: Circuit) -> Iterator[tuple[Node, Node, bool]]:
                             yield a, b, conduction.strong
 
 
-def supplies(circuit: Circuit) -> dict[str, float]:
+def supplies(circuit: Circuit, least: bool = False) -> dict[str, float]:
     """Each powered net's voltage: a supply's pin on it, or carried by a fuse, a MOSFET, a
-    diode or a load switch from one. Ground nets are 0."""
+    diode or a load switch from one (``least``: the lowest each supply sags to). Ground nets
+    are 0."""
     nets = circuit.pin_nets()
     volts: dict[str, float] = {}
     for part, pin in circuit.pins():
@@ -62,7 +63,8 @@ def supplies(circuit: Circuit) -> dict[str, float]:
         if net is None:
             continue
         if pin.kind is PinKind.POWER_OUT and pin.volts is not None:
-            volts[net] = max(volts.get(net, 0.0), pin.volts)
+            given = pin.least if least and pin.least is not None else pin.volts
+            volts[net] = max(volts.get(net, 0.0), given)
         elif pin.kind is PinKind.GROUND:
             volts.setdefault(net, 0.0)
     strong = [(nets.get(a), nets.get(b)) for a, b, is_strong in edges(circuit) if is_strong]
@@ -155,6 +157,7 @@ def check(circuit: Circuit) -> list[Problem]:
     net: str | None
     nets = circuit.pin_nets()
     power = supplies(circuit)
+    low = supplies(circuit, least=True)  # each rail at its minimum: a USB board's sag
     top = highest(circuit, power)
     links = net_links(circuit)
 
@@ -196,12 +199,15 @@ def check(circuit: Circuit) -> list[Problem]:
                     "unpowered", f"{node} ({part.spec.name}) is on {net}, which no supply feeds"
                 )
             )
-        elif pin.takes and not pin.takes[0] <= power[net] <= pin.takes[1]:
+        elif pin.takes and not pin.takes[0] <= low.get(net, 0.0) <= power[net] <= pin.takes[1]:
+            least = low.get(net, 0.0)
+            carries = (f"{power[net]:g} V" if least == power[net]
+                       else f"{least:g}-{power[net]:g} V (its least under load)")  # fmt: skip
             problems.append(
                 Problem(
                     "unpowered",
                     f"{node} ({part.spec.name}) takes {pin.takes[0]:g}-{pin.takes[1]:g} V; "
-                    f"{net} carries {power[net]:g} V",
+                    f"{net} carries {carries}",
                 )
             )
 

@@ -31,6 +31,7 @@ class PinSpec:
     name: str
     kind: PinKind
     volts: float | None = None  # a POWER_OUT pin's voltage
+    least: float | None = None  # ... and the lowest it sags to (None: it holds ``volts``)
     takes: tuple[float, float] | None = None  # a POWER_IN pin's supply range, volts
 
 

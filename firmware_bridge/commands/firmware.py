@@ -328,8 +328,14 @@ def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
             f"the LED chain: up to {power['led_chain_ma'] / 1000:.2f} A on {power['led_wire_awg']} "
             f"AWG 5 V and ground, fed at {feeds} point{'s' if feeds != 1 else ''}: its far end "
             f"drops {power['led_drop_v']:g} V ({LED_DROP_LIMIT_V} V at most; docs/build-a-board.md "
-            "§5); its ground goes back to the supply by its own wire, never through the Pico"
-        )
+            "§5); "
+            + ("its ground goes back to the supply's negative terminal by its own wire, "
+               "never through the Pico"
+               if power["supply_ma"] > USB_LIMIT_MA else
+               "on USB power its current can only go back through the USB cable: run its "
+               "ground by its own wire to the Pico's GND pin 38, beside VBUS, never along the "
+               "sensors' and multiplexers' ground")
+        )  # fmt: skip
         if power.get("usb_inrush_ma") is not None:
             print(
                 f"the LED chain's capacitors, {power['led_capacitance_uf']:g} µF, go behind a "

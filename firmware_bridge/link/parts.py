@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine import ConfigError, Game
 from firmware_bridge.link import catalog
@@ -89,9 +90,12 @@ MAGNETS = {(6.0, 3.0): 0.10, (8.0, 3.0): 0.15, (10.0, 3.0): 0.22, (12.0, 5.0): 0
 
 def magnet_priced(profile: BoardProfile) -> tuple[float, str]:
     """The profile's magnet (its ``build.piece.magnet``, checked by the physics) and its price."""
-    build = profile.build if isinstance(profile.build, dict) else {}
-    piece = build.get("piece") if isinstance(build.get("piece"), dict) else {}
-    magnet = piece.get("magnet") if isinstance(piece.get("magnet"), dict) else {}
+
+    def section(node: object, key: str) -> dict[str, Any]:
+        found = node.get(key) if isinstance(node, dict) else None
+        return found if isinstance(found, dict) else {}
+
+    magnet = section(section({"build": profile.build}, "build").get("piece"), "magnet")
     diameter = float(magnet.get("diameter_mm", 6))
     thickness = float(magnet.get("thickness_mm", 3))
     grade = str(magnet.get("grade", "N35"))
@@ -145,10 +149,11 @@ def parts_list(profile: BoardProfile, game: Game) -> list[Line]:
     supplied = wiring.power.supply_ma > USB_SUPPLY_MA
     soft_start = bool(leds) and not supplied
     resistors = (1 + sig_lines + (sensors if wiring.part.name in ("drv5033", "hall-switch") else 0)
-                 + (1 if supplied else 0))  # fmt: skip
+                 + (1 if supplied else 0) + len(wiring.buttons))  # fmt: skip
     lines.append(Line("resistor", resistors, "330 Ω in the data line at the shifter's output; "
                       "the SIG lines' " + ("10 kΩ pull-downs" if linear else "4.7 kΩ pull-ups")
-                      + ("; the MOSFET's 10 kΩ gate resistor" if supplied else "")))  # fmt: skip
+                      + ("; the MOSFET's 10 kΩ gate resistor" if supplied else "")
+                      + "; 1 kΩ in series with each button, against static"))  # fmt: skip
     lines.append(Line("cap_100n", (sensors if linear else 0) + muxes + 1 + int(soft_start),
                       "decoupling" + ("; the load switch's CT (its soft start)"
                                       if soft_start else "")))  # fmt: skip
