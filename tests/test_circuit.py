@@ -202,3 +202,38 @@ def test_the_rules_check_holds_each_rail_at_its_least() -> None:
     said = [p.text for p in check(circuit)]
     assert any("SN74AHCT125N) takes 4.5-5.5 V" in t and "4.4-5 V (its least under load)" in t
                for t in said), said  # fmt: skip
+
+
+def test_firmware_config_refuses_waits_the_simulated_line_does_not_cover(tmp_path: Path) -> None:
+    """Issue 50: the firmware's waits are checked against ngspice's line in one place, which
+    firmware config and firmware circuit both use: an SS49E board (a stronger output swing
+    against the 10 kohm pull-down) whose screening read is too short is refused by both."""
+    import shutil
+
+    import yaml
+
+    config = tmp_path / "config"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "config", config)
+    path = config / "boards" / "vanguard.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["pico"]["sensor"] = "ss49e"
+    data["pico"]["bands"] = {"delta": 3000}  # an SS49E moves less: its threshold nearer
+    data["build"].update(top_mm=1)  # and a thinner top and a stronger magnet, for its physics
+    data["build"]["sensor"] = {"mount": "under-top"}
+    data["build"]["piece"]["magnet"]["grade"] = "N52"
+    path.write_text(yaml.safe_dump(data))
+    made = subprocess.run(
+        [sys.executable, "-m", "firmware_bridge.cli", "firmware", "config", "--board", "vanguard",
+         "--config-dir", str(config), "-o", str(tmp_path / "board.json")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert made.returncode == 2, made.stdout + made.stderr
+    assert "slower than the firmware's waits: live, rising" in made.stderr
+    assert "(screen_us)" in made.stderr and "Traceback" not in made.stderr
+    assert not (tmp_path / "board.json").exists()
+    drawn = subprocess.run(
+        [sys.executable, "-m", "firmware_bridge.cli", "firmware", "circuit", "--board", "vanguard",
+         "--config-dir", str(config), "-o", str(tmp_path / "circuit")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert drawn.returncode == 1 and "TOO SHORT: screen_us" in drawn.stdout

@@ -272,6 +272,32 @@ def refuse_physics(profile: BoardProfile, game: Game) -> None:
         )  # fmt: skip
 
 
+def waits_problems(profile: BoardProfile, game: Game) -> list[str]:
+    """The firmware's waits (settle_us, screen_us) against the sensor line as ngspice
+    simulates it: the one check ``firmware config`` and ``firmware circuit`` both make. No
+    ngspice here: a note, not a refusal."""
+    from firmware_bridge.circuit.board import board_circuit
+    from firmware_bridge.circuit.spice import SpiceError
+    from firmware_bridge.circuit.spice import check as simulate
+
+    wiring = profile.pico
+    if wiring is None:
+        return []
+    try:
+        settled = simulate(board_circuit(profile, game), wiring, len(profile.sensor_cells))
+    except SpiceError as exc:
+        print(f"note: the sensor line was not simulated: {exc}", file=sys.stderr)
+        return []
+    return [
+        f"{case.case}: the line takes {case.needed_us:g} µs to settle, and the firmware "
+        f"waits {us} µs ({wait}): fewer sensors on a SIG line (more signal pins), a part "
+        "that drives its output harder, or the guide's pull resistor"
+        for case in settled
+        for wait, us in case.allowed_us.items()
+        if case.needed_us > us
+    ]
+
+
 def _physics(args: argparse.Namespace, options: dict[str, str]) -> int:
     from firmware_bridge.physics.check import check_profile, report_lines
 
@@ -291,6 +317,10 @@ def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
     game, profile = load(args, options)
     config = board_config(profile, game, _board_id(args), catalog.config_dir(args.config_dir))
     refuse_physics(profile, game)
+    short = waits_problems(profile, game)
+    if short:
+        raise ConfigError(f"board profile {profile.id}: its sensor line is slower than the "
+                          f"firmware's waits: {short[0]}")  # fmt: skip
     text = config_text(config)
     if args.output == "-":
         sys.stdout.write(text)
@@ -372,7 +402,7 @@ def _circuit(args: argparse.Namespace, options: dict[str, str]) -> int:
     folder = Path(args.output)
     wiring = profile.pico
     assert wiring is not None  # board_config refused a board without one
-    try:
+    try:  # the same simulation as waits_problems (firmware config), with its figures
         settled = simulate(circuit, wiring, len(profile.sensor_cells))
         line = settling_text(settled)
     except SpiceError as exc:

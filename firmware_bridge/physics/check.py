@@ -189,8 +189,8 @@ def _problems(
     if weakest.alone < wants.on:
         x, y = (v / MM for v in weakest.place)
         problems.append(
-            f"{weakest.cell}: a piece {math.hypot(x, y):.1f} mm off the centre ({x:+.0f}, "
-            f"{y:+.0f} mm) gives the {stack.sensor.name} {weakest.alone / MT:.2f} mT, and it "
+            f"{weakest.cell}: a piece {math.hypot(x, y):.1f} mm off the centre ({x:+.1f}, "
+            f"{y:+.1f} mm) gives the {stack.sensor.name} {weakest.alone / MT:.2f} mT, and it "
             f"needs {wants.on / MT:.2f} mT ({wants.words}): {_fix_weak(stack, key)}"
         )
     crossed = max(figures, key=lambda f: f.crosstalk)
