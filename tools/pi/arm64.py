@@ -263,22 +263,18 @@ def _arm64_steps(report: Report, root: Path) -> None:
             ),
             "firmware uf2",
         )
-        here = Path(tempfile.mkdtemp()) / "vanguard.uf2"
+        # Here, from the very tree the Pi was given (the bundle), not the working tree,
+        # which may have moved on while the emulated build ran.
+        tree = Path(tempfile.mkdtemp())
+        subprocess.run(["git", "clone", "-q", str(root / "home/pi" / bundle.NAME),
+                        str(tree / "src")], check=True, capture_output=True)  # fmt: skip
+        here = tree / "vanguard.uf2"
         subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "firmware_bridge.cli",
-                "firmware",
-                "uf2",
-                "--board",
-                "vanguard",
-                "-o",
-                str(here),
-            ],
-            check=True,
-            capture_output=True,
-        )
+            [sys.executable, "-m", "firmware_bridge.cli", "firmware", "uf2", "--board",
+             "vanguard", "-o", str(here)],
+            check=True, capture_output=True, cwd=tree / "src",
+            env={**os.environ, "PYTHONPATH": str(tree / "src")},
+        )  # fmt: skip
         theirs = hashlib.sha256((root / "home/pi/vanguard.uf2").read_bytes()).hexdigest()
         ours = hashlib.sha256(here.read_bytes()).hexdigest()
         if theirs != ours:
