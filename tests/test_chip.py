@@ -59,12 +59,12 @@ pytestmark = pytest.mark.skipif(
 
 # The shortest self-played whole game of each game on a board the firmware can run.
 # Every game's board on the chip. The two long games (20 and 22 moves, most of them with
-# pieces to take off: near a minute each on the emulated chip) play their first 8 moves here;
+# pieces to take off: near a minute each on the emulated chip) play their first 4 moves here;
 # they are played to their end on the firmware in MicroPython (test_firmware_end_to_end), and
 # the chip's own captures are read back from its LED waveform below.
 GAMES = [
-    ("three-dragons", "three-dragons", 94, {"variant": "dragons"}, 8),
-    ("protect-the-goat", "protect-the-goat-reed", 1, {}, 8),
+    ("three-dragons", "three-dragons", 94, {"variant": "dragons"}, 4),
+    ("protect-the-goat", "protect-the-goat-reed", 1, {}, 4),
     ("vanguard", "vanguard", 0, {}, None),
     ("goats-wintering", "goats-wintering", 44, {}, None),
     ("the-lion-game", "the-lion-game", 0, {}, None),
@@ -247,7 +247,7 @@ def vanguard_uf2(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, 
     return out, config, len(profile.sensor_cells), profile.pico.bands.centre
 
 
-@pytest.mark.parametrize("delay", [0.0, 0.05, 0.5])
+@pytest.mark.parametrize("delay", [0.0, 0.5])
 def test_bytes_from_the_moment_of_power_on_never_leave_the_board_at_the_prompt(
     vanguard_uf2: tuple[Path, Path, int, int], delay: float
 ) -> None:
@@ -296,12 +296,12 @@ def test_the_chip_answers_a_wrong_led_count_by_number_and_noise_sparingly(
             seq = chip.host(Leds((LedPattern(1, 2, 3, 0xFF),) * count))
             chip.wait_for(is_message(Nak(seq, NakReason.WRONG_SIZE)))
         start = chip.now
-        chip.host_bytes(b"\x01\x00" * 2048)
+        chip.host_bytes(b"\x01\x00" * 1024)
         _, fault = chip.wait_for(lambda m: isinstance(m, Fault) and m.code == 5, after=start)
         with chip.lock:
             damaged = Nak(255, NakReason.BAD_FRAME)
             naks = [at for at, m in chip.frames if at > start and m == damaged]
-        assert fault.text == f"noise on the line: {2048 - len(naks)} damaged frames not answered"
+        assert fault.text == f"noise on the line: {1024 - len(naks)} damaged frames not answered"
         gaps = [later - earlier for earlier, later in itertools.pairwise(naks)]
         # chip ns: one per 100 ms, give or take the ms tick and the USB packet that carries it
         assert naks and all(gap >= 95e6 for gap in gaps), gaps
@@ -374,12 +374,23 @@ def test_the_firmware_uf2_file_is_refereed_as_written(rigs: list[Rig], tmp_path:
     assert rig.daemon.moves() == first
 
 
-def test_a_broken_sensor_ground_and_no_supply_on_the_chip(rigs: list[Rig], tmp_path: Path) -> None:
-    """Issue 50 on the emulated RP2040: a DRV5053 whose ground wire broke floats near 2.5 V,
-    over its part's output range: FAULT 1, never a piece; every sensor without power: one
-    FAULT 7, not one a sensor, and FAULT 8 when it is back."""
+def test_a_hung_chip_is_reset_by_its_watchdog_and_a_dead_supply_is_one_fault(
+    rigs: list[Rig], tmp_path: Path
+) -> None:
     rig = chip_rig(rigs, tmp_path, "vanguard", "vanguard")
     emu, daemon = rig.emu, rig.daemon
+    moves = self_play(rig.game, 0)[:2]
+    state = rig.game.new_state()
+    play_choosing(rig, state, moves[:1])
+    emu.do("hang")  # the core stops; the watchdog's timer goes on in the chip's own time
+    fault = emu.next_event("fault", timeout=120)
+    assert fault["kind"] == "watchdog"
+    daemon.wait_log("board fault 3: restarted by its watchdog", timeout=120)
+    play_choosing(rig, state, moves[1:])
+    assert daemon.moves() == moves
+    # Issue 50, on the same chip: a DRV5053 whose ground wire broke floats near 2.5 V, over
+    # its part's output range: FAULT 1, never a piece; every sensor without power: one
+    # FAULT 7, not one a sensor, and FAULT 8 when it is back.
     emu.do("wire ground C3")
     line = daemon.wait_log("board fault 1: sensor", timeout=60)
     assert "of 65535, outside every band" in line
@@ -392,20 +403,6 @@ def test_a_broken_sensor_ground_and_no_supply_on_the_chip(rigs: list[Rig], tmp_p
                60, daemon.text)  # fmt: skip
     assert daemon.text().count("board fault 1:") == 2
     assert "board fault 2:" not in daemon.text()
-    assert daemon.moves() == []
-
-
-def test_a_hung_chip_is_reset_by_its_watchdog_and_says_so(rigs: list[Rig], tmp_path: Path) -> None:
-    rig = chip_rig(rigs, tmp_path, "vanguard", "vanguard")
-    emu, daemon = rig.emu, rig.daemon
-    moves = self_play(rig.game, 0)[:2]
-    state = rig.game.new_state()
-    play_choosing(rig, state, moves[:1])
-    emu.do("hang")  # the core stops; the watchdog's timer goes on in the chip's own time
-    fault = emu.next_event("fault", timeout=120)
-    assert fault["kind"] == "watchdog"
-    daemon.wait_log("board fault 3: restarted by its watchdog", timeout=120)
-    play_choosing(rig, state, moves[1:])
     assert daemon.moves() == moves
 
 

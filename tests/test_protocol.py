@@ -122,7 +122,7 @@ def test_any_burst_of_up_to_16_bits_in_a_frame_is_rejected(
         decode_frame(cobs.encode(bytes(raw)))
 
 
-@settings(derandomize=True, max_examples=3000, suppress_health_check=[HealthCheck.too_slow])
+@settings(derandomize=True, max_examples=1200, suppress_health_check=[HealthCheck.too_slow])
 @given(messages, u8, st.data())
 def test_random_corruption_on_the_wire_is_never_accepted(
     message: Message, seq: int, data: st.DataObject

@@ -6,16 +6,14 @@ A folder stands for the Pico's flash: the firmware's files as ``firmware flash``
 them, with firmware/host/hw.py as the hardware layer, and board.json from the profile. The
 firmware runs there as its own MicroPython process; this process:
 
-- models the electronics: each sensor's raw reading from the piece over it (a linear hall
-  sensor's resting level and its swing for a north or south pole, with noise; a switch's
-  level), the buttons, and the wiring faults of ``wire``;
-- joins the firmware's serial port (its stdin and stdout) to a pty, as the Pico's USB port is
-  joined to /dev/ttyACM0, and can damage, drop or add bytes on the way (``corrupt``, ``drop``,
-  ``garbage``);
-- reads the LEDs back from the firmware's hardware layer (the frame it holds, the pixels it
-  lit, checked against the power budget);
-- is the watchdog's clock: a firmware that stops feeding it is restarted with the watchdog as
-  the reset cause, as the RP2040 would, and a reset or unplug takes the USB port with it.
+- models the electronics: each sensor's raw reading from the piece over it (a linear
+  sensor's rest and swing by pole, with noise; a switch's level), the buttons, the faults of
+  ``wire`` and ``supply``;
+- joins the firmware's serial port to a pty, as the Pico's USB port is to /dev/ttyACM0, and
+  can damage, drop or add bytes on the way (``corrupt``, ``drop``, ``garbage``);
+- reads the LEDs back from the firmware's hardware layer (checked against the power budget);
+- is the watchdog's clock: a firmware that stops feeding it restarts with the watchdog as its
+  reset cause, as on the RP2040; a reset or unplug takes the USB port with it.
 """
 
 from __future__ import annotations
@@ -65,8 +63,7 @@ HOLD = 0.08  # seconds a press holds a button down (the firmware debounces 20 ms
 RESTING_SPREAD = 1500  # linear sensors rest this far either side of the part's centre
 SWING = (11000, 14000)  # and a piece's magnet moves them this far (a 6 x 3 mm disc at 5 mm)
 FLOATING = round(2.5 / 3.3 * 65535)  # a DRV5053 whose ground wire broke: about 2.5 V
-# A hand reading the LEDs waits this long at most for the firmware to answer the host's LED
-# frame (the emulated RP2040 on a busy machine answers seconds late).
+# A hand waits this long at most for the firmware to answer an LED frame (a busy emulated chip).
 LEDS_ANSWER_WAIT = 10.0
 REASONS = ("power", "watchdog", "brownout", "reset")
 
