@@ -96,29 +96,43 @@ class _Wire(Link):
         self._open = False
 
 
+class _Table:
+    """A Three Dragons board at its start, wired straight to a Daemon on a fake clock: what
+    the board says is handed to the daemon's turn as the link would."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.game = catalog.load_game("three-dragons")
+        self.profile = catalog.load_profile("three-dragons", self.game)
+        self.journal = Journal(tmp_path / "j.sqlite3")
+        self.now = 100.0
+        self.daemon = Daemon(self.game, self.profile, self.journal, "wire",
+                             log=logging.getLogger("test"), link_factory=_Wire,
+                             clock=lambda: self.now)  # fmt: skip
+        readings = [Reading(0, 0)] * len(self.profile.sensor_cells)
+        for cell, piece in self.game.new_state().layout().items():
+            readings[self.profile.sensor_cells.index(cell)] = Reading(1 + int(piece.owner), 0)
+        self.readings = readings
+        self.hello = Hello(1, len(readings), len(self.profile.led_cells), Sensing.OWNER,
+                           LedKind.RGB, frozenset(Button), "test", "wire")  # fmt: skip
+
+    def says(self, seq: int, message: Any, after: float) -> None:
+        self.now += after
+        self.daemon.turn(Received(seq, message, self.now, 8), self.now, early=False)
+
+    def start(self) -> None:
+        """Connected, HELLO and the first SCAN."""
+        self.daemon._connect(self.now)
+        self.says(0, self.hello, 0.1)
+        self.says(1, Scan(0, tuple(self.readings)), 0.1)
+
+
 def test_an_illegal_move_stays_the_headline_however_long_it_stays(tmp_path: Path) -> None:
     """Three Dragons, b8-c7 (no piece moves diagonally) left on the board past the stuck-sensor
     window: the kiosk's headline and the club's alert stay "illegal move"; the suspicion of a
     stuck sensor on c7 is added beneath, one short line."""
-    game = catalog.load_game("three-dragons")
-    profile = catalog.load_profile("three-dragons", game)
-    journal = Journal(tmp_path / "j.sqlite3")
-    now = [100.0]
-    daemon = Daemon(game, profile, journal, "wire", log=logging.getLogger("test"),
-                    link_factory=_Wire, clock=lambda: now[0])  # fmt: skip
-    state = game.new_state()
-    readings = [Reading(0, 0)] * len(profile.sensor_cells)
-    for cell, piece in state.layout().items():
-        readings[profile.sensor_cells.index(cell)] = Reading(1 + int(piece.owner), 0)
-
-    def board_says(seq: int, message: Any, after: float) -> None:
-        now[0] += after
-        daemon.turn(Received(seq, message, now[0], 8), now[0], early=False)
-
-    daemon._connect(now[0])
-    board_says(0, Hello(1, len(readings), len(profile.led_cells), Sensing.OWNER, LedKind.RGB,
-                        frozenset(Button), "test", "wire"), 0.1)  # fmt: skip
-    board_says(1, Scan(0, tuple(readings)), 0.1)
+    table = _Table(tmp_path)
+    game, profile, daemon, board_says = table.game, table.profile, table.daemon, table.says
+    table.start()
     assert daemon.snapshot().status == "White to move"
     b8, c7 = (profile.sensor_cells.index(game.board.index[n]) for n in ("b8", "c7"))
     board_says(2, Change(1, ((b8, Reading(0, 0)),)), 1.0)  # Black's stone lifted off b8 ...
@@ -129,9 +143,9 @@ def test_an_illegal_move_stays_the_headline_however_long_it_stays(tmp_path: Path
         assert shown.status.startswith("illegal move"), shown.status
         assert "take Black's stone off c7" in shown.status and "b8" in shown.status
         assert shown.alert == "illegal"
-    assert now[0] - 100.0 > PHANTOM_AFTER
+    assert table.now - 100.0 > PHANTOM_AFTER
     assert shown.sensor_brief == "Check the sensors: c7 may be stuck"
-    journal.close()
+    table.journal.close()
 
 
 def test_the_boards_no_power_fault_is_said_in_plain_words_until_power_is_back(
@@ -139,26 +153,13 @@ def test_the_boards_no_power_fault_is_said_in_plain_words_until_power_is_back(
 ) -> None:
     """Issue 50: FAULT 7 (every sensor out of band at once) puts one plain sentence beneath
     the status; FAULT 8 takes it away; a new HELLO starts without it."""
-    game = catalog.load_game("three-dragons")
-    profile = catalog.load_profile("three-dragons", game)
-    journal = Journal(tmp_path / "j.sqlite3")
-    now = [100.0]
-    daemon = Daemon(game, profile, journal, "wire", log=logging.getLogger("test"),
-                    link_factory=_Wire, clock=lambda: now[0])  # fmt: skip
-    state = game.new_state()
-    readings = [Reading(0, 0)] * len(profile.sensor_cells)
-    for cell, piece in state.layout().items():
-        readings[profile.sensor_cells.index(cell)] = Reading(1 + int(piece.owner), 0)
+    table = _Table(tmp_path)
+    daemon = table.daemon
 
     def board_says(seq: int, message: Any) -> None:
-        now[0] += 0.1
-        daemon.turn(Received(seq, message, now[0], 8), now[0], early=False)
+        table.says(seq, message, 0.1)
 
-    daemon._connect(now[0])
-    hello = Hello(1, len(readings), len(profile.led_cells), Sensing.OWNER, LedKind.RGB,
-                  frozenset(Button), "test", "wire")  # fmt: skip
-    board_says(0, hello)
-    board_says(1, Scan(0, tuple(readings)))
+    table.start()
     assert daemon.snapshot().sensor_brief == ""
     board_says(2, Fault(FaultCode.POWER, "the sensors have no power: ..."))
     shown = daemon.snapshot()
@@ -168,6 +169,6 @@ def test_the_boards_no_power_fault_is_said_in_plain_words_until_power_is_back(
     board_says(3, Fault(FaultCode.POWER_OK, "the sensors have power again"))
     assert daemon.snapshot().sensor_brief == ""
     board_says(4, Fault(FaultCode.POWER, "the sensors have no power: ..."))
-    board_says(5, hello)
+    board_says(5, table.hello)
     assert daemon.snapshot().sensor_brief == ""
-    journal.close()
+    table.journal.close()

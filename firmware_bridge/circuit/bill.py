@@ -14,7 +14,8 @@ from firmware_bridge.link.profile import BoardProfile
 def board_parts(profile: BoardProfile, game: Game) -> list[Line]:
     """The parts one board takes, in the order the circuit first places them."""
     circuit = board_circuit(profile, game)
-    guide = {line.part: line.note for line in parts_list(profile, game)}
+    listed = parts_list(profile, game)
+    guide = {line.part: line.note for line in listed}
     counts: dict[str, int] = {}
     notes: dict[str, str] = {}
     for part in circuit.parts.values():
@@ -24,7 +25,7 @@ def board_parts(profile: BoardProfile, game: Game) -> list[Line]:
         counts[key] = counts.get(key, 0) + 1
         notes.setdefault(key, guide.get(key) or part.note)
     lines = [Line(key, count, notes[key]) for key, count in counts.items()]
-    lines += [line for line in parts_list(profile, game) if line.part in OFF_THE_CIRCUIT]
+    lines += [line for line in listed if line.part in OFF_THE_CIRCUIT]
     return lines
 
 

@@ -22,10 +22,8 @@ Cells of one board share their geometry, so each distinct arrangement is worked 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from engine import ConfigError, Game
 from firmware_bridge.link.profile import BoardProfile
@@ -129,9 +127,7 @@ def cell_centres(game: Game, cell: float) -> dict[int, tuple[float, float, str]]
     }
 
 
-def check_profile(
-    profile: BoardProfile, game: Game, say: Callable[[str], None] | None = None
-) -> Verdict:
+def check_profile(profile: BoardProfile, game: Game) -> Verdict:
     """The physics of every cell of ``profile``'s board (ConfigError for a build that is
     wrong or does not fit)."""
     if profile.pico is None:
@@ -140,13 +136,12 @@ def check_profile(
             "(an RFID reader under each cell), not by magnets: its reader's range is "
             "the reader's maker's to give, and not worked out here"
         )
-    np = numpy()
     stack = parse_build(profile)
     wants = need(stack, profile)
     centres = cell_centres(game, stack.cell)
     figures: list[CellFigures] = []
     own = _own(stack)
-    for sensor_index, cell in enumerate(profile.sensor_cells):
+    for cell in profile.sensor_cells:
         if cell is None or cell not in centres:
             continue
         x, y, shape = centres[cell]
@@ -161,7 +156,7 @@ def check_profile(
                 offsets.append(
                     (round((ox - x) / MM, 3), round((oy - y) / MM, 3), other_shape == "square")
                 )
-        cross = sum(_neighbour(stack, dx, dy, sq) for dx, dy, sq in offsets)
+        cross = sum(neighbour_field(stack, dx, dy, sq) for dx, dy, sq in offsets)
         figures.append(
             CellFigures(
                 game.board.names[cell],
@@ -169,14 +164,10 @@ def check_profile(
                 weakest_alone,
                 place,
                 cross,
-                _lifted(stack),
+                lifted_field(stack),
             )
         )
-        del sensor_index
     problems = _problems(stack, wants, figures, {shape for _, _, shape in centres.values()})
-    if say is not None:
-        say(f"{profile.id}: {len(figures)} cells checked")
-    del np
     return Verdict(profile.id, stack, wants, tuple(figures), tuple(problems))
 
 
@@ -184,14 +175,13 @@ def _problems(
     stack: Stackup, wants: Need, figures: list[CellFigures], shapes: set[str]
 ) -> list[str]:
     problems = []
-    key = "build.sensor.variant" if stack.sensor.name.startswith("drv5053") else "build"
     weakest = min(figures, key=lambda f: (f.alone, f.weakest))
     if weakest.alone < wants.on:
         x, y = (v / MM for v in weakest.place)
         problems.append(
             f"{weakest.cell}: a piece {math.hypot(x, y):.1f} mm off the centre ({x:+.1f}, "
             f"{y:+.1f} mm) gives the {stack.sensor.name} {weakest.alone / MT:.2f} mT, and it "
-            f"needs {wants.on / MT:.2f} mT ({wants.words}): {_fix_weak(stack, key)}"
+            f"needs {wants.on / MT:.2f} mT ({wants.words}): {_fix_weak(stack)}"
         )
     crossed = max(figures, key=lambda f: f.crosstalk)
     if crossed.crosstalk >= wants.quiet:
@@ -233,7 +223,7 @@ def _problems(
     return problems
 
 
-def _fix_weak(stack: Stackup, key: str) -> str:
+def _fix_weak(stack: Stackup) -> str:
     sensor = stack.sensor
     if sensor.name.startswith("drv5053"):
         return (
@@ -245,7 +235,6 @@ def _fix_weak(stack: Stackup, key: str) -> str:
             "lay the reed flat with one end under the centre (build.sensor.mount: flat), "
             "use a more sensitive reed (build.sensor.pull_in_at) or a stronger magnet"
         )
-    del key
     return "a stronger magnet (build.piece.magnet), a thinner top (build.top_mm)"
 
 
@@ -262,12 +251,8 @@ def _own(stack: Stackup) -> dict[bool, tuple[float, tuple[float, float]]]:
     return found
 
 
-def _neighbour(stack: Stackup, dx_mm: float, dy_mm: float, square: bool) -> float:
-    return _neighbour_cached(stack, dx_mm, dy_mm, square)
-
-
 @cache
-def _neighbour_cached(stack: Stackup, dx_mm: float, dy_mm: float, square: bool) -> float:
+def neighbour_field(stack: Stackup, dx_mm: float, dy_mm: float, square: bool) -> float:
     """The most a piece on a cell whose centre is (dx, dy) mm away gives this sensor, at its
     worst place in its own cell (either polarity: the size)."""
     np = numpy()
@@ -275,12 +260,8 @@ def _neighbour_cached(stack: Stackup, dx_mm: float, dy_mm: float, square: bool) 
     return float(np.max(np.abs(signal(stack, places, 1.0))))
 
 
-def _lifted(stack: Stackup) -> float:
-    return _lifted_cached(stack)
-
-
 @cache
-def _lifted_cached(stack: Stackup) -> float:
+def lifted_field(stack: Stackup) -> float:
     np = numpy()
     places = grid(stack.reach, True, step=2e-3)
     return float(np.max(np.abs(signal(stack, places, 1.0, lift=stack.lift))))
@@ -313,7 +294,6 @@ def report_lines(verdict: Verdict) -> list[str]:
 
 
 __all__ = ["CellFigures", "Verdict", "check_profile", "need", "physics_table", "report_lines"]
-_ = Any
 
 
 def physics_table(verdicts: list[Verdict]) -> str:

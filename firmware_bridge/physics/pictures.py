@@ -16,7 +16,7 @@ from xml.sax.saxutils import escape
 
 from engine import Game
 from firmware_bridge.link.profile import BoardProfile
-from firmware_bridge.physics.check import Verdict, _neighbour_cached
+from firmware_bridge.physics.check import Verdict, neighbour_field
 from firmware_bridge.physics.field import grid, numpy, signal
 from firmware_bridge.physics.parts import MM, MT, SensorKind
 from firmware_bridge.physics.stackup import Mount, Stackup
@@ -125,7 +125,6 @@ def side_view(stack: Stackup, title: str) -> str:
         f"{sensor.name}, {stack.mount.value}; cells {cell:g} mm apart",
         "middle",
     )
-    del depth
     style = (
         "text{font:14px sans-serif;fill:#111} .wood{fill:#e8d2a6;stroke:#8a6d3b} "
         ".piece{fill:#f5f5f5;stroke:#444} .magnet{fill:#b91c1c} .sensor{fill:#1f2937} "
@@ -148,7 +147,7 @@ def margin_map(stack: Stackup, threshold: float, title: str, square: bool) -> st
     reach = stack.cell / 2
     places = grid(reach, square)
     values = np.abs(signal(stack, places, 1.0))
-    against = _neighbour_cached(stack, round(stack.cell / MM, 3), 0.0, square)
+    against = neighbour_field(stack, round(stack.cell / MM, 3), 0.0, square)
     margins = (values - against) / threshold
     size = 8  # px a millimetre
     half = reach / MM
