@@ -220,3 +220,15 @@ def test_the_guides_figures_and_pictures_are_the_ones_the_code_makes(tmp_path: P
     for made in guide_pictures(tmp_path):
         assert (pictures / made.name).read_text() == made.read_text(), made.name
         assert f"(physics/{made.name})" in guide
+
+
+def test_without_the_board_tools_extra_the_check_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A club's install has neither magpylib nor numpy: firmware physics says one line."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "numpy", None)
+    monkeypatch.setitem(sys.modules, "magpylib", None)
+    with pytest.raises(ConfigError, match=r"pip install 'board-referee\[board\]'"):
+        check_profile(*profile_with("vanguard", REVIEWED))

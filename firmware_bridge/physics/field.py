@@ -21,20 +21,24 @@ from firmware_bridge.physics.stackup import Mount, Stackup
 SAMPLES = 15  # points along a reed's glass
 
 
+MISSING = (
+    "the board's physics needs magpylib: pip install 'board-referee[board]' (make test installs it)"
+)
+
+
 def magpylib() -> Any:
     try:
         import magpylib as magpy
     except ImportError:
-        raise ConfigError(
-            "the board's physics needs magpylib: pip install "
-            "'board-referee[board]' (make test installs it)"
-        ) from None
+        raise ConfigError(MISSING) from None
     return magpy
 
 
 def numpy() -> Any:
-    import numpy as np
-
+    try:
+        import numpy as np
+    except ImportError:  # magpylib brings it: a club's install has neither
+        raise ConfigError(MISSING) from None
     return np
 
 
