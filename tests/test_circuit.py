@@ -8,6 +8,7 @@ import csv
 import dataclasses
 import io
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ from firmware_bridge.circuit.board import Choices, board_circuit
 from firmware_bridge.circuit.erc import check
 from firmware_bridge.circuit.model import Circuit, Node
 from firmware_bridge.circuit.outputs import bom_rows, kicad_netlist
-from firmware_bridge.circuit.schematic import schematic_svg
+from firmware_bridge.circuit.schematic import differences, draw, schematic_svg
 from firmware_bridge.circuit.spice import check as simulate
 from firmware_bridge.circuit.spice import settling_text
 from firmware_bridge.link.parts import OFF_THE_CIRCUIT, parts_list, shipped_boards
@@ -152,8 +153,73 @@ def test_the_files_a_builder_gets(tmp_path: Path) -> None:
     counted = sum(int(r["quantity"]) for r in bom_rows(circuit, profile, game) if r["refs"])
     assert counted == len(circuit.parts)
     svg = (tmp_path / "three-dragons.svg").read_text()
-    assert all(f">{ref}  " in svg for ref in circuit.parts)
-    assert schematic_svg(circuit, "x").startswith("<svg")
+    assert svg == schematic_svg(circuit, "Three Dragons: board profile three-dragons")
+    assert "77 cells" in svg and "77 in a chain" in svg  # one block drawn, with its count
+
+
+@pytest.mark.parametrize("variant", [*sorted(BOARDS), "second level", "drv5033"])
+def test_the_schematic_is_the_circuit(variant: str) -> None:
+    """Issue 50: the schematic draws the circuit's own parts and nets. Every pin of a drawn
+    part shows the net the circuit puts it on; every part not drawn is an instance of a
+    drawn block (a cell, an LED, a bank) wired as the one drawn for it."""
+    profile, game = board(variant if variant in BOARDS else "three-dragons")
+    assert profile.pico is not None
+    if variant == "second level":
+        wiring = dataclasses.replace(profile.pico, enable=(), bank_select=(6, 7, 8, 9))
+        profile = dataclasses.replace(profile, pico=wiring)
+    elif variant == "drv5033":  # a hall switch: its pull-up drawn in the cell's block
+        profile = dataclasses.replace(
+            profile, pico=dataclasses.replace(profile.pico, part=PARTS["drv5033"])
+        )
+    circuit = board_circuit(profile, game)
+    panels, sheet = draw(circuit)
+    assert differences(circuit, sheet) == []
+    drawn = {node.ref for node in sheet.shown}
+    assert drawn | set(sheet.stands_for) == set(circuit.parts)
+    if variant == "three-dragons":  # 77 cells, 77 LEDs: one of each drawn
+        assert len(drawn) < 40 and [p.title for p in panels] == [
+            "Power in", "The sensors' own 3.3 V", "The Pico",
+            "The sensors: one multiplexer's bank", "The LED chain", "The buttons",
+        ]  # fmt: skip
+
+
+def test_a_schematic_that_is_not_the_circuit_is_refused() -> None:
+    """The check finds what the drawing would get wrong: a part no block draws, and a cell
+    wired otherwise than the cell drawn for it (its sensor's output on a select line)."""
+    profile, game = board("vanguard")
+    circuit = board_circuit(profile, game)
+    extra = circuit.add(c.RESISTOR, "1k")
+    circuit.connect("S0", (extra, "1"))
+    circuit.connect("GND", (extra, "2"))
+    assert differences(circuit) == [f"{extra.ref} (resistor) is not on the schematic"]
+    with pytest.raises(ValueError, match="not on the schematic"):
+        schematic_svg(circuit, "x")
+    circuit = board_circuit(profile, game)
+    sensors = [p for p in circuit.parts.values() if p.spec is c.SENSORS["drv5053"]]
+    move(circuit, sensors[5].ref, "OUT", "S1")
+    (found,) = differences(circuit)
+    assert found.startswith(f"{sensors[5].ref}.OUT is on S1, but {sensors[0].ref}.OUT")
+
+
+def test_without_schemdraw_the_circuit_files_are_written_and_the_schematic_is_named(
+    tmp_path: Path,
+) -> None:
+    """A builder without the board tools' extra still gets the netlist, parts list and
+    check; the schematic's absence says what to install."""
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "schemdraw.py").write_text("raise ImportError('No module named schemdraw')\n")
+    (hide / "magpylib.py").write_text("raise ImportError('No module named magpylib')\n")
+    done = subprocess.run([sys.executable, "-m", "firmware_bridge.cli", "firmware", "circuit",
+                           "--board", "vanguard", "-o", str(tmp_path / "out")],
+                          check=False, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(hide)})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "no schematic: " in done.stderr and "board-referee[board]" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "vanguard-bom.csv", "vanguard-connections.txt", "vanguard-erc.txt", "vanguard.net",
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize("profile_id", sorted(BOARDS))
@@ -237,3 +303,12 @@ def test_firmware_config_refuses_waits_the_simulated_line_does_not_cover(tmp_pat
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert drawn.returncode == 1 and "TOO SHORT: screen_us" in drawn.stdout
+
+
+def test_the_guides_schematic_is_generated() -> None:
+    """docs/circuits/vanguard.svg is what firmware circuit draws today, never edited by hand
+    (regenerate: board-referee firmware circuit --board vanguard -o DIR)."""
+    profile, game = board("vanguard")
+    drawn = schematic_svg(board_circuit(profile, game), f"{game.title}: board profile vanguard")
+    guide = Path(__file__).resolve().parent.parent / "docs" / "circuits" / "vanguard.svg"
+    assert guide.read_text(encoding="utf-8") == drawn

@@ -48,7 +48,7 @@ def board_circuit(profile: BoardProfile, game: Game, choices: Choices = Choices(
     roles.update({pin: PinKind.INPUT for pin in wiring.buttons.values()})
     if leds and wiring.led_pin is not None:
         roles[wiring.led_pin] = PinKind.OUTPUT
-    pico = circuit.add(c.pico(roles), note="the board's computer")
+    pico = circuit.add(c.pico(roles), note="the board's computer", unit="pico:")
     for pin in pico.spec.pins:
         if pin.kind is PinKind.GROUND:
             circuit.connect(GND, (pico, pin.name))
@@ -62,8 +62,12 @@ def board_circuit(profile: BoardProfile, game: Game, choices: Choices = Choices(
         # A button is touched: a finger's static discharge reaches its wire. 1 kohm in series
         # at the Pico limits what reaches the pad's protection diodes (the RP2040's pads are
         # rated to 2 kV HBM only), and with the pad's pull-up it still reads low at once.
-        button = circuit.add(c.BUTTON, note=f"{name.upper()}: to ground, the pad's pull-up")
-        guard = circuit.add(c.RESISTOR, "1k", note=f"{name.upper()}: in series, against ESD")
+        button = circuit.add(
+            c.BUTTON, note=f"{name.upper()}: to ground, the pad's pull-up", unit=f"button:{name}"
+        )
+        guard = circuit.add(
+            c.RESISTOR, "1k", note=f"{name.upper()}: in series, against ESD", unit=f"button:{name}"
+        )
         circuit.connect(f"BTN_{name.upper()}", (pico, f"GP{gp}"), (guard, "1"))
         circuit.connect(f"BTN_{name.upper()}_SW", (guard, "2"), (button, "1"))
         circuit.connect(GND, (button, "2"))
@@ -82,12 +86,15 @@ def _power_entry(circuit: Circuit, pico: Part, usb: bool) -> str:
     circuit.connect("VBUS", (pico, "VBUS"))
     if usb:
         return "VBUS"
-    jack = circuit.add(c.JACK, note="the 5 V supply's plug")
-    fuse = circuit.add(c.FUSE, "2.5 A", note="at the supply's input")
-    mosfet = circuit.add(c.PMOS, note="reverse polarity: conducts only when the supply is right")
-    gate = circuit.add(c.RESISTOR, "10k", note="the MOSFET's gate to ground")
-    bulk = circuit.add(c.CAP_1000U, note="across the supply where it enters")
-    diode = circuit.add(c.SCHOTTKY, note="the supply into VSYS: band (cathode) to VSYS")
+    unit = "power:"
+    jack = circuit.add(c.JACK, note="the 5 V supply's plug", unit=unit)
+    fuse = circuit.add(c.FUSE, "2.5 A", note="at the supply's input", unit=unit)
+    mosfet = circuit.add(
+        c.PMOS, note="reverse polarity: conducts only when the supply is right", unit=unit
+    )
+    gate = circuit.add(c.RESISTOR, "10k", note="the MOSFET's gate to ground", unit=unit)
+    bulk = circuit.add(c.CAP_1000U, note="across the supply where it enters", unit=unit)
+    diode = circuit.add(c.SCHOTTKY, note="the supply into VSYS: band (cathode) to VSYS", unit=unit)
     circuit.connect("5V_IN", (jack, "+5V"), (fuse, "1"))
     circuit.connect("5V_FUSED", (fuse, "2"), (mosfet, "D"))
     circuit.connect("5V", (mosfet, "S"), (bulk, "1"), (diode, "A"))
@@ -103,7 +110,7 @@ def _sensor_rail(circuit: Circuit, wiring: PicoWiring, sensors: int, five: str) 
     if not regulator:
         return "3V3"
     spec = c.regulator(regulator)
-    part = circuit.add(spec, note="the sensors' own 3.3 V, chosen by heat (§5)")
+    part = circuit.add(spec, note="the sensors' own 3.3 V, chosen by heat (§5)", unit="regulator:")
     circuit.connect(five, (part, "VIN"))
     circuit.connect(GND, (part, "GND"))
     circuit.connect("SENSOR_3V3", (part, "VOUT"))
@@ -111,7 +118,9 @@ def _sensor_rail(circuit: Circuit, wiring: PicoWiring, sensors: int, five: str) 
         circuit.connect(five, (part, "EN"))  # an AP2112K's EN tied to VIN, or it stays off
     if spec.name.startswith("AMS1117"):
         for net in (five, "SENSOR_3V3"):
-            cap = circuit.add(c.CAP_10U, note="the AMS1117 needs it to be stable")
+            cap = circuit.add(
+                c.CAP_10U, note="the AMS1117 needs it to be stable", unit="regulator:"
+            )
             circuit.connect(net, (cap, "1"))
             circuit.connect(GND, (cap, "2"))
     return "SENSOR_3V3"
@@ -141,13 +150,14 @@ def _sensing(
                 c.RESISTOR,
                 choices.sig_pull_value or ("10k" if linear else "4.7k"),
                 note=f"{net}'s pull-" + ("down" if linear else "up") + ": one a line",
+                unit=f"sig:{net}",
             )
             circuit.connect(net, (pull, "1"))
             circuit.connect(GND if linear else "3V3", (pull, "2"))
         if not linear:
             circuit.pad_pulls[_node(pico, f"GP{gp}")] = "up"
     for bank in range(banks):
-        mux = _mux(circuit, f"M{bank}: sensors {16 * bank}-{16 * bank + 15}")
+        mux = _mux(circuit, f"M{bank}: sensors {16 * bank}-{16 * bank + 15}", f"bank:M{bank}")
         for index in range(4):
             circuit.connect(f"S{index}", (mux, f"S{index}"))
         if wiring.enable:
@@ -164,11 +174,20 @@ def _sensing(
                 continue
             circuit.connect(net, (mux, f"C{channel}"))
             _sensor(
-                circuit, wiring, net, rail, f"cell {cells[sensor]} (S{sensor}, M{bank}.{channel})"
+                circuit,
+                wiring,
+                net,
+                rail,
+                f"cell {cells[sensor]} (S{sensor}, M{bank}.{channel})",
+                unit=f"cell:{cells[sensor]}",
             )
     if wiring.bank_select:
         for level, net in enumerate(sig_nets):
-            second = _mux(circuit, f"second level {level}: banks {16 * level}-{16 * level + 15}")
+            second = _mux(
+                circuit,
+                f"second level {level}: banks {16 * level}-{16 * level + 15}",
+                f"level:{level}",
+            )
             for index, gp in enumerate(wiring.bank_select):
                 if level == 0:  # the Pico drives every second-level chip's selects
                     circuit.connect(f"B{index}", (pico, f"GP{gp}"))
@@ -183,19 +202,21 @@ def _sensing(
                     circuit.connect(GND, (second, f"C{channel}"))
 
 
-def _mux(circuit: Circuit, note: str) -> Part:
-    mux = circuit.add(c.MUX, note=note)
+def _mux(circuit: Circuit, note: str, unit: str) -> Part:
+    mux = circuit.add(c.MUX, note=note, unit=unit)
     circuit.connect("3V3", (mux, "VCC"))
     circuit.connect(GND, (mux, "GND"))
-    cap = circuit.add(c.CAP_100N, note=f"decoupling, at {mux.ref}")
+    cap = circuit.add(c.CAP_100N, note=f"decoupling, at {mux.ref}", unit=unit)
     circuit.connect("3V3", (cap, "1"))
     circuit.connect(GND, (cap, "2"))
     return mux
 
 
-def _sensor(circuit: Circuit, wiring: PicoWiring, net: str, rail: str, note: str) -> None:
+def _sensor(
+    circuit: Circuit, wiring: PicoWiring, net: str, rail: str, note: str, *, unit: str
+) -> None:
     spec = c.SENSORS[wiring.part.name]
-    sensor = circuit.add(spec, note=note)
+    sensor = circuit.add(spec, note=note, unit=unit)
     if wiring.part.name == "reed":
         circuit.connect(net, (sensor, "1"))
         circuit.connect(GND, (sensor, "2"))
@@ -204,11 +225,11 @@ def _sensor(circuit: Circuit, wiring: PicoWiring, net: str, rail: str, note: str
     circuit.connect(GND, (sensor, "GND"))
     circuit.connect(net, (sensor, "OUT"))
     if wiring.part.kind == "linear":
-        cap = circuit.add(c.CAP_100N, note=f"decoupling, at {sensor.ref}")
+        cap = circuit.add(c.CAP_100N, note=f"decoupling, at {sensor.ref}", unit=unit)
         circuit.connect(rail, (cap, "1"))
         circuit.connect(GND, (cap, "2"))
     else:  # an open-drain hall switch: its own pull-up at the switch (§3)
-        pull = circuit.add(c.RESISTOR, "10k", note=f"{sensor.ref}'s pull-up")
+        pull = circuit.add(c.RESISTOR, "10k", note=f"{sensor.ref}'s pull-up", unit=unit)
         circuit.connect(net, (pull, "1"))
         circuit.connect(rail, (pull, "2"))
 
@@ -220,15 +241,17 @@ def _leds(
     a USB board, the supply's 5 V otherwise (§5)."""
     rail = five
     if usb:
-        switch = circuit.add(c.LOAD_SWITCH, note="the LEDs' 5 V from VBUS, soft-started")
-        ct = circuit.add(c.CAP_CT, note="sets the switch's rise: 10 ms or more")
+        switch = circuit.add(
+            c.LOAD_SWITCH, note="the LEDs' 5 V from VBUS, soft-started", unit="leds:"
+        )
+        ct = circuit.add(c.CAP_CT, note="sets the switch's rise: 10 ms or more", unit="leds:")
         circuit.connect(five, (switch, "VIN"), (switch, "ON"))
         circuit.connect(GND, (switch, "GND"), (ct, "2"))
         circuit.connect("LOAD_CT", (switch, "CT"), (ct, "1"))
         rail = "LED_5V"
         circuit.connect(rail, (switch, "VOUT"))
-    shifter = circuit.add(c.SHIFTER, note="GP14's 3.3 V data to the LEDs' 5 V")
-    cap = circuit.add(c.CAP_100N, note=f"decoupling, at {shifter.ref}")
+    shifter = circuit.add(c.SHIFTER, note="GP14's 3.3 V data to the LEDs' 5 V", unit="leds:")
+    cap = circuit.add(c.CAP_100N, note=f"decoupling, at {shifter.ref}", unit="leds:")
     circuit.connect(
         rail, (shifter, "VCC"), (shifter, "2OE"), (shifter, "3OE"), (shifter, "4OE"), (cap, "1")
     )
@@ -242,19 +265,21 @@ def _leds(
         (cap, "2"),
     )
     circuit.connect("LED_DATA", (pico, f"GP{wiring.led_pin}"), (shifter, "1A"))
-    series = circuit.add(c.RESISTOR, "330", note="in the data line, at the shifter")
+    series = circuit.add(c.RESISTOR, "330", note="in the data line, at the shifter", unit="leds:")
     circuit.connect("LED_DATA_5V", (shifter, "1Y"), (series, "1"))
     previous: tuple[Part, str] = (series, "2")
     for index in range(leds):
-        led = circuit.add(c.WS2812B, note=f"LED {index}")
+        led = circuit.add(c.WS2812B, note=f"LED {index}", unit=f"led:{index}")
         circuit.connect(rail, (led, "VDD"))
         circuit.connect(GND, (led, "VSS"))
         circuit.connect(f"LED_DIN{index}", previous, (led, "DIN"))
         previous = (led, "DOUT")
-        decoupling = circuit.add(c.CAP_LED, note=f"at LED {index}")
+        decoupling = circuit.add(c.CAP_LED, note=f"at LED {index}", unit=f"led:{index}")
         circuit.connect(rail, (decoupling, "1"))
         circuit.connect(GND, (decoupling, "2"))
         if index % 8 == 0:
-            bulk = circuit.add(c.CAP_10U, note=f"along the chain, at LED {index}")
+            bulk = circuit.add(
+                c.CAP_10U, note=f"along the chain, at LED {index}", unit=f"bulk:{index}"
+            )
             circuit.connect(rail, (bulk, "1"))
             circuit.connect(GND, (bulk, "2"))

@@ -74,6 +74,9 @@ class Part:
     spec: PartSpec
     value: str = ""
     note: str = ""  # where it goes, for a person: "cell c4", "the SIG line's pull-down"
+    # The repeated block it belongs to, as "kind:instance" ("cell:c4", "led:3"): the
+    # schematic draws a kind's first instance once, with its count, for all of them.
+    unit: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,10 +102,10 @@ class Circuit:
     counters: dict[str, int] = field(default_factory=dict)
     where: dict[Node, str] = field(default_factory=dict)  # each joined pin's net
 
-    def add(self, spec: PartSpec, value: str = "", note: str = "") -> Part:
+    def add(self, spec: PartSpec, value: str = "", note: str = "", unit: str = "") -> Part:
         number = self.counters.get(spec.ref_prefix, 0) + 1
         self.counters[spec.ref_prefix] = number
-        part = Part(f"{spec.ref_prefix}{number}", spec, value, note)
+        part = Part(f"{spec.ref_prefix}{number}", spec, value, note, unit)
         self.parts[part.ref] = part
         return part
 

@@ -1,194 +1,468 @@
-"""The circuit drawn as a schematic a person can read: an SVG in the net-label style (each
-part a box with its numbered pins, each pin's wire ending in the name of its net: every pin
-with the same label is joined), grouped as the guide builds the board: power, the Pico,
-the multiplexers, the sensors, the LEDs, the buttons, and the small parts."""
+"""The circuit drawn as a schematic an engineer reads: schemdraw's standard symbols (a
+resistor's zigzag, a polarised capacitor's curved plate, a diode's band, a P-MOSFET, a reed
+switch, ground and supply symbols), wires where the signal flows inside each block, and net
+labels (flags) where a wire leaves for another block, as a multi-sheet schematic does.
+
+It is drawn from the circuit itself, never beside it: every symbol is a part of
+``board_circuit``, every pin's net is looked up in the circuit as it is drawn, and a wire is
+drawn only between pins the circuit joins. A block the board repeats (a cell's sensor, a
+multiplexer's bank, an LED) is drawn once, its first instance, with its count and its parts'
+references; what differs between instances (a channel tied to ground) is said beneath.
+``Sheet.shown`` and ``Sheet.stands_for`` are what the drawing claims; ``differences`` holds
+them against the circuit, and a schematic that is not the circuit is never written.
+"""
 
 from __future__ import annotations
 
+import re
+import textwrap
+from collections.abc import Callable
 from html import escape
+from typing import Any
 
 from firmware_bridge.circuit import components as c
-from firmware_bridge.circuit.model import Circuit, Node, Part, PinSpec
+from firmware_bridge.circuit.model import Circuit, Node, Part, PinKind
+from firmware_bridge.circuit.pen import (
+    GND,
+    Panel,
+    Pen,
+    Sheet,
+    by_spec,
+    ends,
+    line,
+    panel,
+    refs,
+)
 
-WIDTH = 1800
-PIN_H = 16
-STUB = 18
-CHAR_W = 6.6  # 11 px DejaVu Sans, about
-MARGIN = 30
-SECTIONS = (
-    "Power in",
-    "The Pico",
-    "Multiplexers",
-    "Sensors",
-    "LED chain",
-    "Buttons",
-    "Resistors and capacitors",
+WIDTH = 1500  # px: the sheet's width; panels wrap to it
+GAP = 28
+
+
+def _pico(sheet: Sheet) -> Panel | None:
+    found = sheet.instances("pico")
+    if not found:
+        return None
+    pico = found[0][0]
+    pen = Pen(sheet)
+    e = pen.e
+    used = [pin for pin in pico.spec.pins if Node(pico.ref, pin.name) in sheet.circuit.where]
+    grounds = [pin for pin in used if pin.kind is PinKind.GROUND]
+    gpios = sorted((p for p in used if p.name.startswith("GP")), key=lambda p: -int(p.name[2:]))
+    power = [p for p in used if p not in grounds and p not in gpios]
+    pins = [e.IcPin(name=p.name, pin=p.number, side="L", anchorname=p.name) for p in power]
+    numbers = ",".join(p.number for p in grounds)
+    pins.append(e.IcPin(name="GND", pin=numbers, side="B", anchorname="GND"))
+    pins += [e.IcPin(name=p.name, pin=p.number, side="R", anchorname=p.name) for p in gpios]
+    box = pen.add(
+        e.Ic(pins=pins, pinspacing=0.8, edgepadW=3.6, edgepadH=0.6, leadlen=0.5, lsize=12).label(
+            f"{pico.ref}\n{pico.spec.name}", loc="center", fontsize=14
+        )
+    )
+    for pin in power:
+        pen.end(pico, pin.name, box.absanchors[pin.name], "left", 0.6)
+    for pin in gpios:
+        pen.end(pico, pin.name, box.absanchors[pin.name], "right", 0.6)
+    for pin in grounds:
+        sheet.net(pico, pin.name)
+    pen.add(e.Ground().at(box.absanchors["GND"]))
+    return panel(
+        pen,
+        "The Pico",
+        [
+            "Only the pins the board uses; every other GPIO stays unconnected.",
+            f"GND is pins {', '.join(p.number for p in grounds)}, all joined.",
+        ],
+    )
+
+
+def _power(sheet: Sheet) -> Panel | None:
+    found = sheet.instances("power")
+    if not found:
+        return None
+    parts = found[0]
+    (jack,), (fuse,), (mosfet,) = (by_spec(parts, s) for s in (c.JACK, c.FUSE, c.PMOS))
+    (gate,), (bulk,), (diode,) = (by_spec(parts, s) for s in (c.RESISTOR, c.CAP_1000U, c.SCHOTTKY))
+    pen = Pen(sheet)
+    e = pen.e
+    j = pen.chip(jack, {"+5V": "R", "GND": "R"})
+    plus = j.absanchors["+5V"]
+    pen.end(jack, "GND", j.absanchors["GND"], "right", 0.6)
+    f = pen.two(fuse, "right", (plus[0] + 1.2, plus[1]))
+    pen.wire((jack, "+5V"), (fuse, "1"), plus, f.start)
+    q = pen.add(
+        e.PFet()
+        .theta(-90)
+        .anchor("drain")
+        .at((f.end[0] + 1.0, f.end[1]))
+        .label(f"{mosfet.ref}\n{mosfet.spec.name}", loc="lft", fontsize=12)
+    )
+    pen.wire((fuse, "2"), (mosfet, "D"), f.end, q.drain)
+    g = pen.two(gate, "down", (q.gate[0], q.gate[1] - 0.5))
+    pen.wire((mosfet, "G"), (gate, "1"), q.gate, g.start)
+    pen.end(gate, "2", g.end, "down", 0.3)
+    node = (q.source[0] + 1.6, q.source[1])
+    pen.wire((mosfet, "S"), (bulk, "1"), q.source, node)
+    pen.add(e.Dot().at(node))
+    b = pen.two(bulk, "down", node)
+    pen.end(bulk, "2", b.end, "down", 0.3)
+    # A diode's symbol points from anode to cathode: drawn rightwards, its band at VSYS.
+    d = pen.add(
+        e.Schottky().right().at((node[0] + 1.2, node[1])).label(f"{diode.ref}\n{diode.spec.name}")
+    )
+    pen.wire((bulk, "1"), (diode, "A"), node, d.start)
+    pen.net_symbol(sheet.net(mosfet, "S") or "", node)
+    pen.end(diode, "K", d.end, "right", 0.5)
+    return panel(
+        pen,
+        "Power in",
+        [
+            f"The supply's plug, its fuse, and {mosfet.ref}: it conducts only when the plug's "
+            "polarity is right.",
+            f"{diode.ref}, band towards VSYS, lets the supply feed the Pico, and USB feed "
+            "nothing back.",
+        ],
+    )
+
+
+def _regulator(sheet: Sheet) -> Panel | None:
+    found = sheet.instances("regulator")
+    if not found:
+        return None
+    parts = found[0]
+    chip = next(p for p in parts if p.spec.ref_prefix == "U")
+    pen = Pen(sheet)
+    names = [p.name for p in chip.spec.pins]
+    sides = {n: ("R" if n == "VOUT" else "B" if n == "GND" else "L") for n in names}
+    box = pen.chip(chip, sides)
+    ends(pen, chip, box, sides)
+    x = box.absanchors["VOUT"][0] + 5.5
+    for cap in (p for p in parts if p is not chip):
+        pen.shunt(cap, (x, box.absanchors["VOUT"][1] + 1.0))
+        x += 2.6
+    return panel(pen, "The sensors' own 3.3 V", [f"{chip.ref} {chip.spec.name}: {chip.note}."])
+
+
+def _sensor_of(parts: list[Part]) -> Part:
+    return next(p for p in parts if p.spec in c.SENSORS.values())
+
+
+def _bank(sheet: Sheet) -> Panel | None:
+    bank, banks = sheet.drawn_once("bank")
+    if not bank:
+        return None
+    cell, cells = sheet.drawn_once("cell")
+    pulls, lines = sheet.drawn_once("sig")
+    mux = next(p for p in bank if p.spec is c.MUX)
+    pen = Pen(sheet)
+    sides = {f"S{n}": "L" for n in range(4)} | {"EN": "L", "SIG": "L"}
+    sides |= {f"C{n}": "R" for n in range(16)} | {"VCC": "T", "GND": "B"}
+    box = pen.chip(mux, sides)
+    wired = None
+    if cell:
+        first = _sensor_of(cell)
+        out = sheet.circuit.where.get(
+            Node(first.ref, "1" if first.spec is c.SENSORS["reed"] else "OUT")
+        )
+        wired = next(
+            (f"C{n}" for n in range(16) if sheet.circuit.where.get(Node(mux.ref, f"C{n}")) == out),
+            None,
+        )
+        if wired is not None:
+            _cell(pen, cell, first, mux, channel=wired, at=box.absanchors[wired])
+    ends(pen, mux, box, sides, skip=(wired,) if wired else ())
+    top = box.absanchors["VCC"]
+    for cap in (p for p in bank if p is not mux):
+        pen.shunt(cap, (top[0] - 2.4, top[1] + 2.2))
+    if pulls:
+        pull = pulls[0]
+        sig = box.absanchors["SIG"]
+        at = (sig[0] - 2.6, sig[1] - 1.4)
+        if sheet.net(pull, "2") == GND:
+            body = pen.two(pull, "down", at)
+            pen.add(line(pen, at, "up", 0.3))
+            pen.net_symbol(sheet.net(pull, "1") or "", pen.d.here, "up")
+            pen.add(pen.e.Ground().at(body.end))
+        else:
+            _pull_up(pen, pull, at)
+    caption = [
+        f"One bank of 16 sensors drawn: {len(banks)} bank"
+        + ("s" if len(banks) != 1 else "")
+        + f" ({refs([next(p for p in b if p.spec is c.MUX) for b in banks])}), each with its "
+        "100 nF at VCC and its own EN line.",
+    ]
+    if cells and wired:
+        caption.append(
+            f"One cell's sensor drawn, at {wired}: {len(cells)} cells "
+            f"({refs([_sensor_of(i) for i in cells])}), each on its own channel (the profile's "
+            "sensor order says which)."
+        )
+    tied = _tied(sheet, banks)
+    if tied:
+        caption.append("Channels with no cell are tied to GND: " + "; ".join(tied) + ".")
+    if pulls:
+        more = f" ({len(lines)} lines: {refs([i[0] for i in lines])})" if len(lines) > 1 else ""
+        caption.append(f"{pulls[0].ref}: {pulls[0].note}{more}.")
+    return panel(pen, "The sensors: one multiplexer's bank", caption)
+
+
+def _tied(sheet: Sheet, banks: list[list[Part]]) -> list[str]:
+    said = []
+    for instance in banks:
+        mux = next(p for p in instance if p.spec is c.MUX)
+        ground = [n for n in range(16) if sheet.net(mux, f"C{n}") == GND]
+        if ground:
+            span = f"C{ground[0]}" + (f"-C{ground[-1]}" if len(ground) > 1 else "")
+            said.append(f"{mux.ref} {span}")
+    return said
+
+
+def _pull_up(pen: Pen, part: Part, at: Any) -> None:
+    """A resistor from a signal's flag (pin 1, below) up to its supply (pin 2)."""
+    body = pen.two(part, "up", at)
+    pen.add(line(pen, at, "down", 0.3))
+    pen.net_symbol(pen.sheet.net(part, "1") or "", pen.d.here, "down")
+    pen.net_symbol(pen.sheet.net(part, "2") or "", body.end)
+
+
+def _cell(pen: Pen, cell: list[Part], sensor: Part, mux: Part, *, channel: str, at: Any) -> None:
+    """One cell's sensor, wired to its multiplexer channel (the top one, clear of the rest's
+    flags), with its capacitor or pull-up."""
+    e = pen.e
+    x, y = at[0] + 4.0, at[1]
+    if sensor.spec is c.SENSORS["reed"]:
+        pen.wire((mux, channel), (sensor, "1"), at, (x, y))
+        body = pen.two(sensor, "down", (x, y))
+        pen.end(sensor, "2", body.end, "down", 0.2)
+        return
+    sides = {"OUT": "L", "VCC": "T", "GND": "B"}
+    box = pen.chip(sensor, sides, at=(x + 1.0, y), anchor="OUT")
+    pen.wire((mux, channel), (sensor, "OUT"), at, box.absanchors["OUT"])
+    ends(pen, sensor, box, sides, skip=("OUT",))
+    x = box.absanchors["VCC"][0] + 5.0
+    for part in cell:
+        if part is sensor:
+            continue
+        if part.spec is c.RESISTOR:  # a hall switch's pull-up, from OUT to the rail
+            node = (at[0] + 2.0, at[1])
+            pen.add(e.Dot().at(node))
+            if pen.sheet.net(part, "1") != pen.sheet.net(sensor, "OUT"):
+                raise ValueError(f"{part.ref} does not pull {sensor.ref}'s output")
+            body = pen.two(part, "up", node)
+            pen.net_symbol(pen.sheet.net(part, "2") or "", body.end)
+        else:
+            pen.shunt(part, (x, box.absanchors["VCC"][1] + 0.6))
+            x += 2.4
+
+
+def _leds(sheet: Sheet) -> Panel | None:
+    found = sheet.instances("leds")
+    led, leds = sheet.drawn_once("led")
+    bulk, bulks = sheet.drawn_once("bulk")
+    if not found:
+        return None
+    parts = found[0]
+    pen = Pen(sheet)
+    caption = []
+    x0 = 0.0
+    switch = next((p for p in parts if p.spec is c.LOAD_SWITCH), None)
+    if switch is not None:
+        sides = {"ON": "L", "VIN": "T", "VOUT": "R", "QOD": "R", "GND": "B", "CT": "B"}
+        box = pen.chip(switch, sides, at=(0.0, 0.0))
+        ends(pen, switch, box, sides, skip=("CT",))
+        ct = next(p for p in parts if p.spec is c.CAP_CT)
+        at = box.absanchors["CT"]
+        body = pen.two(ct, "down", (at[0], at[1] - 0.4))
+        pen.wire((switch, "CT"), (ct, "1"), at, body.start)
+        pen.end(ct, "2", body.end, "down", 0.2)
+        caption.append(f"{switch.ref} soft-starts the LEDs' 5 V off VBUS; {ct.ref} sets its rise.")
+        x0 = box.absanchors["VOUT"][0] + 5.0
+    shifter = next(p for p in parts if p.spec is c.SHIFTER)
+    sides = {"1A": "L", "1Y": "R", "2Y": "R", "3Y": "R", "4Y": "R"}
+    sides |= {"VCC": "T", "2OE": "T", "3OE": "T", "4OE": "T"}
+    sides |= {"1OE": "B", "2A": "B", "3A": "B", "4A": "B", "GND": "B"}
+    box = pen.chip(shifter, sides, at=(x0 + 3.0, 0.0), anchor="1A", label="center")
+    ends(pen, shifter, box, sides, skip=("1Y",))
+    for cap in (p for p in parts if p.spec is c.CAP_100N):
+        pen.shunt(cap, (box.absanchors["VCC"][0] - 2.4, box.absanchors["VCC"][1] + 2.6))
+    series = next(p for p in parts if p.spec is c.RESISTOR)
+    one_y = box.absanchors["1Y"]
+    r = pen.two(series, "right", (one_y[0] + 0.6, one_y[1]))
+    pen.wire((shifter, "1Y"), (series, "1"), one_y, r.start)
+    caption.append(
+        f"{shifter.ref} lifts the Pico's 3.3 V data to the LEDs' 5 V, {series.ref} in the data "
+        "line at its output; its three unused buffers have their inputs at GND and are off."
+    )
+    if led:
+        chip = next(p for p in led if p.spec is c.WS2812B)
+        sides = {"DIN": "L", "DOUT": "R", "VDD": "T", "VSS": "B"}
+        box = pen.chip(chip, sides, at=(r.end[0] + 1.2, r.end[1]), anchor="DIN")
+        pen.wire((series, "2"), (chip, "DIN"), r.end, box.absanchors["DIN"])
+        ends(pen, chip, box, sides, skip=("DIN",))
+        x = box.absanchors["DOUT"][0] + 4.0
+        for cap in [*(p for p in led if p is not chip), *bulk]:
+            pen.shunt(cap, (x, box.absanchors["VDD"][1] + 0.6))
+            x += 2.6
+        caption.append(
+            f"One LED drawn: {len(leds)} in a chain ({refs([i[0] for i in leds])}), each DOUT "
+            "to the next one's DIN, each with its 100 nF."
+        )
+        last = next(p for p in leds[-1] if p.spec is c.WS2812B)
+        if last is not chip and sheet.net(last, "DOUT") is None:
+            caption.append(f"The last one's DOUT ({last.ref}) stays unconnected.")
+        if bulk:
+            caption.append(
+                f"{bulk[0].ref}: one 10 µF every 8 LEDs along the chain, {len(bulks)} in all "
+                f"({refs([i[0] for i in bulks])})."
+            )
+    return panel(pen, "The LED chain", caption)
+
+
+def _buttons(sheet: Sheet) -> Panel | None:
+    found = sheet.instances("button")
+    if not found:
+        return None
+    pen = Pen(sheet)
+    for row, parts in enumerate(found):
+        guard = next(p for p in parts if p.spec is c.RESISTOR)
+        button = next(p for p in parts if p.spec is c.BUTTON)
+        start = (0.0, -2.2 * row)
+        pen.net_symbol(sheet.net(guard, "1") or "", start, "left")
+        r = pen.two(guard, "right", start)
+        b = pen.two(button, "right", (r.end[0] + 0.6, r.end[1]))
+        pen.wire((guard, "2"), (button, "1"), r.end, b.start)
+        pen.end(button, "2", b.end, "right", 0.6)
+    return panel(
+        pen,
+        "The buttons",
+        ["Each from its GPIO (the pad's pull-up) through 1 kΩ, against a finger's static."],
+    )
+
+
+def _levels(sheet: Sheet) -> Panel | None:
+    level, levels = sheet.drawn_once("level")
+    if not level:
+        return None
+    mux = next(p for p in level if p.spec is c.MUX)
+    pen = Pen(sheet)
+    sides = {f"S{n}": "L" for n in range(4)} | {"EN": "L", "SIG": "L"}
+    sides |= {f"C{n}": "R" for n in range(16)} | {"VCC": "T", "GND": "B"}
+    box = pen.chip(mux, sides)
+    ends(pen, mux, box, sides)
+    top = box.absanchors["VCC"]
+    for cap in (p for p in level if p is not mux):
+        pen.shunt(cap, (top[0] - 2.4, top[1] + 2.2))
+    count = f"{len(levels)} of them ({refs([i[0] for i in levels])})" if len(levels) > 1 else ""
+    return panel(
+        pen,
+        "The sensors: the second-level multiplexer",
+        [
+            "Each bank's SIG into one channel; the Pico selects the bank on B0-B3"
+            + (f"; {count}." if count else "."),
+            *(
+                ["Channels with no bank are tied to GND: " + "; ".join(_tied(sheet, levels)) + "."]
+                if _tied(sheet, levels)
+                else []
+            ),
+        ],
+    )
+
+
+BLOCKS: tuple[Callable[[Sheet], Panel | None], ...] = (
+    _power,
+    _regulator,
+    _pico,
+    _bank,
+    _levels,
+    _leds,
+    _buttons,
 )
 
 
-def section(part: Part) -> str:
-    spec = part.spec
-    if spec.price == "pico":
-        return "The Pico"
-    if spec is c.MUX:
-        return "Multiplexers"
-    if spec in c.SENSORS.values():
-        return "Sensors"
-    if spec in (c.WS2812B, c.SHIFTER, c.LOAD_SWITCH, c.CAP_LED, c.CAP_CT):
-        return "LED chain"
-    if spec is c.BUTTON:
-        return "Buttons"
-    if spec.price in (
-        "jack",
-        "fuse",
-        "pmos",
-        "schottky",
-        "cap_1000u",
-        "ldo_ap2112k",
-        "ldo_ams1117",
-        "buck",
-    ):
-        return "Power in"
-    return "Resistors and capacitors"
+def draw(circuit: Circuit) -> tuple[list[Panel], Sheet]:
+    """Every block of ``circuit`` drawn, and what the drawing shows (for its test)."""
+    sheet = Sheet(circuit)
+    panels = [panel for block in BLOCKS if (panel := block(sheet)) is not None]
+    return panels, sheet
 
 
-def _sides(part: Part) -> tuple[list[PinSpec], list[PinSpec]]:
-    pins = list(part.spec.pins)
-    if part.spec.price == "pico":  # as the board lies: 1-20 down its left, 40-21 its right
-        by_number = {int(p.number): p for p in pins}
-        return [by_number[n] for n in range(1, 21)], [by_number[n] for n in range(40, 20, -1)]
-    if part.spec is c.MUX:
-        left = [part.spec.pin(f"C{n}") for n in range(16)]
-        return left, [p for p in pins if p not in left]
-    half = (len(pins) + 1) // 2
-    return pins[:half], pins[half:]
+def _role(net: str | None) -> str | None:
+    """What a net is, whichever instance it serves: M0.C3 and M2.C9 are both "M#.C#"."""
+    return None if net is None else re.sub(r"\d+", "#", net)
 
 
-class _Drawing:
-    def __init__(self) -> None:
-        self.items: list[str] = []
-
-    def text(
-        self,
-        x: float,
-        y: float,
-        words: str,
-        size: int = 11,
-        *,
-        anchor: str = "start",
-        fill: str = "#111",
-        weight: str = "normal",
-    ) -> None:
-        self.items.append(
-            f'<text x="{x:.0f}" y="{y:.0f}" font-size="{size}" '
-            f'text-anchor="{anchor}" fill="{fill}" font-weight="{weight}">'
-            f"{escape(words)}</text>"
-        )
-
-    def line(self, x1: float, y1: float, x2: float, y2: float, colour: str = "#333") -> None:
-        self.items.append(
-            f'<line x1="{x1:.0f}" y1="{y1:.0f}" x2="{x2:.0f}" y2="{y2:.0f}" '
-            f'stroke="{colour}" stroke-width="1.2"/>'
-        )
-
-    def box(self, x: float, y: float, w: float, h: float) -> None:
-        self.items.append(
-            f'<rect x="{x:.0f}" y="{y:.0f}" width="{w:.0f}" height="{h:.0f}" '
-            'fill="#fffdf2" stroke="#222" stroke-width="1.5"/>'
-        )
-
-
-def _size(circuit: Circuit, part: Part) -> tuple[float, float, float, float]:
-    """Width and height of the part's box, and the room its labels take each side."""
-    left, right = _sides(part)
-    nets = circuit.pin_nets()
-
-    def label(pin: PinSpec) -> float:
-        return len(nets.get(Node(part.ref, pin.name), "x")) * CHAR_W + STUB + 6
-
-    names = max((len(p.name) + len(p.number) + 2 for p in (*left, *right)), default=4)
-    inner = max(names * CHAR_W * (2 if right else 1) + 16, len(part.spec.name) * CHAR_W + 10, 70)
-    height = max(len(left), len(right)) * PIN_H + 10
-    return (
-        inner,
-        height,
-        max((label(p) for p in left), default=0),
-        max((label(p) for p in right), default=0),
-    )
-
-
-def _draw_part(d: _Drawing, circuit: Circuit, part: Part, x: float, y: float) -> None:
-    inner, height, left_room, _ = _size(circuit, part)
-    bx = x + left_room
-    title = f"{part.ref}  {part.value or part.spec.name}"
-    d.text(bx, y + 12, title, 12, weight="bold")
-    top = y + 18
-    d.box(bx, top, inner, height)
-    nets = circuit.pin_nets()
-    left, right = _sides(part)
-    for side, pins in ((-1, left), (1, right)):
-        for row, pin in enumerate(pins):
-            py = top + 13 + row * PIN_H
-            edge = bx if side < 0 else bx + inner
-            end = edge + side * STUB
-            net = nets.get(Node(part.ref, pin.name))
-            inside = f"{pin.number} {pin.name}" if side < 0 else f"{pin.name} {pin.number}"
-            d.text(
-                edge - side * 4,
-                py + 4,
-                inside,
-                10,
-                anchor="start" if side < 0 else "end",
-                fill="#555",
-            )
-            if net is None:
-                d.text(edge + side * 8, py + 4, "\u00d7", 12, anchor="middle", fill="#999")
-                continue
-            d.line(edge, py, end, py)
-            d.text(
-                end + side * 3,
-                py + 4,
-                net,
-                11,
-                anchor="end" if side < 0 else "start",
-                fill="#1d4ed8",
-            )
-    if part.note:
-        d.text(bx, top + height + 14, part.note[:60], 10, fill="#6b5a3a")
+def differences(circuit: Circuit, sheet: Sheet | None = None) -> list[str]:
+    """Where the schematic and the circuit part: a drawn pin on another net than the
+    circuit's, a joined pin not drawn, a part neither drawn nor stood for, an instance of a
+    repeated block wired otherwise than the one drawn for it. Empty: they are one circuit."""
+    if sheet is None:
+        _, sheet = draw(circuit)
+    found = []
+    drawn = {node.ref for node in sheet.shown}
+    for part in circuit.parts.values():
+        drawn_as = sheet.stands_for.get(part.ref)
+        if drawn_as is None and part.ref not in drawn:
+            found.append(f"{part.ref} ({part.spec.name}) is not on the schematic")
+            continue
+        for pin in part.spec.pins:
+            node = Node(part.ref, pin.name)
+            net = circuit.where.get(node)
+            if node in sheet.shown:
+                if sheet.shown[node] != net:
+                    found.append(f"{node} is drawn on {sheet.shown[node]}, but is on {net}")
+            elif drawn_as is None:
+                if net is not None:
+                    found.append(f"{node} is on {net}, but not drawn")
+            else:
+                theirs = circuit.where.get(Node(drawn_as, pin.name))
+                if _role(net) != _role(theirs):
+                    found.append(
+                        f"{node} is on {net}, but {drawn_as}.{pin.name}, drawn for it, "
+                        f"is on {theirs}"
+                    )
+    return found
 
 
 def schematic_svg(circuit: Circuit, title: str) -> str:
-    d = _Drawing()
-    d.text(MARGIN, 34, title, 20, weight="bold")
-    d.text(
-        MARGIN,
-        56,
-        "Pins with the same blue label are joined. \u00d7 marks a pin left "
-        "unconnected. Pin numbers are the package's (docs/build-a-board.md §3).",
-        12,
-    )
-    y = 80.0
-    for name in SECTIONS:
-        parts = [p for p in circuit.parts.values() if section(p) == name]
-        if not parts:
-            continue
-        y += 20
-        d.text(MARGIN, y, name, 16, weight="bold")
-        d.line(MARGIN, y + 6, WIDTH - MARGIN, y + 6, "#b8a77a")
-        y += 16
-        x, row_h = float(MARGIN), 0.0
-        for part in parts:
-            inner, height, left_room, right_room = _size(circuit, part)
-            width = left_room + inner + right_room
-            if x + width > WIDTH - MARGIN and x > MARGIN:
-                x, y, row_h = float(MARGIN), y + row_h, 0.0
-            _draw_part(d, circuit, part, x, y)
-            x += width + 24
-            row_h = max(row_h, height + 40)
-        y += row_h
-    height_px = y + MARGIN
+    """The whole sheet: the blocks in rows, each headed and captioned. ValueError when the
+    drawing is not the circuit (a block this module does not know how to draw)."""
+    panels, sheet = draw(circuit)
+    wrong = differences(circuit, sheet)
+    if wrong:
+        raise ValueError("the schematic is not the circuit: " + "; ".join(wrong[:5]))
+    items = [
+        f'<text x="30" y="40" font-size="24" font-weight="bold">{escape(title)}</text>',
+        '<text x="30" y="66" font-size="15">A flag (a pointed label) joins every wire with its '
+        "name; a repeated block is drawn once, with its count. Pin numbers are the "
+        "package's.</text>",
+    ]
+    x, y, row = 30.0, 96.0, 0.0
+    for block in panels:
+        width = max(block.width, 460.0)
+        block.caption = [
+            part for said in block.caption for part in textwrap.wrap(said, int(width / 7.8))
+        ]
+        text_h = 30 + 20 * len(block.caption)
+        if x > 30 and x + width > WIDTH - 30:
+            x, y, row = 30.0, y + row + GAP, 0.0
+        items.append(
+            f'<rect x="{x - 10:.0f}" y="{y - 10:.0f}" width="{width + 20:.0f}" '
+            f'height="{block.height + text_h + 20:.0f}" fill="none" stroke="#b8a77a" rx="6"/>'
+        )
+        items.append(
+            f'<text x="{x:.0f}" y="{y + 16:.0f}" font-size="18" font-weight="bold">'
+            f"{escape(block.title)}</text>"
+        )
+        for k, words in enumerate(block.caption):
+            items.append(
+                f'<text x="{x:.0f}" y="{y + 40 + 20 * k:.0f}" font-size="14">{escape(words)}</text>'
+            )
+        inner = block.svg.replace("<svg ", f'<svg x="{x:.0f}" y="{y + text_h:.0f}" ', 1)
+        items.append(inner)
+        x += width + GAP + 20
+        row = max(row, block.height + text_h + 20)
+    height = y + row + 30
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height_px:.0f}" '
-        f'viewBox="0 0 {WIDTH} {height_px:.0f}" font-family="DejaVu Sans, sans-serif">\n'
-        f'<rect width="100%" height="100%" fill="#ffffff"/>\n' + "\n".join(d.items) + "\n</svg>\n"
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0f}" '
+        f'viewBox="0 0 {WIDTH} {height:.0f}" font-family="DejaVu Sans, sans-serif">\n'
+        '<rect width="100%" height="100%" fill="#ffffff"/>\n' + "\n".join(items) + "\n</svg>\n"
     )

@@ -411,9 +411,14 @@ def _circuit(args: argparse.Namespace, options: dict[str, str]) -> int:
         f"{profile.id}.net": kicad_netlist(circuit, f"board profile {profile.id}"),
         f"{profile.id}-connections.txt": connections_text(circuit),
         f"{profile.id}-bom.csv": bom_csv(circuit, profile, game),
-        f"{profile.id}.svg": schematic_svg(circuit, f"{game.title}: board profile {profile.id}"),
         f"{profile.id}-erc.txt": report(circuit, problems) + line,
     }
+    try:  # schemdraw: the board tools' extra, as magpylib is
+        files[f"{profile.id}.svg"] = schematic_svg(
+            circuit, f"{game.title}: board profile {profile.id}"
+        )
+    except ImportError as exc:
+        print(f"no schematic: {exc}", file=sys.stderr)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for name, text in files.items():
