@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import json
 import math
 import os
 import subprocess
@@ -270,13 +271,20 @@ def test_the_rules_check_holds_each_rail_at_its_least() -> None:
                for t in said), said  # fmt: skip
 
 
-def test_firmware_config_refuses_waits_the_simulated_line_does_not_cover(tmp_path: Path) -> None:
+def test_firmware_config_refuses_waits_the_simulated_line_does_not_cover(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Issue 50: the firmware's waits are checked against ngspice's line in one place, which
-    firmware config and firmware circuit both use: an SS49E board (a stronger output swing
-    against the 10 kohm pull-down) whose screening read is too short is refused by both."""
+    firmware config and firmware circuit both use. An SS49E board (its 2.78 V top near the
+    3.0 V its 300 uA holds across the 10 kohm pull-down: a slow rise) gets waits that cover
+    its line, and both pass it; a screening wait shorter than the line (the old formula, which
+    left the pull-down out: 5 us here) is refused by both."""
     import shutil
 
     import yaml
+
+    from firmware_bridge import cli
+    from firmware_bridge.circuit import spice
 
     config = tmp_path / "config"
     shutil.copytree(Path(__file__).resolve().parent.parent / "config", config)
@@ -288,21 +296,24 @@ def test_firmware_config_refuses_waits_the_simulated_line_does_not_cover(tmp_pat
     data["build"]["sensor"] = {"mount": "under-top"}
     data["build"]["piece"]["magnet"]["grade"] = "N52"
     path.write_text(yaml.safe_dump(data))
-    made = subprocess.run(
-        [sys.executable, "-m", "firmware_bridge.cli", "firmware", "config", "--board", "vanguard",
-         "--config-dir", str(config), "-o", str(tmp_path / "board.json")],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert made.returncode == 2, made.stdout + made.stderr
-    assert "slower than the firmware's waits: live, rising" in made.stderr
-    assert "(screen_us)" in made.stderr and "Traceback" not in made.stderr
-    assert not (tmp_path / "board.json").exists()
-    drawn = subprocess.run(
-        [sys.executable, "-m", "firmware_bridge.cli", "firmware", "circuit", "--board", "vanguard",
-         "--config-dir", str(config), "-o", str(tmp_path / "circuit")],
-        capture_output=True, text=True, check=False,
-    )  # fmt: skip
-    assert drawn.returncode == 1 and "TOO SHORT: screen_us" in drawn.stdout
+    made = tmp_path / "board.json"
+    config_args = ["firmware", "config", "--board", "vanguard", "--config-dir", str(config),
+                   "-o", str(made)]  # fmt: skip
+    circuit_args = ["firmware", "circuit", "--board", "vanguard", "--config-dir", str(config),
+                    "-o", str(tmp_path / "circuit")]  # fmt: skip
+    assert cli.main(config_args) == 0, capsys.readouterr().err
+    assert json.loads(made.read_text())["sensors"]["screen_us"] == 10
+    assert cli.main(circuit_args) == 0
+    assert "TOO SHORT" not in capsys.readouterr().out
+    made.unlink()
+
+    monkeypatch.setattr(spice, "screen_us", lambda wiring, sensors: 5)
+    assert cli.main(config_args) == 2
+    said = capsys.readouterr().err
+    assert "slower than the firmware's waits: live, rising" in said and "(screen_us)" in said
+    assert not made.exists()
+    assert cli.main(circuit_args) == 1
+    assert "TOO SHORT: screen_us" in capsys.readouterr().out
 
 
 def test_the_guides_schematic_is_generated() -> None:

@@ -32,6 +32,7 @@ from pathlib import Path
 from firmware_bridge.circuit import components as c
 from firmware_bridge.circuit.model import Circuit, Node, PinKind
 from firmware_bridge.link.wiring import (
+    PARTS,
     PULL_UP_WORST_OHMS,
     SENSOR_SOURCE_AMPS,
     PicoWiring,
@@ -51,7 +52,6 @@ VIL_V = 0.8
 SENSOR_OUT_OHMS = 100
 # A linear sensor's output range at 3.3 V (datasheets: a DRV5053 0.2-1.8 V whatever its
 # supply; a ratiometric part within 0.2 V of its rails).
-RANGES = {"drv5053": (0.2, 1.8)}
 RATIOMETRIC = (0.2, RAIL_V - 0.2)
 
 
@@ -147,7 +147,7 @@ def cases(line: Line, band_v: float) -> list[Case]:
     stop = 20 * max(tau_us, slew_us, 1.0)
     found = []
     if line.linear:
-        low, high = RANGES.get(line.part, RATIOMETRIC)
+        low, high = PARTS[line.part].output or RATIOMETRIC
         for name, start, to in (("live, rising", low, high), ("live, falling", high, low)):
             drive = (f"Vs s 0 DC {to}\n"
                      f"Bs 0 cell I=min({SENSOR_SOURCE_AMPS}, max(-{SENSOR_SOURCE_AMPS}, "

@@ -632,7 +632,8 @@ def settle_us(wiring: PicoWiring, sensors: int) -> int:
     ``SWITCH_TAUS`` or ``LINEAR_TAUS`` time constants of the signal line."""
     farads = _line_farads(wiring, sensors)
     if wiring.part.kind == "linear":
-        return math.ceil(LINEAR_TAUS * PULL_DOWN_OHMS * farads * 1e6)
+        wait = max(LINEAR_TAUS * PULL_DOWN_OHMS * farads, _slew_seconds(wiring, farads))
+        return math.ceil(wait * 1e6)
     return math.ceil(SWITCH_TAUS * PULL_UP_WORST_OHMS * farads * 1e6)
 
 
@@ -644,7 +645,29 @@ def screen_us(wiring: PicoWiring, sensors: int) -> int:
     time, never a wrong report."""
     farads = _line_farads(wiring, sensors)
     if wiring.part.kind == "linear":
-        need = farads * RAIL_VOLTS / SENSOR_SOURCE_AMPS
+        need = _slew_seconds(wiring, farads)
     else:
         need = SWITCH_TAUS * PULL_UP_OHMS * farads
     return min(settle_us(wiring, sensors), math.ceil(need * 1e6) + 1)
+
+
+def _slew_seconds(wiring: PicoWiring, farads: float) -> float:
+    """How long a live linear sensor takes to carry the line across its whole output range
+    to within the hysteresis of its new reading, at its weakest drive, against the SIG
+    line's pull-down: rising, the pull-down takes V/R of the sensor's current, so the line
+    charges as C dV/dt = I - V/R, which takes R C ln((IR - low)/(IR - high + band)) (an
+    SS49E's 2.78 V top is near the 3.0 V 300 uA can hold across 10 kohm: slow); falling,
+    both pull down. The worse of the two; the same line circuit/spice.py simulates."""
+    low, high = wiring.part.output or (0.2, RAIL_VOLTS - 0.2)
+    band = wiring.bands.hysteresis / 65535 * RAIL_VOLTS
+    tau = PULL_DOWN_OHMS * farads
+    top = SENSOR_SOURCE_AMPS * PULL_DOWN_OHMS  # the highest the sensor holds the line at
+    target = min(high, top) - band
+    rising = tau * math.log((top - low) / max(top - target, 1e-9))
+    falling = tau * math.log((top + high) / (top + low + band))
+    return SLEW_MARGIN * max(rising, falling)
+
+
+# What the slew's formula leaves out and the simulation has: the channel's on-resistance and
+# its own capacitance, and the ADC's sampling capacitor (circuit/spice.py): about a tenth.
+SLEW_MARGIN = 1.25
