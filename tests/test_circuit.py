@@ -164,14 +164,13 @@ def test_the_schematic_is_the_circuit(variant: str) -> None:
     part shows the net the circuit puts it on; every part not drawn is an instance of a
     drawn block (a cell, an LED, a bank) wired as the one drawn for it."""
     profile, game = board(variant if variant in BOARDS else "three-dragons")
-    assert profile.pico is not None
+    wiring = profile.pico
+    assert wiring is not None
     if variant == "second level":
-        wiring = dataclasses.replace(profile.pico, enable=(), bank_select=(6, 7, 8, 9))
-        profile = dataclasses.replace(profile, pico=wiring)
+        wiring = dataclasses.replace(wiring, enable=(), bank_select=(6, 7, 8, 9))
     elif variant == "drv5033":  # a hall switch: its pull-up drawn in the cell's block
-        profile = dataclasses.replace(
-            profile, pico=dataclasses.replace(profile.pico, part=PARTS["drv5033"])
-        )
+        wiring = dataclasses.replace(wiring, part=PARTS["drv5033"])
+    profile = dataclasses.replace(profile, pico=wiring)
     circuit = board_circuit(profile, game)
     panels, sheet = draw(circuit)
     assert differences(circuit, sheet) == []
