@@ -8,6 +8,7 @@ from engine.effects import Change, Effect, Event, EventKind, Footprint, Layout
 from engine.errors import ConfigError, IllegalMoveError, InvalidMoveError, PositionError
 from engine.game import Game, State
 from engine.moves import NO_CELL, Cell, Move, MoveKind
+from engine.notation import declared, moves_played
 from engine.notes import Note, NoteKind
 from engine.outcome import Outcome
 from engine.pieces import Piece, PieceKind
@@ -41,4 +42,6 @@ __all__ = [
     "State",
     "Zone",
     "build_game",
+    "declared",
+    "moves_played",
 ]

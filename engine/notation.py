@@ -6,7 +6,7 @@ results ``resign:1``, ``resign:2``, ``draw``. A move's text needs the board's ce
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Protocol
 
 from engine.board import Board
@@ -45,6 +45,23 @@ def move_text(game: Game, move: Move) -> str:
     if kind is MoveKind.DRAW:
         return "draw"
     return "pass"
+
+
+def declared(text: str) -> int | None:
+    """Who declared the result a record's text holds: 1 or 2 for a resignation (the player
+    who resigned, whoever was to move), 0 for a draw (both players agreed it); None for a
+    move. A declared result is in the record but is no move: counts leave it out."""
+    raw = text.strip().lower()
+    if raw == "draw":
+        return 0
+    if raw in ("resign:1", "resign:2"):
+        return int(raw[-1])
+    return None
+
+
+def moves_played(texts: Iterable[str]) -> int:
+    """How many of a record's entries are moves (a resignation or a draw is not)."""
+    return sum(1 for text in texts if declared(text) is None)
 
 
 def parse_move(game: Game, text: str) -> Move:

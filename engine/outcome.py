@@ -23,7 +23,11 @@ class Outcome:
         """The result in words; ``people``: who played each side, when they said."""
         if self.winner is None:
             return f"draw ({self.reason})"
-        return f"{player_label(player_names, self.winner, people)} wins: {self.reason}"
+        reason = self.reason
+        loser = self.winner.other
+        if reason == f"{player_names[loser.index]} resigned":  # the person who resigned
+            reason = f"{player_label(player_names, loser, people)} resigned"
+        return f"{player_label(player_names, self.winner, people)} wins: {reason}"
 
 
 def player_label(

@@ -586,7 +586,7 @@ def test_a_resignation_and_an_agreed_draw_are_results_everywhere(
     referee.wait_log("new game 2")
     code, answer = referee.post("/api/result", {"result": "resign", "player": 2})
     assert code == 200 and answer["message"] == "Bob resigned: Alice wins", answer
-    referee.wait_state("outcome", "Alice (White) wins: Black resigned")
+    referee.wait_state("outcome", "Alice (White) wins: Bob (Black) resigned")
     code, answer = referee.post("/api/result", {"result": "draw"})
     assert code == 409 and "over already" in answer["message"]
     for bad in ({"result": "resign", "player": 3}, {"result": "win"}, {"result": "draw", "x": 1},

@@ -15,8 +15,10 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from firmware_bridge.referee.journal import read_recording
-from tests.e2e import PYTHON, wait_until
+from tests.e2e import PYTHON, DaemonProcess, EmulatorProcess, wait_until
 from tests.helpers import GOAT_IN_REACH
 from tests.test_end_to_end import TD_POSITION, Rig, make
 
@@ -78,7 +80,7 @@ def test_a_session_with_faults_and_a_restart_replays_identically(
     short = subprocess.run([*PYTHON, "replay", str(rig.daemon.journal)], capture_output=True,
                            text=True, timeout=300, check=True).stdout  # fmt: skip
     assert short.splitlines() == [  # the verdict and a short summary, no frames
-        "game 1: 3 moves recorded (c2-c4 h8-h7 h2-h3)",
+        "game 1: 3 moves (c2-c4 h8-h7 h2-h3)",
         next(line for line in short.splitlines() if line.startswith("game 1: 2 session(s)")),
     ], short
     verbose = [*PYTHON, "replay", str(rig.daemon.journal), "--verbose"]
@@ -220,7 +222,7 @@ def test_a_report_replays_on_its_own_board_files_and_withholds_names_unless_aske
         return made, json.loads(gzip.decompress(out.read_bytes()))
 
     made, packed = report()
-    assert "game 1 (protect-the-goat on protect-the-goat, 1 moves, finished)" in made.stdout
+    assert "game 1 (Protect the Goat on board protect-the-goat, 1 move, finished)" in made.stdout
     text = json.dumps(packed)
     assert "Ann" not in text and "Annika" not in text, "a name left in the report"
     session = packed["recording"][0]
@@ -302,3 +304,101 @@ def test_a_quiet_board_is_written_every_ten_minutes_and_a_busy_one_every_minute(
     first, quiet = CHUNK_SECONDS, CHUNK_SECONDS + QUIET_CHUNK_SECONDS
     assert written[:4] == [first, quiet, quiet + CHUNK_SECONDS,
                            quiet + CHUNK_SECONDS + QUIET_CHUNK_SECONDS]  # fmt: skip
+
+
+def test_every_game_of_an_evenings_journal_replays_and_reports_as_itself(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 51, item 1: four games in one journal and one run (a resignation on the other
+    side's turn, a take-back and an agreed draw, a game never played, the computer). Each
+    game's replay and report summarise that game only (its moves, players, the computer's
+    side, its result: a resignation or a draw is no move) and decide identically; records
+    lists every game's number, and the record names who resigned."""
+    from firmware_bridge import cli
+    from tests.mosquitto import free_port
+    from tests.test_computer import post
+
+    emu = EmulatorProcess(tmp_path, "vanguard", "vanguard")
+    daemon = DaemonProcess(tmp_path, "vanguard", "vanguard", emu.link, "--kiosk",
+                           f"127.0.0.1:{free_port()}")  # fmt: skip
+
+    def new_game(number: int, body: dict[str, Any], back: list[str]) -> None:
+        assert post(url, "api/new-game", body)["ok"]
+        wait_until(lambda: daemon.game_id() == number, 30, daemon.text)
+        for line in back:
+            emu.do(line)
+        daemon.wait_log(f"new game {number}")
+
+    try:
+        found = re.search(r"kiosk page: (\S+)", daemon.wait_log(r"kiosk page: "))
+        assert found is not None
+        url = found.group(1)
+        daemon.wait_log("to move")
+        emu.do("play C2-C3")
+        daemon.wait_moves(["C2-C3"])  # Player 2 to move; Player 1 resigns
+        assert post(url, "api/result", {"result": "resign", "player": 1})["ok"]
+        daemon.wait_log("resigned")
+        new_game(2, {"game": "vanguard", "players": ["Ann", "Bob"]}, ["move C3 C2"])
+        daemon.wait_log("Ann to move")
+        emu.do("play C2-C3")
+        daemon.wait_moves(["C2-C3"])
+        emu.do("play F7-E6")
+        daemon.wait_moves(["C2-C3", "F7-E6"])
+        assert post(url, "api/takeback", {})["ok"]
+        emu.do("move E6 F7")
+        daemon.wait_moves(["C2-C3"])
+        emu.do("play G7-H7")
+        daemon.wait_moves(["C2-C3", "G7-H7"])
+        assert post(url, "api/result", {"result": "draw"})["ok"]
+        daemon.wait_log("draw")
+        new_game(3, {"game": "vanguard", "players": ["Cy", "Di"]}, ["move C3 C2", "move H7 G7"])
+        new_game(4, {"game": "vanguard", "players": ["Eve", ""], "computer": {"2": 1}}, [])
+        daemon.wait_log("Eve to move")
+        emu.do("play C2-C3")
+        chosen = re.search(r"the computer chose (\S+)", daemon.wait_log(r"the computer chose"))
+        assert chosen is not None
+        emu.do(f"play {chosen.group(1)}")
+        wait_until(lambda: len(daemon.moves(4)) == 2, 30, daemon.text)
+        assert post(url, "api/result", {"result": "resign", "player": 1})["ok"]
+        daemon.wait_log("resigned")
+    finally:
+        daemon.stop()
+        emu.close()
+    journal = str(daemon.journal)
+    computer = chosen.group(1)
+
+    def said(*args: str) -> tuple[int, str]:
+        code = cli.main(list(args))
+        return code, capsys.readouterr().out
+
+    expected = {
+        1: ["game 1: 1 move (C2-C3)", "result: Player 2 wins: Player 1 resigned"],
+        2: ["game 2: 2 moves (C2-C3 G7-H7)", "players: Ann (Player 1) against Bob (Player 2)",
+            "result: draw (agreed by the players)"],
+        3: ["game 3: 0 moves", "players: Cy (Player 1) against Di (Player 2)"],
+        4: [f"game 4: 2 moves (C2-C3 {computer})",
+            "players: Eve (Player 1) against Computer, level 1 (Player 2)",
+            "result: Computer, level 1 (Player 2) wins: Eve (Player 1) resigned"],
+    }  # fmt: skip
+    for game, lines in expected.items():
+        code, out = said("replay", journal, "--game", str(game))
+        assert code == 0 and out.splitlines()[: len(lines)] == lines, out
+        assert "decided identically" in out.splitlines()[len(lines)]
+        report = tmp_path / f"game{game}.report"
+        assert said("report", "--journal", journal, "--game", str(game), "-o", str(report))[0] == 0
+        code, out = said("replay", str(report))
+        withheld = [line.replace("Ann", "Person 1").replace("Bob", "Person 2")
+                    .replace("Cy", "Person 1").replace("Di", "Person 2")
+                    .replace("Eve", "Person 1") for line in lines]  # fmt: skip
+        assert code == 0 and out.splitlines()[1 : len(lines) + 1] == withheld, out
+        assert "decided identically" in out
+        code, out = said("replay", str(report), "--quiet")  # the verdict alone, no frames
+        assert code == 0 and out.splitlines() == [out.splitlines()[-1]], out
+    code, out = said("records", "--journal", journal)
+    listed = [line.split(": ", 1)[0].split()[-1] for line in out.splitlines()]
+    assert listed == ["1", "2", "3", "4"], out
+    assert "not played" in out.splitlines()[2] and "Ann against Bob" in out, out
+    assert ", 1 move: " in out.splitlines()[0], out
+    code, text = said("records", "--journal", journal, "--game", "4")
+    assert re.search(r"^1\. C2-C3 +# Player 1", text, re.M), text
+    assert re.search(r"^   resign:1 +# Player 1 resigned", text, re.M), text

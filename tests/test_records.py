@@ -46,9 +46,11 @@ def test_the_list_names_every_game_with_its_state_and_result(
 ) -> None:
     assert main(["records", "--journal", str(journal)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("journal-table1.sqlite3 game 1: the-lion-game on the-lion-game")
+    assert lines[0].startswith(
+        "journal-table1.sqlite3 game 1: The Lion Game on board the-lion-game"
+    )
     assert lines[0].endswith("finished, 7 moves: White wins: White captured the lion")
-    assert "game 2: goats-wintering" in lines[1] and "playing, 2 moves" in lines[1]
+    assert "game 2: Goats Wintering" in lines[1] and "playing, 2 moves" in lines[1]
 
 
 def test_a_text_record_replays_to_the_same_result(

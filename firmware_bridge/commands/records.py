@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from engine import moves_played
 from firmware_bridge.commands.common import Subparsers, UserError, board_journal
 from firmware_bridge.faces.hosts import state_dir
 from firmware_bridge.referee.journal import read_records
@@ -15,6 +16,7 @@ from firmware_bridge.referee.records import (
     played,
     record_row,
     record_text,
+    record_title,
     result_words,
     results_csv,
 )
@@ -87,11 +89,17 @@ def _cmd_records(args: argparse.Namespace) -> int:
         json.dump([r.to_json() for r in records], sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    for record in played(records):
+    kept = played(records)
+    for record in records:  # every game's number, so none seems lost
+        head = (f"{Path(record.journal).name} game {record.id}: "
+                f"{record_title(record, args.config_dir)} on board {record.profile}, "
+                f"{record.started[:16].replace('T', ' ')}")  # fmt: skip
+        if record not in kept:
+            print(f"{head}, not played (a new game was started before its first move)")
+            continue
         result = result_words(record, args.config_dir)
-        people = " v ".join(p or "?" for p in record.players) if any(record.players) else ""
-        print(f"{Path(record.journal).name} game {record.id}: {record.game} on {record.profile}, "
-              f"{record.started[:16].replace('T', ' ')}{', ' + people if people else ''}, "
-              f"{record.status}, {count(len(record.moves), 'move')}"
+        people = " against ".join(p or "(not named)" for p in record.players)
+        print(f"{head}{', ' + people if any(record.players) else ''}, {record.status}, "
+              f"{count(moves_played(m for m, _ in record.moves), 'move')}"
               f"{': ' + result if result else ''}")  # fmt: skip
     return 0

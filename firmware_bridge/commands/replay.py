@@ -7,19 +7,17 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import ConfigError
+from engine import ConfigError, Outcome, Player, declared
 from firmware_bridge.commands.common import Subparsers, UserError
 from firmware_bridge.link import catalog
-from firmware_bridge.referee.journal import Journal
+from firmware_bridge.referee.journal import Journal, read_records
 from firmware_bridge.referee.recorder import (
     COMMAND,
-    MOVE,
-    RESULT,
     SESSION,
-    TAKEBACK,
     RecordingError,
 )
 from firmware_bridge.referee.replay import Replayed, replay, sleeper
@@ -59,7 +57,17 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         return _replay_report(args, path)
     game, entries, own, problem = recorded_game(path, args.game)
     config_dir = Path(args.config_dir) if args.config_dir else None
-    return _run(args, entries, own, game, config_dir=config_dir, problem=problem)
+    records = read_records(path, game)
+    if records:
+        record = records[0]
+        moves, outcome, people = [m for m, _ in record.moves], record.outcome, record.players
+    else:  # a recording without its record (edited by hand?): the summary says so
+        moves, outcome, people = [], None, ("", "")
+    sides = side_names(entries, own, config_dir)
+    said = summary(game, moves, outcome, people, sides)
+    if not records:
+        said += f"\n{path} has no record of game {game}: its moves are not listed"
+    return _run(args, entries, game, config_dir=config_dir, said=said, problem=problem)
 
 
 def recorded_game(path: Path, wanted: int | None) -> tuple[int, list[Any], int, str]:
@@ -105,13 +113,16 @@ def _replay_report(args: argparse.Namespace, path: Path) -> int:
             config_dir = unpack_configs(report, Path(tmp))
         except (ReportError, OSError) as exc:
             raise UserError(f"{path}: {exc}") from None
-        return _run(args, list(report.entries), report.own, report.game,
-                    config_dir=config_dir, problem=report.problem)  # fmt: skip
+        sides = side_names(list(report.entries), report.own, config_dir)
+        said = summary(report.game, report.moves, report.outcome,
+                       report.players or ("", ""), sides)  # fmt: skip
+        return _run(args, list(report.entries), report.game, config_dir=config_dir,
+                    said=said, problem=report.problem)  # fmt: skip
 
 
 def _run(
-    args: argparse.Namespace, entries: list[Any], own: int, game: int, *,
-    config_dir: Path | None, problem: str = "",
+    args: argparse.Namespace, entries: list[Any], game: int, *,
+    config_dir: Path | None, said: str, problem: str = "",
 ) -> int:  # fmt: skip
     def show(at: float, turn: str, decided: list[str]) -> None:
         if args.verbose or args.step:
@@ -123,7 +134,7 @@ def _run(
     if problem:
         result.problems.insert(0, problem)
     if not args.quiet:
-        print(summary(entries, game, own, side_names(entries, own, config_dir)))
+        print(said)
     return _report(result, game)
 
 
@@ -135,7 +146,7 @@ def side_names(entries: list[Any], own: int, config_dir: Path | None) -> tuple[s
         info = entry[2] if len(entry) > 2 and isinstance(entry[2], dict) else {}
         if entry[0] == SESSION and info.get("game_id"):
             game_id = str(info["game_id"])
-        elif entry[0] == COMMAND and info.get("action") == "new-game" and info.get("game"):
+        elif entry[0] == COMMAND and info.get("action") == "new_game" and info.get("game"):
             game_id = str(info["game"])
     try:
         names = catalog.load_game(game_id, {}, config_dir).player_names
@@ -144,41 +155,30 @@ def side_names(entries: list[Any], own: int, config_dir: Path | None) -> tuple[s
         return "player 1", "player 2"
 
 
-def summary(entries: list[Any], game: int, own: int = 0,
-            sides: tuple[str, str] = ("player 1", "player 2")) -> str:  # fmt: skip
-    """What game ``game``'s recording holds, in a few lines: its players (and which is the
-    computer), its moves as they stand and its result. Entries before ``own`` are an earlier
-    game's of the same run: only the players named there count (a new game's command comes
-    in the turn before the game is its own)."""
-    moves: list[str] = []
-    result = ""
-    people: list[str] = ["", ""]
-    for index, entry in enumerate(entries):
-        kind = entry[0] if entry else ""
-        info = entry[2] if len(entry) > 2 and isinstance(entry[2], dict) else {}
-        if kind == SESSION and isinstance(info.get("people"), list) and index <= own:
-            people = [str(p) for p in info["people"]][:2]
-        elif kind == COMMAND and info.get("action") == "new-game" and index < own + 1:
-            people = [str(p) for p in info.get("players") or ["", ""]][:2]
-        if index < own:
-            continue
-        if kind == MOVE and len(entry) > 1:
-            moves.append(str(entry[1]))
-            result = ""
-        elif kind == TAKEBACK and len(entry) > 1 and str(entry[1]).isdigit():
-            del moves[len(moves) - int(entry[1]) :]
-            result = ""
-        elif kind == RESULT and len(entry) > 1:
-            result = str(entry[1])
-    shown = " ".join(moves) if len(moves) <= 12 else (" ".join(moves[:6]) + " … "
-                                                     + " ".join(moves[-5:]))  # fmt: skip
-    lines = [f"game {game}: {count(len(moves), 'move')} recorded"
-             + (f" ({shown})" if moves else "")]  # fmt: skip
-    if any(people):
-        named = [f"{who or 'not named'} ({side})" for who, side in zip(people, sides, strict=False)]
+def summary(
+    game: int,
+    moves: Sequence[str],
+    outcome: dict[str, object] | None,
+    people: Sequence[str],
+    sides: tuple[str, str] = ("player 1", "player 2"),
+) -> str:
+    """What game ``game``'s record holds, in a few lines, from the journal's (or the report's)
+    own record of that game, never from the recording (which may begin in an earlier game of
+    the same run): its players (and which is the computer), its moves as they stand and its
+    result. A resignation or an agreed draw is the result, not a move."""
+    played = [m for m in moves if declared(m) is None]
+    shown = " ".join(played) if len(played) <= 12 else (" ".join(played[:6]) + " … "
+                                                       + " ".join(played[-5:]))  # fmt: skip
+    lines = [f"game {game}: {count(len(played), 'move')}" + (f" ({shown})" if played else "")]
+    pair = (str(people[0]), str(people[1])) if len(people) == 2 else ("", "")
+    if any(pair):
+        named = [f"{who or 'not named'} ({side})" for who, side in zip(pair, sides, strict=True)]
         lines.append("players: " + " against ".join(named))
-    if result:
-        lines.append(f"result: {result}")
+    if outcome:
+        winner = outcome.get("winner")
+        result = Outcome(Player(int(str(winner))) if winner in (1, 2) else None,
+                         str(outcome.get("reason", "")))  # fmt: skip
+        lines.append(f"result: {result.describe(sides, pair)}")
     return "\n".join(lines)
 
 

@@ -6,11 +6,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from engine import moves_played
 from firmware_bridge.commands.common import Subparsers, UserError, board_journal
 from firmware_bridge.commands.replay import recorded_game
 from firmware_bridge.faces.hosts import state_dir
 from firmware_bridge.referee.journal import Journal, read_records
+from firmware_bridge.referee.records import record_title
 from firmware_bridge.referee.report import ReportError, make_report, write_report
+from firmware_bridge.words import count
 
 
 def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -82,12 +85,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
         write_report(report, output)
     except ReportError as exc:
         raise UserError(str(exc)) from None
-    people = " v ".join(p or "(not named)" for p in records[0].players)
+    people = " against ".join(p or "(not named)" for p in records[0].players)
     names = (f"players {people}, " if any(records[0].players) else "") + (
         "with their names" if args.with_names else "their names withheld in the file"
     )
-    print(f"wrote {output}: game {game} ({report.game_id} on {report.profile}, "
-          f"{len(report.moves)} moves, {report.status}), {len(report.entries)} recorded entries, "
+    title = record_title(records[0], args.config_dir)
+    print(f"wrote {output}: game {game} ({title} on board {report.profile}, "
+          f"{count(moves_played(report.moves), 'move')}, {report.status}), "
+          f"{len(report.entries)} recorded entries, "
           f"{names}; board-referee replay {output} runs it again")  # fmt: skip
     if problem:
         print(f"board-referee report: {problem}")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import dataclasses
 import logging
 import queue
 import socket
@@ -384,6 +385,8 @@ class Daemon(BoardSession, Showing, Playing):
                 result = self._check_command(command, now)
             elif command.action == "new_game" and command.game is not None:
                 profile = command.profile or self.profile
+                if profile.id == self.profile.id:  # the same board: its settle window as
+                    profile = dataclasses.replace(profile, settle=self.profile.settle)  # run
                 # Names go with the game they were given for: a new game without names has
                 # none (never the last game's people, unseen).
                 self.people = command.players or ("", "")

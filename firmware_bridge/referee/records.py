@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import ConfigError, Game, Outcome, Player
+from engine import ConfigError, Game, Outcome, Player, declared, moves_played
 from firmware_bridge.link import catalog
 from firmware_bridge.referee.journal import GameRecord
 
@@ -36,6 +36,12 @@ def _game(folder: Path, game_id: str, options: str, stamp: tuple[int, int]) -> G
         return catalog.load_game(game_id, json.loads(options), folder)
     except ConfigError:
         return None
+
+
+def record_title(record: GameRecord, config_dir: str | None) -> str:
+    """The game's title ("Vanguard"), or its id when its file is gone."""
+    game = _record_game(record, config_dir)
+    return game.title if game is not None else record.game
 
 
 def played(records: Iterable[GameRecord]) -> list[GameRecord]:
@@ -100,7 +106,14 @@ def record_text(
             state = game.state_from_json(record.start) if record.start else game.new_state()
         except ValueError:
             state = None
-    for number, (move, at) in enumerate(record.moves, start=1):
+    number = 0
+    for move, at in record.moves:
+        by = declared(move)
+        if by is not None:  # a result the players declared: no move, and the declarer's
+            said = "draw agreed" if by == 0 else f"{names[by - 1]} resigned"
+            lines.append(f"   {move:<12} # {said} {at[11:19]}".rstrip())
+            continue
+        number += 1
         who = ""
         if state is not None:
             who = names[state.to_move.index]
@@ -204,7 +217,8 @@ def record_row(record: GameRecord, config_dir: str | None, board: str = "") -> d
         title=game.title if game is not None else record.game, options=record.options,
         sides=game.player_names if game is not None else ("Player 1", "Player 2"),
         people=record.players, result=result_words(record, config_dir) or record.status,
-        winner=(record.outcome or {}).get("winner"), moves=len(record.moves),
+        winner=(record.outcome or {}).get("winner"),
+        moves=moves_played(m for m, _ in record.moves),
         started=record.started, ended=record.ended or "",
     )  # fmt: skip
 

@@ -279,7 +279,8 @@ def _event(entry: Entry, daemon: Daemon, config_dir: Path | None) -> LinkEvent |
     profile = None
     if "profile" in said and game is not None:
         profile = catalog.load_profile(str(said["profile"]), game, directory)
-        profile = dataclasses.replace(profile, settle=daemon.profile.settle)
+        if profile.id == daemon.profile.id:  # as the referee does: the board's window as run
+            profile = dataclasses.replace(profile, settle=daemon.profile.settle)
     return Command(
         str(said.get("action", "")),
         button=Button[said["button"]] if "button" in said else None,

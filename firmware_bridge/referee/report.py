@@ -65,7 +65,7 @@ class Report:
     firmware: tuple[str, ...]  # what the board said it ran, each distinct HELLO
     configs: dict[str, str]  # "games/ID.yaml" / "boards/ID.yaml" -> the file's text
     entries: tuple[Entry, ...]
-    players: tuple[str, str] | None = None  # only in a report made --with-names
+    players: tuple[str, str] | None = None  # as the report names them (Person N, withheld)
     problem: str = ""  # the recording's damage, named when the report was made
     names_withheld: bool = True
     own: int = 0  # where the game's own entries begin (those before: an earlier game's)
@@ -106,7 +106,8 @@ def make_report(
             raise ReportError(f"cannot read {path} for the report: {exc.strerror}") from exc
         except UnicodeDecodeError:
             raise ReportError(f"{path} is not UTF-8 text") from None
-    kept = tuple(entries) if with_names else withhold_names(entries)
+    kept, aliased = ((tuple(entries), record.players) if with_names
+                     else _withheld(entries, record.players))  # fmt: skip
     versions = {str(e[2].get("version")) for e in entries if e[0] == SESSION and _info(e)}
     return Report(
         game=record.id, game_id=record.game,
@@ -115,7 +116,8 @@ def make_report(
         moves=tuple(move for move, _ in record.moves),
         made=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), software=software_version(),
         recorded_by=tuple(sorted(versions)), firmware=firmware_said(entries), configs=configs,
-        entries=kept, players=record.players if with_names else None, problem=problem,
+        entries=kept, players=(aliased[0], aliased[1]) if any(aliased) else None,
+        problem=problem,
         names_withheld=not with_names, own=own,
     )  # fmt: skip
 
@@ -160,9 +162,17 @@ def firmware_said(entries: Sequence[Entry]) -> tuple[str, ...]:
     return tuple(said)
 
 
-def withhold_names(entries: Sequence[Entry]) -> tuple[Entry, ...]:
+def withhold_names(entries: Sequence[Entry], players: Sequence[str] = ()) -> tuple[Entry, ...]:
     """The recording with each person's name replaced by "Person N", wherever it is held: the
     names a session started with, the names given with a new game, and the words shown."""
+    return _withheld(entries, players)[0]
+
+
+def _withheld(
+    entries: Sequence[Entry], players: Sequence[str]
+) -> tuple[tuple[Entry, ...], tuple[str, ...]]:
+    """The recording with names withheld, and ``players`` as it names them (the computer
+    stays the computer: which side it played is part of the record)."""
     names: dict[str, str] = {}
 
     def alias(name: object) -> str:
@@ -174,6 +184,8 @@ def withhold_names(entries: Sequence[Entry]) -> tuple[Entry, ...]:
             names[text] = f"Person {len(names) + 1}"
         return names[text]
 
+    for person in players:  # the game's own players are Person 1 and 2
+        alias(person)
     for entry in entries:  # every name first, so words are rewritten with all of them known
         if entry[0] == SESSION and _info(entry):
             for person in entry[2].get("people") or ():
@@ -181,8 +193,9 @@ def withhold_names(entries: Sequence[Entry]) -> tuple[Entry, ...]:
         elif entry[0] == COMMAND and _info(entry):
             for person in entry[2].get("players") or ():
                 alias(person)
+    aliased = tuple(alias(p) for p in players)
     if not names:
-        return tuple(entries)
+        return tuple(entries), aliased
     # Longest first, and only as whole words, so "Ann" is not taken out of "Anna" or "Annex".
     pattern = re.compile(
         "|".join(rf"(?<!\w){re.escape(n)}(?!\w)" for n in sorted(names, key=len, reverse=True))
@@ -202,7 +215,7 @@ def withhold_names(entries: Sequence[Entry]) -> tuple[Entry, ...]:
             return (entry[0], *(words(part) for part in entry[1:]))
         return entry
 
-    return tuple(kept(entry) for entry in entries)
+    return tuple(kept(entry) for entry in entries), aliased
 
 
 def write_report(report: Report, path: Path) -> None:

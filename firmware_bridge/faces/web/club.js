@@ -104,7 +104,7 @@ async function draw(b) {
   const turn = b.outcome ? moves : b.to_move ? `${who(b.to_move)} to move · ${moves}` : "";
   a.querySelector(".turn").textContent = turn + (b.last_text ? ` · last ${b.last_text}` : "");
   const playing = (b.players || []).map((side, i) => people[i] ? `${people[i]} (${side})` : side);
-  a.querySelector(".people").textContent = playing.length === 2 ? `${playing[0]} v ${playing[1]}` : "";
+  a.querySelector(".people").textContent = playing.length === 2 ? `${playing[0]} against ${playing[1]}` : "";
   const badge = a.querySelector(".badge");
   const conn = b.online === false ? "offline" : (b.connection || {}).state || "";
   badge.className = `badge ${conn}`;
@@ -205,7 +205,7 @@ async function loadResults() {
     const ended = r.ended && !Number.isNaN(when.getTime())
       ? `${when.toLocaleDateString([], { day: "numeric", month: "short" })} ${when.toLocaleTimeString([], { hour12: false, hour: "2-digit", minute: "2-digit" })}` : "";
     const people = r.people || ["", ""];
-    const players = (r.players || []).map((side, i) => people[i] ? `${people[i]} (${side})` : side).join(" v ");
+    const players = (r.players || []).map((side, i) => people[i] ? `${people[i]} (${side})` : side).join(" against ");
     const labels = ["Board", "Game", "Players", "Result", "Moves", "Ended"];
     [r.board, `${r.title} (game ${r.game_number})`, players, r.outcome || r.status, r.moves, ended].forEach((text, i) => {
       const td = tr.insertCell();
