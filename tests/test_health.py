@@ -128,8 +128,9 @@ class _Table:
 
 def test_an_illegal_move_stays_the_headline_however_long_it_stays(tmp_path: Path) -> None:
     """Three Dragons, b8-c7 (no piece moves diagonally) left on the board past the stuck-sensor
-    window: the kiosk's headline and the club's alert stay "illegal move"; the suspicion of a
-    stuck sensor on c7 is added beneath, one short line."""
+    window: the kiosk's headline and the club's alert stay "illegal move", and no sensor is
+    suspected: the stone missing from b8 explains the one on c7 (issue 51). A piece read on
+    a cell with nothing missing anywhere is a sensor's doing: that one is named."""
     table = _Table(tmp_path)
     game, profile, daemon, board_says = table.game, table.profile, table.daemon, table.says
     table.start()
@@ -144,7 +145,14 @@ def test_an_illegal_move_stays_the_headline_however_long_it_stays(tmp_path: Path
         assert "take Black's stone off c7" in shown.status and "b8" in shown.status
         assert shown.alert == "illegal"
     assert table.now - 100.0 > PHANTOM_AFTER
-    assert shown.sensor_brief == "Check the sensors: c7 may be stuck"
+    assert shown.sensor_brief == ""  # a hand explains it: no sensor is suspected
+    board_says(44, Change(3, ((c7, Reading(0, 0)), (b8, Reading(3, 0)))), 0.5)  # put right
+    d5 = profile.sensor_cells.index(game.board.index["d5"])
+    board_says(45, Change(4, ((d5, Reading(3, 0)),)), 0.5)  # nothing lifted: d5 reads a piece
+    for second in range(25):
+        board_says(46 + second, Pong(0), 1.0)
+    shown = daemon.snapshot()
+    assert shown.sensor_brief == "Check the sensors: d5 may be stuck", shown.status
     table.journal.close()
 
 

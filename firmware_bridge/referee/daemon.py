@@ -24,10 +24,10 @@ import queue
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from engine import Cell, Effect, Game, State
+from engine import Cell, Effect, Game, Player, State
 from firmware_bridge import words
 from firmware_bridge.link.leds import Signal, led_frame
 from firmware_bridge.link.profile import BoardProfile, Token
@@ -412,6 +412,14 @@ class Daemon(BoardSession, Showing, Playing):
         if not command.reply.done():
             command.reply.set_result(result)
 
+    def _hand_explains(self, signals: Mapping[Cell, Signal]) -> bool:
+        """Whether a player's hand explains a piece read where the game has none: a piece
+        of the game's is missing from another cell (a move left unfinished, or illegal), or a
+        player still has pieces to place. Only when nothing does is its sensor suspected."""
+        if any(signal is Signal.PUT_BACK for signal in signals.values()):
+            return True
+        return any(any(self.state.reserve(player).values()) for player in Player)
+
     def _warn(self) -> None:
         """Say each sensor warning once, as it begins."""
         for warning in self.health.warnings():
@@ -584,6 +592,8 @@ class Daemon(BoardSession, Showing, Playing):
             self.log.info("%s", self.rec.status)
         signals = self.rec.signals
         asked = [c for c, s in signals.items() if s is Signal.ILLEGAL]
+        if asked and self._hand_explains(signals):
+            asked = []  # a piece missing elsewhere, or one in hand: a player's move, not a sensor
         if asked:
             layout = self.state.layout()
             asked = [c for c in asked if c not in layout]
