@@ -66,6 +66,7 @@ function sideAndPerson(s, index) {
 
 function render(s) {
   current = s;
+  settle(s);
   view.setBoard(s.board);
   // In the board check only its lit cell matters: the game's pieces are off the board.
   view.render(s.check ? { pieces: [], signals: s.signals, last: [], lifted: [], unexpected: [], ghosts: [] } : {
@@ -115,10 +116,28 @@ function render(s) {
   document.body.dataset.game = s.game.id;
 }
 
-// The answer to a control pressed here stays for a while, whatever the referee says meanwhile
-// (a refusal must be read: "this control needs the access token", "passing is not allowed").
+// The answer to a control pressed here stays for a while (a refusal must be read: "this
+// control needs the access token", "passing is not allowed"). An answer that is no refusal
+// ("took back …: put the board back", "new game …: set up the board") has had its moment
+// once the game moves on after it: the board put back, the first piece placed.
+function moment(s) {
+  return `${s.game_number}|${s.moves.length}|${s.status}|${s.notice || ""}|${s.outcome || ""}`;
+}
+
+function settle(s) {
+  if (!answer || answer.error) return;
+  const now = moment(s);
+  const notice = capitalise(s.notice || "");
+  if (notice === answer.text) { answer.effect = now; answer.noticed = true; return; }
+  if (answer.noticed) { answer = null; return; }  // the referee's own notice of it has gone
+  if (answer.baseline === null) answer.baseline = now;
+  else if (answer.effect === undefined) { if (now !== answer.baseline) answer.effect = now; }
+  else if (now !== answer.effect) answer = null;  // the game moved on after what it made
+}
+
 function tell(text, error) {
-  answer = text ? { text: capitalise(text), error, until: Date.now() + ANSWER_SECONDS * 1000 } : null;
+  answer = text ? { text: capitalise(text), error, until: Date.now() + ANSWER_SECONDS * 1000,
+                    baseline: current ? moment(current) : null } : null;
   renderNotice();
   fitStatus();
 }
