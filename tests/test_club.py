@@ -309,6 +309,49 @@ def test_a_broker_restart_loses_no_state_and_a_bad_message_is_ignored(
     assert club.proc.poll() is None
 
 
+def test_a_broker_restart_is_the_brokers_and_the_boards_stay_fine(
+    browser: Browser, cleanup: list[Any], tmp_path: Path
+) -> None:
+    """Issue 51: the documented broker keeps its sessions (persistence), so when it comes
+    back it says a referee that has not yet reconnected is "lost". That is the broker's
+    restart, not the board: the club page names the broker's outage once and counts no board
+    offline, nor alerts on it, while the referee reconnects; a referee still away after the
+    grace is offline again."""
+    conf = "listener 1883\npersistence true\npersistence_location /x/\nallow_anonymous true\n"
+    broker = Mosquitto(tmp_path / "broker", conf=conf)
+    cleanup.append(broker)
+    club = Club(tmp_path, broker.url, "--alert-after", "1")
+    cleanup.append(club)
+    one = referee(tmp_path, broker.url, "table1", "--game", "three-dragons")
+    cleanup.append(one)
+    two = referee(tmp_path, broker.url, "table2", "--game", "vanguard")
+    cleanup.append(two)
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(club.url)
+    for name in ("table1", "table2"):
+        expect(page.locator(f'.card[data-board="{name}"] .status')).to_contain_text(
+            "to move", timeout=TIMEOUT
+        )
+    assert two.proc is not None
+    os.kill(two.proc.pid, signal.SIGSTOP)  # table 2's referee is slow to come back ...
+    try:
+        broker.stop()
+        broker.start()  # ... so the broker, back, says it was lost
+        club.wait_board("table2", lambda b: b["online"] is False, timeout=30)
+        summary = page.locator("#summary")
+        expect(summary).to_contain_text("0 offline", timeout=TIMEOUT)
+        expect(summary).to_contain_text("the broker was away")
+        expect(summary).to_contain_text("1 board reconnecting")
+        expect(page.locator('.card[data-board="table2"] .badge')).to_have_text("reconnecting")
+        assert page.locator('#alerts [data-board="table2"]').count() == 0
+        assert "red" not in (page.locator('.card[data-board="table2"]').get_attribute("class")
+                             or "")  # fmt: skip
+    finally:
+        os.kill(two.proc.pid, signal.SIGCONT)
+    club.wait_board("table2", lambda b: b["online"] is True, timeout=60)
+    expect(page.locator("#summary")).not_to_contain_text("reconnecting", timeout=TIMEOUT)
+
+
 def board_action(referee: Referee, action: str, cell: str) -> None:
     request = urllib.request.Request(referee.board_url.rstrip("/") + "/api/action",
                                      data=json.dumps({"do": action, "cell": cell}).encode(),

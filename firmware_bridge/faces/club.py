@@ -104,6 +104,8 @@ class ClubServer(LiveServer):
         self.client.on_message = self._on_message
         self.client.on_subscribe = self._on_subscribe
         self.refused_reads: list[str] = []  # topics the broker does not let the club read
+        self.broker_lost_at: float | None = None  # when the club last lost the broker
+        self.broker_back_at: float | None = None  # ... and when it had it again
         self.complaints = Complaints(log, "club view: %s")
 
     # -- life cycle -----------------------------------------------------------------------
@@ -130,6 +132,8 @@ class ClubServer(LiveServer):
         prefix = self.broker.prefix
         client.subscribe([(f"{prefix}/+/{kind}", 1) for kind in SUBSCRIBED])
         self.mqtt_connected.set()
+        if self.broker_lost_at is not None:
+            self.broker_back_at = time.time()
         self.log.info("club view: connected to %s, following %s/+/", self.broker.describe(),
                       prefix)  # fmt: skip
 
@@ -158,6 +162,7 @@ class ClubServer(LiveServer):
         self, client: paho.Client, userdata: Any, flags: Any, reason: Any, properties: Any
     ) -> None:
         self.mqtt_connected.clear()
+        self.broker_lost_at, self.broker_back_at = time.time(), None
         if reason.is_failure:
             self.complaints.say(f"lost the broker {self.broker.describe()} ({reason}); retrying")
 
@@ -263,6 +268,7 @@ class ClubServer(LiveServer):
             entry.refused = [str(t)[:40] for t in body.get("refused") or []][:10]
             entry.status_reason = str(body.get("reason", ""))[:80]
             entry.status_at = heard
+            entry.offline_received = None if entry.online else received
             if not entry.online and entry.status_reason == "lost" and entry.last_heard:
                 # The broker's last will carries the time it was set (when the referee
                 # connected): offline since the referee was last heard from.
@@ -438,6 +444,11 @@ class ClubServer(LiveServer):
             "schema": 1,
             "alert_after": self.alert_after,
             "broker": self.mqtt_connected.is_set(),
+            # The club's own link to the broker, lost and back (wall times): the page lays at
+            # the broker's door a referee's "offline" that came with it, not at the board's.
+            "broker_outage": None
+            if self.broker_lost_at is None
+            else {"lost": self.broker_lost_at, "back": self.broker_back_at},
             "refused_reads": list(self.refused_reads),
             "boards": [json.loads(e.summary_text) for e in self.boards.values() if e.summary_text],
         }

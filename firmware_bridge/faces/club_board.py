@@ -27,6 +27,7 @@ class BoardEntry:
     online: bool | None = None  # None: no status seen yet
     status_reason: str = ""
     status_at: float | None = None
+    offline_received: float | None = None  # when an offline status reached the club view
     last_heard: float | None = None  # wall time of the referee's latest message (or frame)
     last_event: str = ""
     problem: str = ""  # why its last message was refused, shown on its card
@@ -74,6 +75,7 @@ class BoardEntry:
             online=self.online,
             status_reason=self.status_reason,
             status_at=self.status_at,
+            offline_received=self.offline_received,
             last_event=self.last_event,
             problem=self.problem,
             commands=self.commands,

@@ -29,6 +29,19 @@ function ago(seconds) {
 // unplugged); a board gone or unplugged in mid-game, a fault and a sensor next; then what may
 // wait (a wrong board, a topic the broker refuses, a game with no move for a long time).
 const IDLE_MINUTES = 15;
+// A referee's "offline" that reached the club with the broker's own outage (just before the
+// club lost it, or before its referee had had time to reconnect after) is the broker's doing:
+// the board is not offline, it is reconnecting. A referee back within this long is fine.
+const RECONNECT_GRACE = 90;
+let outage = null;
+function brokers(b) {
+  if (b.online !== false || !outage || b.offline_received == null) return false;
+  const r = b.offline_received;
+  if (r < outage.lost - 15) return false;
+  if (outage.back == null) return true;
+  return r <= outage.back + RECONNECT_GRACE && Date.now() / 1000 - outage.back < RECONNECT_GRACE;
+}
+
 function attention(b) {
   const c = b.connection || {};
   const sensors = b.sensor_warnings || [];
@@ -40,6 +53,7 @@ function attention(b) {
     const unplugged = c.state === "waiting" || c.state === "connecting" ? " (the board is unplugged)" : "";
     return ["red", `${what} uncorrected for ${ago(b.alert_since)}${unplugged}: ${todo}` + (brief ? ` (${brief})` : "")];
   }
+  if (brokers(b)) return null;  // the broker's outage, said once in the summary
   if (b.online === false) return ["red", `offline since ${time(b.status_at)} (${b.status_reason === "stopped" ? "the referee was stopped" : "the referee's connection was lost"})${playing ? ", in mid-game" : ""}`];
   if (b.problem) return ["red", `sends what the club view cannot use (${b.problem})${b.key ? "; its last good state is shown" : ""}`];
   if (playing && (c.state === "waiting" || c.state === "connecting")) return ["red", `board not connected in mid-game: ${c.message}`];
@@ -106,7 +120,8 @@ async function draw(b) {
   const playing = (b.players || []).map((side, i) => people[i] ? `${people[i]} (${side})` : side);
   a.querySelector(".people").textContent = playing.length === 2 ? `${playing[0]} against ${playing[1]}` : "";
   const badge = a.querySelector(".badge");
-  const conn = b.online === false ? "offline" : (b.connection || {}).state || "";
+  const conn = brokers(b) ? "reconnecting" : b.online === false ? "offline"
+    : (b.connection || {}).state || "";
   badge.className = `badge ${conn}`;
   badge.textContent = conn.replace("-", " ");
   if (b.key && b.key !== c.key) {
@@ -169,9 +184,9 @@ function refreshAlerts() {
     if (c) {
       c.a.classList.toggle("red", need?.[0] === "red");
       c.a.classList.toggle("amber", need?.[0] === "amber");
-      c.a.classList.toggle("offline", b.online === false);
+      c.a.classList.toggle("offline", b.online === false && !brokers(b));
     }
-    if (b.online === false) offline += 1;
+    if (b.online === false && !brokers(b)) offline += 1;
     if (b.outcome) over += 1;
     if (need) {
       red += 1;
@@ -185,9 +200,20 @@ function refreshAlerts() {
   }
   box.replaceChildren(...rows);
   const needs = red === 1 ? "needs" : "need"; // red and amber: each wants the director
-  $("summary").textContent = `${count(boards.size, "board")} · ${red} ${needs} attention · ${offline} offline · ${count(over, "game")} over`;
+  $("summary").textContent = `${count(boards.size, "board")} · ${red} ${needs} attention · ${offline} offline · ${count(over, "game")} over`
+    + brokerWords();
 }
 setInterval(refreshAlerts, 1000);
+
+// The broker's own outage, said once for the club (never as each board's fault).
+function brokerWords() {
+  if (!outage) return "";
+  if (outage.back == null) return ` · the broker has been away since ${time(outage.lost)}: the boards' last states are shown`;
+  if (Date.now() / 1000 - outage.back >= RECONNECT_GRACE) return "";
+  const waiting = [...boards.values()].filter(brokers).length;
+  return ` · the broker was away ${time(outage.lost)}–${time(outage.back)}` +
+    (waiting ? `: ${count(waiting, "board")} reconnecting` : "");
+}
 
 async function loadResults() {
   const response = await fetch("/api/results");
@@ -299,6 +325,7 @@ function connect() {
     $("banner").hidden = true;
     const club = JSON.parse(event.data);
     alertAfter = club.alert_after;
+    outage = club.broker_outage || null;
     const refused = club.refused_reads || [];
     $("broker").className = `conn ${club.broker && !refused.length ? "online" : "offline"}`;
     $("broker").textContent = !club.broker ? "broker not connected"
