@@ -173,6 +173,8 @@ class Prompts:
                             why = words.not_computers(said)
                         todo = self._guide_status(signals, "", sentence=False)
                         self.status = words.illegal(why, todo)
+                        for cell, signal in self._planned_targets().items():
+                            signals.setdefault(cell, signal)
                     else:
                         self.alert = alert  # not settled yet: what was shown stays
                 else:
@@ -211,10 +213,22 @@ class Prompts:
         put down and take off), and what they ask in words, left in ``status``."""
         after = self.state.copy(stack=False)
         after.apply(move, check=False)
-        signals = self.guide(sensed, after.layout(), setup=True)
+        signals = self.guide(sensed, after.layout(), setup=True, shown=True)
         self.status = self._guide_status(signals, "", sentence=False, layout=after.layout(),
                                          setup=True)  # fmt: skip
         return signals
+
+    def _planned_targets(self) -> dict[Cell, Signal]:
+        """Where the computer's move puts its pieces (the cells it fills), lit *move to*
+        while the board is being put right: what is to be done stays in sight."""
+        planned = self.planned
+        if planned is None or not self.computer_to_move:
+            return {}
+        before = self.state.layout()
+        after = self.state.copy(stack=False)
+        after.apply(planned, check=False)
+        return {cell: Signal.MOVE_TO for cell, piece in after.layout().items()
+                if before.get(cell) != piece}  # fmt: skip
 
     def _decision_signals(self) -> dict[Cell, Signal]:
         signals: dict[Cell, Signal] = {}
@@ -252,13 +266,16 @@ class Prompts:
         *,
         setup: bool = False,
         back: bool = False,
+        shown: bool = False,
     ) -> dict[Cell, Signal]:
         """Signals that take the board from ``sensed`` to ``target``. Pieces to take away and
         pieces to put down are paired into from->to moves where the same piece fits, nearest
         first. A change the turn explains (a capture to carry out) is shown as a consequence;
         anything else as a correction. ``setup``: setting the board up for a game, where
         nothing is wrong, only not there yet (pieces come from the box: *put back*). ``back``:
-        a take-back, where a piece with nowhere to come from is a capture to put back."""
+        a take-back, where a piece with nowhere to come from is a capture to put back.
+        ``shown``: a move shown to be carried out (the computer's, a hint), where a piece with
+        nowhere to come from is placed from the hand: *move to*, never *put back*."""
         profile = self.profile
         allowed = self._allowed()
         believed = self._believed(sensed)
@@ -293,7 +310,7 @@ class Prompts:
             fits = [e for e in free
                     if e != cell and _fits(believed.get(e), sensed[e], want, profile)]  # fmt: skip
             if not fits:
-                fresh = setup or back or not expected(cell)
+                fresh = (setup and not shown) or back or not expected(cell)
                 signals.setdefault(cell, Signal.PUT_BACK if fresh else Signal.MOVE_TO)
                 continue
             source = min(fits, key=lambda e: _distance(board.coords[e], board.coords[cell]))
