@@ -312,6 +312,23 @@ def test_the_emulated_boards_hand_behaves_like_a_hand(
     assert [m["text"] for m in referee.state()["moves"]] == ["c2-c4", "h8-h6"]
 
 
+def test_a_piece_from_the_box_is_put_down_once(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    """Issue 51: a piece picked from the box is put down once; a stray click after it places
+    no second one (the box's pick is spent)."""
+    referee = Referee(tmp_path, "--game", "protect-the-goat")
+    referees.append(referee)
+    _, board = open_pages(browser, referee)
+    board.locator("#supply button").first.click()
+    expect(board.locator("#supply button.picked")).to_have_count(1)
+    click(board, "a1")
+    expect(board.locator("#supply button.picked")).to_have_count(0)
+    board.locator('.cell[data-cell="c3"]').click()  # a stray click
+    expect(board.locator("#notice")).to_contain_text("Your hand is empty")
+    assert board.locator('.slot[data-cell="c3"] .piece').count() == 0
+
+
 def test_take_back_from_the_kiosk(
     browser: Browser, referees: list[Referee], tmp_path: Path
 ) -> None:

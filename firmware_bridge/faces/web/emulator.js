@@ -116,7 +116,9 @@ async function onCell(name) {
     await act({ do: "lift", cell: name });
     picked = null;
   } else if (picked && picked.piece) {
-    await act({ do: "place", cell: name, piece: picked.piece });
+    const piece = picked.piece;
+    picked = null;  // one piece a pick: a second click on the board never places another
+    await act({ do: "place", cell: name, piece });
   } else if (picked && picked.hand != null) {
     const index = picked.hand;
     picked = null;
