@@ -500,6 +500,13 @@ def test_a_topic_the_broker_refuses_is_said_never_silently_lost(
     assert "Not authorized" in line and "board-referee/v1/%u/timeline" in line
     card = club.wait_board("table1", lambda b: b.get("refused") == ["timeline"])
     assert card["moves"] == 1  # what the ACL allows still arrives
+    # Issue 51: a referee whose login is not its board id is told of the mismatch, not the ACL.
+    two = referee(tmp_path, f"mqtt://table1:t1-secret@127.0.0.1:{broker.port}", "table2",
+                  "--game", "vanguard")  # fmt: skip
+    cleanup.append(two)
+    line = two.wait_log("refused to take board-referee/v1/table2/").string
+    assert "logs in as 'table1' but publishes as board 'table2'" in line, line
+    assert "give it the login 'table2', or --board-id table1" in line and "ACL in" not in line
 
 
 def test_standings_by_person_and_a_phone(

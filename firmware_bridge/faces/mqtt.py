@@ -65,6 +65,26 @@ COMMAND_BYTES = 16 * 1024  # a command is a few dozen bytes
 COMMAND_DEPTH = 8
 
 
+def refused_words(
+    broker: Broker, board: str, *, prefix: str, topic: str, kind: str, reason: str
+) -> str:
+    """What to fix when the broker refuses a publish. The documented ACL lets each login
+    write under its own name only (``pattern write PREFIX/%u/#``): a login that is not the
+    board's id is the mismatch to fix, not the ACL."""
+    said = f"the broker {broker.describe()} refused to take {topic} ({reason}): "
+    if broker.username and broker.username != board:
+        return said + (
+            f"this referee logs in as {broker.username!r} but publishes as board {board!r}, "
+            f"and the documented ACL lets a login write only under its own name "
+            f"({prefix}/%u/#): give it the login {board!r}, or --board-id "
+            f"{broker.username} (docs/mqtt.md)"
+        )
+    return said + (
+        f"give this board's login write access to {prefix}/%u/{kind} in the broker's ACL "
+        "(docs/mqtt.md)"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Topics:
     prefix: str
@@ -406,11 +426,9 @@ class MqttPublisher:
         kind = topic.rsplit("/", 1)[-1]
         fresh = kind not in self.refused
         self.refused.add(kind)
-        self.complaints.say(
-            f"the broker {self.broker.describe()} refused to take {topic} ({reason}): give "
-            f"this board's login write access to {self.topics.prefix}/%u/{kind} in the "
-            "broker's ACL (docs/mqtt.md)"
-        )
+        self.complaints.say(refused_words(self.broker, self.topics.board,
+                                          prefix=self.topics.prefix, topic=topic, kind=kind,
+                                          reason=str(reason)))  # fmt: skip
         if fresh and kind != "status":  # the status says so (the club view shows it)
             self._put(self.topics.status, self._status("online", "connected"), retain=True)
 
