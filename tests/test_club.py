@@ -549,6 +549,9 @@ def test_standings_by_person_and_a_phone(
                     ("Carol", 1, 0, 0, 1, 0.0)]  # fmt: skip
     assert found["cross"]["Alice"]["Bob"] == [1.0, 0.5] and found["unnamed"] == 1
     assert "1,Alice,3,2,1,0,2.5," in club.get("/api/standings.csv")
+    # Sonneborn-Berger: Alice beat Bob (0.5) and drew him (0.25) and beat Carol (0): 0.75.
+    assert [(p["rank"], p["tiebreak"]) for p in found["people"]] == [(1, 0.75), (2, 1.25),
+                                                                     (3, 0.0)]  # fmt: skip
     assert club.get("/api/standings?from=2001-01-01&to=2001-01-02")["people"] == []
     page = browser.new_page(viewport={"width": 390, "height": 844})
     page.goto(club.url)
@@ -556,7 +559,36 @@ def test_standings_by_person_and_a_phone(
     expect(page.locator("#standings tbody tr").first).to_contain_text("Alice")
     expect(page.locator("#cross tbody tr").first).to_contain_text("1 ½")
     expect(page.locator("#results tbody tr")).to_have_count(4)
+    # No timeline was published for these games: no link to one (issue 51: it led to an error).
+    assert page.locator("#results tbody a", has_text="timeline").count() == 0
+    assert page.locator("#results tbody a", has_text="record").count() == 4
     assert page.evaluate(MEASURE, False) == []  # readable, touchable, no sideways scroll
     page.set_viewport_size({"width": 800, "height": 480})
     assert page.evaluate(MEASURE, False) == []
     page.close()
+
+
+def test_tied_players_share_a_rank_and_scores_of_unlike_games_are_not_added() -> None:
+    """Issue 51: two players level on points, tie-break and wins share their place; Goats
+    Wintering's scores are added only when every scored game is the same game and size."""
+    from firmware_bridge.faces.standings import standings, standings_csv
+
+    day = "2026-11-28T20:00:00+00:00"
+
+    def game(people: list[str], winner: int | None, options: dict[str, Any],
+             scores: list[int] | None) -> dict[str, Any]:  # fmt: skip
+        return {"game": "goats-wintering", "options": options, "people": people,
+                "status": "finished", "outcome": "…", "winner": winner, "scores": scores,
+                "ended": day}  # fmt: skip
+
+    small, hexes = {"size": "5x5"}, {"size": "2-4-hex"}
+    level = standings([game(["Ann", "Bob"], 1, small, [12, 3]),
+                       game(["Cy", "Di"], 1, small, [9, 4])], None, None)  # fmt: skip
+    ranks = {p["person"]: p["rank"] for p in level["people"]}
+    assert ranks == {"Ann": 1, "Cy": 1, "Bob": 3, "Di": 3}, level["people"]
+    assert [p["score"] for p in level["people"]][:2] == [12, 9]  # one game, one scale: kept
+    assert "\r\n1,Ann," in standings_csv(level) and "\r\n1,Cy," in standings_csv(level)
+    unlike = standings([game(["Ann", "Bob"], 1, small, [12, 3]),
+                        game(["Ann", "Bob"], 2, hexes, [40, 55])], None, None)  # fmt: skip
+    assert unlike["scores_unlike"] is True
+    assert all(p["score"] is None for p in unlike["people"])

@@ -165,7 +165,7 @@ def test_no_publisher_can_script_blank_or_poison_the_club_view(
         "state.status: expected text", timeout=TIMEOUT
     )
     expect(page.locator("#results tbody tr")).to_have_count(1, timeout=TIMEOUT)
-    expect(page.locator("#results tbody tr")).to_contain_text(f"{FORMULA} (White) v Bob (Black)")
+    expect(page.locator("#results tbody tr")).to_contain_text(f"{FORMULA} (White) against Bob (Black)")
     expect(page.locator("#summary")).to_contain_text("8 boards · ")
     expect(page.locator("#summary")).to_contain_text(" · 1 game over")  # not "1 games over"
     quoted = urllib.parse.quote(XSS, safe="")

@@ -29,6 +29,7 @@ from typing import Any
 import paho.mqtt.client as paho
 from aiohttp import web
 
+from engine import moves_played
 from firmware_bridge.faces.broker import BOARD_NAME, MAX_BOARDS, Broker
 from firmware_bridge.faces.club_board import BoardEntry
 from firmware_bridge.faces.contract import (
@@ -467,7 +468,12 @@ class ClubServer(LiveServer):
                             headers={"Cache-Control": "no-cache"})  # fmt: skip
 
     async def _results(self, request: web.Request) -> web.Response:
-        rows = [{k: v for k, v in r.items() if k != "moves"} | {"moves": len(r["moves"])}
+        # A timeline link only where the club holds that game's timeline (a club view
+        # restarted holds none of the games before its start: their links led to an error).
+        held = self.timelines
+        rows = [{k: v for k, v in r.items() if k != "moves"}
+                | {"moves": moves_played(str(m[0]) for m in r["moves"]),
+                   "timeline": r["game_number"] in held.get(r["board"], {})}
                 for r in self.results]  # fmt: skip
         return web.json_response({"results": rows})
 
@@ -480,7 +486,8 @@ class ClubServer(LiveServer):
                 board=r["board"], number=r["game_number"], game=r["game"], title=r["title"],
                 options=r["options"], sides=r["players"], people=people_of(r.get("people")),
                 result=r.get("outcome") or r.get("status") or "", winner=r.get("winner"),
-                moves=len(moves), started=r.get("started") or (moves[0][1] if moves else ""),
+                moves=moves_played(str(m[0]) for m in moves),
+                started=r.get("started") or (moves[0][1] if moves else ""),
                 ended=r.get("ended") or "",
             ))  # fmt: skip
         return web.Response(text=results_csv(rows), content_type="text/csv", charset="utf-8",

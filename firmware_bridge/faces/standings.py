@@ -2,10 +2,14 @@
 docs/mqtt.md), for an evening or a range of dates.
 
 Each game whose two sides were named counts for both people: a win 1 point, a draw ½, a loss
-0 (a resignation is a loss, an agreed draw a draw); games abandoned count for nobody. Where the
-games keep scores (Goats Wintering), each person's scores are added up as a tie-break. The
-cross-table says, for each pair of people, the points the row's person took from the column's,
-game by game. Pure: the caller hands in the results and the dates.
+0 (a resignation is a loss, an agreed draw a draw); games abandoned count for nobody. Ties
+are broken as tournaments break them, by the Sonneborn-Berger score (the points of each
+opponent beaten, and half those of each opponent drawn: it compares like with like whatever
+game was played), then by wins; people still level share their rank. The games' own scores
+(Goats Wintering's) are added up only when every scored game counted is the same game with
+the same options: scores of different games or board sizes are not on one scale. The
+cross-table says, for each pair of people, the points the row's person took from the
+column's, game by game. Pure: the caller hands in the results and the dates.
 """
 
 from __future__ import annotations
@@ -31,10 +35,13 @@ class Standing:
     score: int = 0  # the games' own scores added up (where they keep one)
     scored: bool = False
     against: dict[str, list[float]] = field(default_factory=dict)  # opponent -> points a game
+    tiebreak: float = 0.0  # Sonneborn-Berger
+    rank: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"person": self.person, "games": self.games, "won": self.won,
+        return {"rank": self.rank, "person": self.person, "games": self.games, "won": self.won,
                 "drawn": self.drawn, "lost": self.lost, "points": self.points,
+                "tiebreak": self.tiebreak,
                 "score": self.score if self.scored else None}  # fmt: skip
 
 
@@ -53,6 +60,7 @@ def standings(results: Iterable[Mapping[str, Any]], first: date | None, last: da
     table: dict[str, Standing] = {}
     counted: list[dict[str, Any]] = []
     unnamed = 0
+    scored_kinds: set[str] = set()  # the games (and options) whose scores were counted
     for result in results:
         ended = day_of(str(result.get("ended") or ""))
         if ended is None or (first and ended < first) or (last and ended > last):
@@ -77,15 +85,27 @@ def standings(results: Iterable[Mapping[str, Any]], first: date | None, last: da
             if isinstance(scores, list) and len(scores) == 2:
                 row.score += int(scores[side])
                 row.scored = True
+                scored_kinds.add(f"{result.get('game')} {result.get('options')}")
             row.against.setdefault(other, []).append(got[side])
         counted.append({k: result.get(k) for k in ("board", "game_number", "title", "people",
                                                    "outcome", "winner", "ended")})  # fmt: skip
-    order = sorted(table.values(), key=lambda s: (-s.points, -s.won, -s.score, s.person.lower()))
+    like = len(scored_kinds) <= 1
+    for row in table.values():
+        row.tiebreak = sum(table[o].points * sum(got) for o, got in row.against.items())
+        row.scored = row.scored and like
+
+    def level(s: Standing) -> tuple[float, float, int]:
+        return (s.points, s.tiebreak, s.won)
+
+    order = sorted(table.values(), key=lambda s: (-s.points, -s.tiebreak, -s.won, s.person.lower()))
+    for index, row in enumerate(order):  # the level share a rank
+        ahead = order[index - 1] if index else None
+        row.rank = ahead.rank if ahead is not None and level(ahead) == level(row) else index + 1
     names = [s.person for s in order]
     cross = {s.person: {other: s.against.get(other, []) for other in names if other != s.person}
              for s in order}  # fmt: skip
     return {"people": [s.to_json() for s in order], "cross": cross, "games": counted,
-            "unnamed": unnamed}  # fmt: skip
+            "unnamed": unnamed, "scores_unlike": not like}  # fmt: skip
 
 
 def points_text(points: float) -> str:
@@ -96,13 +116,14 @@ def points_text(points: float) -> str:
 
 def standings_csv(found: Mapping[str, Any]) -> str:
     """The standings as CSV: one person a row (rank, person, games, won, drawn, lost, points,
-    score), for a tournament's spreadsheet."""
+    Sonneborn-Berger, score), for a tournament's spreadsheet."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(["rank", "person", "games", "won", "drawn", "lost", "points", "score"])
-    for rank, row in enumerate(found["people"], start=1):
-        writer.writerow([rank, csv_cell(row["person"]), row["games"], row["won"], row["drawn"],
-                         row["lost"], row["points"],
+    writer.writerow(["rank", "person", "games", "won", "drawn", "lost", "points",
+                     "sonneborn_berger", "score"])  # fmt: skip
+    for row in found["people"]:
+        writer.writerow([row["rank"], csv_cell(row["person"]), row["games"], row["won"],
+                         row["drawn"], row["lost"], row["points"], row["tiebreak"],
                          "" if row["score"] is None else row["score"]])  # fmt: skip
     return out.getvalue()
 

@@ -141,8 +141,14 @@ function matches(b, text, show) {
   if (show === "over" && !b.outcome) return false;
   if (show === "offline" && b.online !== false) return false;
   if (!text) return true;
-  const hay = [b.name, b.title, b.game, ...(b.players || []), ...(b.people || [])].join(" ").toLowerCase();
-  return hay.includes(text.toLowerCase());
+  // Whole words, as a person searches names: each word typed begins a word of the board's
+  // names ("Erin" finds Erin and Erin-Sue, never Goats Wint-erin-g; "tab" finds table2).
+  const hay = words([b.name, b.title, b.game, ...(b.players || []), ...(b.people || [])].join(" "));
+  return words(text).every((w) => hay.some((h) => h.startsWith(w)));
+}
+
+function words(text) {
+  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
 
 function tableOrder(a, b) {
@@ -244,10 +250,13 @@ async function loadResults() {
     link.href = `/records/${encodeURIComponent(r.board)}/${r.game_number}`;
     link.textContent = "record";
     link.target = "_blank";
-    const line = document.createElement("a");
-    line.href = `/board/${encodeURIComponent(r.board)}/#timeline=${r.game_number}`;
-    line.textContent = "timeline";
-    links.append(link, " · ", line);
+    links.append(link);
+    if (r.timeline) {  // only where the club holds it: never a link to an error
+      const line = document.createElement("a");
+      line.href = `/board/${encodeURIComponent(r.board)}/#timeline=${r.game_number}`;
+      line.textContent = "timeline";
+      links.append(" · ", line);
+    }
   }
   $("no-results").hidden = results.length > 0;
 }
@@ -273,10 +282,10 @@ async function loadStandings() {
   const found = await response.json();
   const body = $("standings").tBodies[0];
   body.replaceChildren();
-  const labels = ["#", "Player", "Games", "Won", "Drawn", "Lost", "Points", "Score"];
-  found.people.forEach((p, rank) => {
+  const labels = ["#", "Player", "Games", "Won", "Drawn", "Lost", "Points", "Tie-break", "Score"];
+  found.people.forEach((p) => {
     const tr = body.insertRow();
-    [rank + 1, p.person, p.games, p.won, p.drawn, p.lost, points(p.points), p.score ?? ""].forEach((text, i) => {
+    [p.rank, p.person, p.games, p.won, p.drawn, p.lost, points(p.points), String(Math.round(p.tiebreak * 100) / 100), p.score ?? ""].forEach((text, i) => {
       const td = tr.insertCell();
       td.textContent = text;
       td.dataset.label = labels[i];
@@ -284,6 +293,7 @@ async function loadStandings() {
     });
   });
   $("no-standings").hidden = found.people.length > 0;
+  $("unlike").hidden = !found.scores_unlike;
   $("unnamed").hidden = !found.unnamed;
   $("unnamed").textContent = found.unnamed ? `${count(found.unnamed, "game")} without both players named ${found.unnamed === 1 ? "is" : "are"} not counted.` : "";
   const names = found.people.map((p) => p.person);
