@@ -467,6 +467,12 @@ PAGE: dict[str, str] = {
     "resign_ask": "The one who resigns loses; the other wins. This ends the game.",
     "resign_yes": "{who} resigns",
     "resign_means": "{other} wins",
+    "takeback_title": "Take back",
+    "takeback_ask": "Take back {move}?",
+    "takeback_reopen": "The game is over ({result}). Taking back {move} withdraws the result "
+    "and reopens the game.",
+    "takeback_far": "The players at the board are asked to put it back as it was.",
+    "takeback_yes": "Take it back",
     "draw_title": "Agreed draw",
     "draw_ask": "Both players agree to a draw. This ends the game.",
     "draw_yes": "Record the draw",

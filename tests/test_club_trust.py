@@ -165,7 +165,9 @@ def test_no_publisher_can_script_blank_or_poison_the_club_view(
         "state.status: expected text", timeout=TIMEOUT
     )
     expect(page.locator("#results tbody tr")).to_have_count(1, timeout=TIMEOUT)
-    expect(page.locator("#results tbody tr")).to_contain_text(f"{FORMULA} (White) against Bob (Black)")
+    expect(page.locator("#results tbody tr")).to_contain_text(
+        f"{FORMULA} (White) against Bob (Black)"
+    )
     expect(page.locator("#summary")).to_contain_text("8 boards · ")
     expect(page.locator("#summary")).to_contain_text(" · 1 game over")  # not "1 games over"
     quoted = urllib.parse.quote(XSS, safe="")
@@ -212,7 +214,13 @@ def test_a_deep_command_is_answered_and_the_referee_stays_on_the_broker(
     expect(page).to_have_url(club.url)
     page.locator('.card[data-board="table1"]').click()
     expect(page.locator("#title")).to_have_text("table1: Three Dragons", timeout=TIMEOUT)
+    page.locator("#btn-takeback").click()  # asked once more: the director is not at the board
+    expect(page.locator("#takeback")).to_be_visible()
+    expect(page.locator("#takeback-ask")).to_have_text("Take back stone c1 to c4?")
+    page.locator("#takeback-cancel").click()
+    assert (club.board("table1") or {}).get("moves") == 1  # nothing sent
     page.locator("#btn-takeback").click()
+    page.locator("#takeback-yes").click()
     one.wait_log(r"button TAKEBACK pressed on the club \(MQTT\)")
     club.wait_board("table1", lambda b: b["moves"] == 0)
     page.close()

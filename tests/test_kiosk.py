@@ -350,6 +350,16 @@ def test_take_back_from_the_kiosk(
     assert kiosk.locator("#btn-select").is_hidden()  # nothing to select: not offered
     code, answer = referee.post("/api/button", {"button": "select"})  # and refused, said so
     assert code == 409 and answer["message"] == "nothing to select"
+    # A take-back that reopens a finished game is asked once more, saying so (issue 51).
+    click(board, "c1", "c4")
+    expect(kiosk.locator("#status")).to_have_text("Black to move", timeout=TIMEOUT)
+    code, answer = referee.post("/api/result", {"result": "resign", "player": 2})
+    assert code == 200, answer
+    expect(kiosk.locator("#status")).to_contain_text("White wins", timeout=TIMEOUT)
+    kiosk.locator("#btn-takeback").click()
+    expect(kiosk.locator("#takeback-more")).to_contain_text("withdraws the result and reopens")
+    kiosk.locator("#takeback-yes").click()
+    expect(kiosk.locator("#status")).to_have_text("Black to move", timeout=TIMEOUT)
 
 
 def test_new_game_of_another_game_from_the_kiosk(
@@ -625,7 +635,7 @@ def test_a_resignation_and_an_agreed_draw_are_results_everywhere(
         "winner": None, "reason": "agreed by the players"}  # fmt: skip
     with urllib.request.urlopen(referee.kiosk_url + "api/record/2", timeout=10) as got:
         text = got.read().decode()
-    assert re.search(r"^1\. draw +# White", text, re.M), text
+    assert re.search(r"^   draw +# draw agreed", text, re.M), text
     assert "# players: White: Alice; Black: Bob" in text
     moves_file = tmp_path / "game2.txt"
     moves_file.write_text(text)

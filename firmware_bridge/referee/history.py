@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from engine import Effect, EventKind, Game, Piece
+from engine import Effect, EventKind, Game, MoveKind, Piece, Player
 from firmware_bridge import words
 from firmware_bridge.referee.journal import HINT, Journal
 from firmware_bridge.referee.snapshot import MoveView
@@ -30,9 +30,13 @@ def move_entry(
     events = [e.text for e in body if e.kind is not EventKind.END]
     if effect.outcome is not None:
         events.append(words.result(effect.outcome, names, people))
+    who = words.person(names, people, effect.player)
+    if move.kind is MoveKind.DRAW:  # agreed by both: never one player's
+        who = "both players"
+    elif move.kind is MoveKind.RESIGN:  # the player who resigned, whoever was to move
+        who = words.person(names, people, Player(int(move.piece)))
     view = MoveView(number, names[effect.player.index], text, at, tuple(events),
-                    words.move_words(game, move, effect, people),
-                    words.person(names, people, effect.player))  # fmt: skip
+                    words.move_words(game, move, effect, people), who)  # fmt: skip
     return view, captured(effect)
 
 

@@ -306,12 +306,37 @@ async function post(path, body) {
 
 for (const button of document.querySelectorAll("[data-button]")) {
   button.addEventListener("click", async () => {
+    if (button.dataset.button === "takeback" && askTakeback()) return;
     const result = await (button.dataset.button === "takeback"
       ? post(`${API}/takeback`, {})
       : post(`${API}/button`, { button: button.dataset.button }));
     tell(result.message, !result.ok);
   });
 }
+
+// A take-back is asked once more where it cannot be seen being put right, or where it undoes
+// a result: from the club view (the director is not at the board), and whenever the game is
+// over (it withdraws the result and reopens the game). At the board, in play, one touch.
+function askTakeback() {
+  if (!current || !(CLUB || current.outcome) || !current.moves.length) return false;
+  const last = current.moves[current.moves.length - 1];
+  const move = last.words || last.text;
+  $("takeback-ask").textContent = say("takeback_ask", { move });
+  $("takeback-more").textContent = current.outcome
+    ? say("takeback_reopen", { move, result: current.outcome }) : say("takeback_far");
+  $("takeback-error").textContent = "";
+  openDialog("takeback");
+  return true;
+}
+$("takeback-yes").addEventListener("click", async () => {
+  const result = await post(`${API}/takeback`, {});
+  if (result.ok) {
+    $("takeback").close();
+    tell(result.message, false);
+  } else {
+    $("takeback-error").textContent = capitalise(result.message);
+  }
+});
 
 // The computer's controls: a hint for the player to move, and its engine started again.
 for (const button of document.querySelectorAll("[data-action]")) {
@@ -339,7 +364,7 @@ for (const [button, dialog] of [["btn-menu", "menu"], ["conn", "conndialog"], ["
   });
 }
 for (const [button, dialog] of [["menu-close", "menu"], ["key-close", "keydialog"], ["conn-close", "conndialog"],
-  ["resign-cancel", "resign"], ["draw-cancel", "draw"], ["check-cancel", "checkdialog"], ["ng-cancel", "newgame"]]) {
+  ["resign-cancel", "resign"], ["draw-cancel", "draw"], ["takeback-cancel", "takeback"], ["check-cancel", "checkdialog"], ["ng-cancel", "newgame"]]) {
   $(button).addEventListener("click", () => $(dialog).close());
 }
 for (const link of ["record-link", "results-link"]) $(link).addEventListener("click", () => $("menu").close());
