@@ -565,6 +565,13 @@ def test_standings_by_person_and_a_phone(
     assert page.evaluate(MEASURE, False) == []  # readable, touchable, no sideways scroll
     page.set_viewport_size({"width": 800, "height": 480})
     assert page.evaluate(MEASURE, False) == []
+    # A game's record on a phone: a page at its width, readable, the plain text one touch on.
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(club.url + "records/table1/1")
+    expect(page.locator("pre")).to_contain_text("c1-c4")
+    assert page.evaluate(MEASURE, False) == []
+    page.locator("a", has_text="Plain text").click()
+    expect(page).to_have_url(club.url + "records/table1/1.txt")
     page.close()
 
 

@@ -536,7 +536,10 @@ class ClubServer(LiveServer):
             number = int(request.match_info["number"].removesuffix(".txt"))
         except ValueError:
             raise BadRequest(404, "a game number, like /records/table1/3") from None
-        return web.Response(text=self.record(name, number), content_type="text/plain",
+        text = self.record(name, number)
+        if request.match_info["number"].endswith(".txt"):  # what play --moves-file replays
+            return web.Response(text=text, content_type="text/plain", charset="utf-8")
+        return web.Response(text=record_page(name, number, text), content_type="text/html",
                             charset="utf-8")  # fmt: skip
 
     async def _timeline(self, request: web.Request) -> web.Response:
@@ -654,6 +657,20 @@ def board_name(request: web.Request) -> str:
     if not BOARD_NAME.fullmatch(name):
         raise BadRequest(404, "a board name is letters, digits, '.', '_' and '-'")
     return name
+
+
+def record_page(board: str, number: int, text: str) -> str:
+    """A game's record as a page a phone reads (its width, 16 px text, the lines wrapped),
+    with the plain text one touch away."""
+    title = html.escape(f"{board}: game {number}")
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<title>{title}</title><link rel="stylesheet" href="/static/record.css">'
+        f"</head><body><h1>{title}</h1>"
+        f'<p><a href="{number}.txt">Plain text</a> <a href="/">The club view</a></p>'
+        f"<pre>{html.escape(text)}</pre></body></html>\n"
+    )
 
 
 __all__ = ["BoardEntry", "ClubServer", "board_name"]
