@@ -14,7 +14,7 @@ Imports: ``engine`` only, so every role folder of ``firmware_bridge`` may use it
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from engine import Effect, Game, Move, MoveKind, Outcome, Player, State
 from engine.moves import NO_CELL
@@ -38,6 +38,11 @@ def plural(noun: str) -> str:
 def count(number: int, noun: str) -> str:
     """``1 move``, ``2 moves``, ``0 moves``."""
     return f"{number} {noun if number == 1 else plural(noun)}"
+
+
+def options_said(game: Game) -> str:
+    """``size=5x5, variant=strength``, or ``no options``."""
+    return ", ".join(f"{k}={v}" for k, v in game.options.items()) or "no options"
 
 
 def join(items: Iterable[str]) -> str:
@@ -279,6 +284,68 @@ def lost(kinds: Iterable[str]) -> str:
     for kind in kinds:
         tally[kind] = tally.get(kind, 0) + 1
     return "lost " + join(count(n, kind) for kind, n in tally.items()) if tally else ""
+
+
+# -- the board's port, in words ------------------------------------------------------------
+# What the serial library says when a port fails, as a director reads it: the cause first,
+# the system's own words last (shortened) for whoever mends it.
+PORT_CAUSES: tuple[tuple[str, str], ...] = (
+    (
+        "readiness to read but returned no data",
+        "the board stopped answering: its USB cable was pulled, or it restarted",
+    ),
+    ("No such file or directory", "the board's port is not there: is its USB cable in?"),
+    (
+        "Permission denied",
+        "this referee may not open the board's port: its user must be in "
+        "the dialout group (docs/raspberry-pi.md)",
+    ),
+    ("Device or resource busy", "another program has the board's port open"),
+    ("Input/output error", "the board's USB connection failed: its cable or its power"),
+    ("timed out", "the board did not answer in time"),
+)
+
+
+def port_trouble(reason: str) -> str:
+    """``the board stopped answering: its USB cable was pulled, or it restarted (the system
+    said: device reports readiness to read but returned no data …)``."""
+    text = " ".join(str(reason).split())
+    if text in ("", "closed"):
+        return "the port was closed"
+    cause = next((said for key, said in PORT_CAUSES if key.lower() in text.lower()),
+                 "the board's connection failed")  # fmt: skip
+    detail = text if len(text) <= 80 else text[:77] + "…"
+    return f"{cause} (the system said: {detail})"
+
+
+# -- the lights, in words -------------------------------------------------------------------
+# What each LED signal asks (link/leds.py's vocabulary), as a person says it: the timeline and
+# the terminal board say the lights so, never by their two-letter tags.
+LIGHT_WORDS: dict[str, str] = {
+    "move_to": "put the piece on",
+    "move_from": "take the piece from",
+    "remove": "take off the captured piece on",
+    "put_back": "put a piece back on",
+    "illegal": "take away the piece on",
+    "choose": "choose one of",
+    "adjust": "turn the piece on",
+    "hint": "the held piece may go to",
+    "held": "may not move now:",
+    "charged": "charging:",
+    "refused": "the button does nothing now:",
+}
+
+
+def lights_said(by_signal: Mapping[str, Sequence[str]]) -> str:
+    """``the lights show: take off the captured piece on d4; put a piece back on h8``; the
+    help lights of many cells counted, not listed."""
+    if not by_signal:
+        return "all lights off"
+    said = []
+    for signal, cells in by_signal.items():
+        where = count(len(cells), "cell") if signal == "hint" and len(cells) > 4 else join(cells)
+        said.append(f"{LIGHT_WORDS.get(signal, signal.replace('_', ' '))} {where}")
+    return "the lights show: " + "; ".join(said)
 
 
 # -- sensors ----------------------------------------------------------------------------------

@@ -269,7 +269,7 @@ def test_the_kiosk_seats_the_computer_and_shows_its_move(
     # A hint: the engine's move for Ann, in words and on the LEDs, not played.
     kiosk.locator("#btn-hint").click()
     expect(status).to_contain_text("hint:", timeout=TIMEOUT)
-    hint = referee.wait_log(r"hint for ONE: (\S+)").group(1)
+    hint = referee.wait_log(r"hint for Ann: (\S+)").group(1)
     marks = shown(board)
     assert hint.split("-")[0] in marks["FR"] and marks["TO"], (hint, marks)
     expect(kiosk.locator("#btn-hint")).to_be_hidden()  # one hint at a time

@@ -87,7 +87,7 @@ def test_a_session_with_faults_and_a_restart_replays_identically(
     loud = subprocess.run(verbose, capture_output=True, text=True, timeout=300,
                           check=True).stdout  # fmt: skip
     for decided in ("move c2-c4", "showed: illegal move", "move h8-h6", "took back 1",
-                    "move h2-h3", "sent LED_DELTA"):  # fmt: skip
+                    "move h2-h3", "sent a change of lights: LED"):  # fmt: skip
         assert decided in loud, decided
 
     # Item 3: the timeline an arbiter opens; the disputed move and what lay under it.
@@ -101,12 +101,16 @@ def test_a_session_with_faults_and_a_restart_replays_identically(
     assert steps[0]["player"] == "White" and steps[1]["player"] == "Black"
     capture = [(e["kind"], e["text"]) for e in steps[0]["events"]]
     assert ("sensor", "c4: White's piece") in capture  # the move's own sensors ...
-    assert ("leds", "lit: remove d4") in capture and ("sensor", "d4: empty") in capture  # ... and
+    assert ("leds", "the lights show: take off the captured piece on d4") in capture and (
+        "sensor",
+        "d4: empty",
+    ) in capture  # ... and
     disputed = steps[1]  # its aftermath, the capture taken off
     assert {"illegal", "board off", "taken back"} <= set(disputed["marks"])
     said = [(e["kind"], e.get("cell", ""), e["text"]) for e in disputed["events"]]
     at = said.index(("sensor", "g6", "g6: Black's piece"))
-    assert ("leds", "", "lit: illegal g6; put back h8") in said[at:]
+    assert ("leds", "", "the lights show: take away the piece on g6; put a piece back on h8"
+            ) in said[at:]  # fmt: skip
     assert any(k == "shown" and t.startswith("illegal move (pieces move in a straight line")
                for k, _, t in said[at:])  # fmt: skip
     assert any(t.startswith("the board disconnected") for _, _, t in said)

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from engine import Cell, Game, MoveKind, Piece, Player
+from firmware_bridge import words
 from firmware_bridge.boards.board import Board, Elapsed
 from firmware_bridge.boards.pieces import CommandError, need, piece_from_token, piece_token
 from firmware_bridge.link.leds import TAGS, Signal, signals_from_frame
@@ -152,8 +153,10 @@ class Table:
             marks = {c: TAGS[s] for c, s in self.signals.items()}
             drawing = render_board(self.game, self.pieces, marks)
             names = self.game.board.names
-            leds = ", ".join(f"{names[c]} {s.value}" for c, s in sorted(self.signals.items()))
-        self.write(drawing, f"LEDs: {leds or 'all off'}")
+            by_signal: dict[str, list[str]] = {}
+            for cell, signal in sorted(self.signals.items()):
+                by_signal.setdefault(signal.value, []).append(names[cell])
+        self.write(drawing, words.lights_said(by_signal))
 
     # -- sensors and LEDs, as the board's electronics meet them ------------------------------
     def piece_at(self, sensor: int) -> Piece | None:

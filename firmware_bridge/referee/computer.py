@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine import Game, Player
+from firmware_bridge import words
 
 if TYPE_CHECKING:  # the engine's client is imported when the computer first plays or hints:
     from firmware_bridge.opponent.client import EngineProcess  # not before a board's first frame
@@ -257,7 +258,8 @@ class Playing:
             self.notice = f"The computer's engine {self.computer_failed}. Press Restart computer."
             return self.notice
         if hint:
-            self.log.info("hint for %s: %s", self.rec.state.to_move.name, move)
+            who = words.person(state.game.player_names, self.people, state.to_move)
+            self.log.info("hint for %s: %s", who, move)
             self.journal.record_hint(self.game_id, move)
             self.notice = ""  # "looking for a good move…" is answered: the status shows it
             self.rec.hint(chosen)

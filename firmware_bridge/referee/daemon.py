@@ -24,10 +24,10 @@ import queue
 import socket
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine import Cell, Effect, Game, Player, State
+from engine import Cell, Effect, Game, State
 from firmware_bridge import words
 from firmware_bridge.link.leds import Signal, led_frame
 from firmware_bridge.link.profile import BoardProfile, Token
@@ -48,7 +48,7 @@ from firmware_bridge.link.serial_link import (
 )
 from firmware_bridge.referee.check import BoardCheck
 from firmware_bridge.referee.computer import DEFAULT_MOVETIME_MS, Answer, Computer, Playing
-from firmware_bridge.referee.health import SensorHealth
+from firmware_bridge.referee.health import SensorHealth, hand_explains
 from firmware_bridge.referee.history import MoveList, history_from_journal, iso_now, move_entry
 from firmware_bridge.referee.journal import Journal, last_turn_layouts
 from firmware_bridge.referee.led_channel import LedChannel
@@ -220,7 +220,7 @@ class Daemon(BoardSession, Showing, Playing):
     def run(self, stop: threading.Event) -> None:
         self.log.info(
             "refereeing %s (%s) on %s with board profile %s (%s sensing)",
-            self.game.title, _options(self.game), self.port, self.profile.id,
+            self.game.title, words.options_said(self.game), self.port, self.profile.id,
             self.profile.sensing.name.lower(),
         )  # fmt: skip
         notifier = Notifier()
@@ -412,14 +412,6 @@ class Daemon(BoardSession, Showing, Playing):
         if not command.reply.done():
             command.reply.set_result(result)
 
-    def _hand_explains(self, signals: Mapping[Cell, Signal]) -> bool:
-        """Whether a player's hand explains a piece read where the game has none: a piece
-        of the game's is missing from another cell (a move left unfinished, or illegal), or a
-        player still has pieces to place. Only when nothing does is its sensor suspected."""
-        if any(signal is Signal.PUT_BACK for signal in signals.values()):
-            return True
-        return any(any(self.state.reserve(player).values()) for player in Player)
-
     def _warn(self) -> None:
         """Say each sensor warning once, as it begins."""
         for warning in self.health.warnings():
@@ -533,7 +525,7 @@ class Daemon(BoardSession, Showing, Playing):
         self.notice = ""
         self.last_status = ""
         self.log.info("new game %d: %s (%s) with board profile %s",
-                      self.game_id, game.title, _options(game), profile.id)  # fmt: skip
+                      self.game_id, game.title, words.options_said(game), profile.id)  # fmt: skip
         self.readings = [EMPTY] * len(profile.sensor_cells)
         self.evaluate_at = None
         # The LEDs wanted are the new board's (a frame of the old board's size would be
@@ -592,7 +584,7 @@ class Daemon(BoardSession, Showing, Playing):
             self.log.info("%s", self.rec.status)
         signals = self.rec.signals
         asked = [c for c, s in signals.items() if s is Signal.ILLEGAL]
-        if asked and self._hand_explains(signals):
+        if asked and hand_explains(signals, self.state):
             asked = []  # a piece missing elsewhere, or one in hand: a player's move, not a sensor
         if asked:
             layout = self.state.layout()
@@ -705,7 +697,3 @@ class Daemon(BoardSession, Showing, Playing):
         if self.refused_until is not None and now >= self.refused_until:
             self._process([])  # the flash is over
         self._link_timers(now)
-
-
-def _options(game: Game) -> str:
-    return ", ".join(f"{k}={v}" for k, v in game.options.items()) or "no options"

@@ -14,8 +14,9 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from engine import Cell
+from engine import Cell, Player, State
 from firmware_bridge import words
+from firmware_bridge.link.leds import Signal
 from firmware_bridge.link.profile import Token
 
 FLAP_WINDOW = 30.0  # seconds in which ...
@@ -32,6 +33,15 @@ class SensorWarning:
 
     def to_json(self) -> dict[str, str]:
         return {"cell": self.cell, "kind": self.kind, "text": self.text}
+
+
+def hand_explains(signals: Mapping[Cell, Signal], state: State) -> bool:
+    """Whether a player's hand explains a piece read where the game has none: a piece of the
+    game's is missing from another cell (a move left unfinished, or illegal), or a player
+    still has pieces to place. Only when nothing does is its sensor suspected."""
+    if any(signal is Signal.PUT_BACK for signal in signals.values()):
+        return True
+    return any(any(state.reserve(player).values()) for player in Player)
 
 
 class SensorHealth:

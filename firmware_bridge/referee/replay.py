@@ -23,7 +23,18 @@ from typing import Any
 
 from engine import ConfigError
 from firmware_bridge.link import catalog
-from firmware_bridge.link.protocol import Button, FrameError, HostHello, decode_frame
+from firmware_bridge.link.protocol import (
+    LED_OFF,
+    Button,
+    FrameError,
+    HostHello,
+    LedDelta,
+    LedPattern,
+    Leds,
+    Ping,
+    ScanRequest,
+    decode_frame,
+)
 from firmware_bridge.link.serial_link import (
     BadFrame,
     Connected,
@@ -157,6 +168,32 @@ def describe(entry: Entry) -> str:
     return words.get(str(kind), str(kind))
 
 
+def frame_words(message: object) -> str:
+    """A frame the referee sent, in words a person compares: what it asks of the board, and
+    each light it sets (LED number and colour), never the class's repr. The host's name in a
+    hello is the machine's, not a decision: left out."""
+    if isinstance(message, HostHello):
+        return f"hello to the board (protocol {message.protocol})"
+    if isinstance(message, ScanRequest):
+        return "a request for every sensor's reading"
+    if isinstance(message, Ping):
+        return f"a ping ({message.token})"
+    if isinstance(message, Leds):
+        lit = [f"LED {i} {_colour(p)}" for i, p in enumerate(message.leds) if p != LED_OFF]
+        return f"all {len(message.leds)} lights: " + (", ".join(lit) if lit else "every one off")
+    if isinstance(message, LedDelta):
+        changed = ", ".join(f"LED {i} {_colour(p)}" for i, p in message.changes)
+        return f"a change of lights: {changed} (checksum {message.crc})"
+    return str(getattr(message, "NAME", "a frame")).lower().replace("_", " ")
+
+
+def _colour(pattern: LedPattern) -> str:
+    if pattern == LED_OFF:
+        return "off"
+    steady = " steady" if pattern.pattern == 0xFF else f" blinking {pattern.pattern:08b}"
+    return f"red {pattern.red} green {pattern.green} blue {pattern.blue}{steady}"
+
+
 def decision_words(entry: Entry) -> str:
     kind = entry[0]
     if kind == SENT:
@@ -164,9 +201,7 @@ def decision_words(entry: Entry) -> str:
             seq, message = decode_frame(bytes.fromhex(entry[1]))
         except (FrameError, ValueError):
             return f"sent a damaged frame {entry[1][:24]}"
-        if isinstance(message, HostHello):  # the host's name is the machine's, not a decision
-            message = HostHello(message.protocol, "")
-        return f"sent {message.NAME} seq {seq}: {message!r}"
+        return f"sent {frame_words(message)} (frame {seq})"
     if kind == MOVE:
         return f"move {entry[1]}"
     if kind == TAKEBACK:

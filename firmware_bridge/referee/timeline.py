@@ -267,27 +267,15 @@ class _Builder:
         if lit == self.lit:
             return
         self.lit = lit
-        if not lit:
-            self.add(now, "leds", "all lights off")
-            return
         by_signal: dict[str, list[str]] = {}
         for cell, signal in sorted(lit.items()):
             by_signal.setdefault(signal, []).append(cell)
-        said = "; ".join(_lit_words(signal, cells) for signal, cells in by_signal.items())
-        self.add(now, "leds", f"lit: {said}")
+        self.add(now, "leds", words.lights_said(by_signal))
 
 
 def _settled(words: str) -> bool:
     """Words that say the next turn is awaited (or the game is over): a move's aftermath ends."""
     return words.endswith(" to move") or " to move: " in words or words.startswith("game over")
-
-
-def _lit_words(signal: str, cells: list[str]) -> str:
-    """``remove d4``; the help lights (hints) of many cells counted, not listed."""
-    words = signal.replace("_", " ")
-    if signal == "hint" and len(cells) > 4:
-        return f"hint on {len(cells)} cells"
-    return f"{words} {' '.join(cells)}"
 
 
 def _kept(events: list[Event]) -> tuple[Event, ...]:
@@ -341,16 +329,19 @@ def build_timeline(
         elif kind == CONNECTED:
             built.add(now, "board", "the board connected")
         elif kind == DISCONNECTED:
-            built.add(now, "board", f"the board disconnected ({entry[2]})", mark="board off")
+            built.add(now, "board", "the board disconnected: " + words.port_trouble(entry[2]),
+                      mark="board off")  # fmt: skip
         elif kind == CONNECT and len(entry) > 2 and entry[2] != "ok":
-            built.add(now, "board", f"could not open the board's port: {entry[2]}")
+            why = str(entry[2]).split(": ", 1)[-1]  # "port: …" / "link: …"
+            built.add(now, "board", "could not open the board's port: " + words.port_trouble(why))
         elif kind == UNSENT:
-            built.add(now, "board", f"a frame the port would not take ({entry[1]})")
+            built.add(now, "board", "a message to the board could not be sent: "
+                      + words.port_trouble(entry[1]))  # fmt: skip
         elif kind == COMMAND and len(entry) > 2 and isinstance(entry[2], dict):
             built.add(now, "button", _command_words(entry[2]))
         elif kind == SHOWN and len(entry) > 1:
-            words = str(entry[1])
-            built.add(now, "shown", words, mark="illegal" if "illegal" in words else "")
+            said = str(entry[1])
+            built.add(now, "shown", said, mark="illegal" if "illegal" in said else "")
         elif kind == RESULT and len(entry) > 1:
             built.add(now, "result", str(entry[1]), mark="result")
         elif kind == TAKEBACK and len(entry) > 1:

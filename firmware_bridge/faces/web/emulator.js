@@ -58,9 +58,13 @@ function render(s) {
   $("btn-layout").hidden = s.referee === "none" || s.referee === undefined;
   $("btn-layout").disabled = !s.recorded;
   const names = Object.entries(s.signals);
+  // The lights in words (what each asks), never by their two-letter tags.
+  const bySignal = {};
+  for (const [cell, sig] of names) (bySignal[sig] = bySignal[sig] || []).push(cell);
   $("leds").textContent = names.length
-    ? "LEDs: " + names.map(([cell, sig]) => `${cell} ${SIGNALS[sig] ? SIGNALS[sig].tag : sig}`).join(", ")
-    : "LEDs: all off";
+    ? "The lights show: " + Object.entries(bySignal).map(([sig, cells]) =>
+      `${SIGNALS[sig] ? SIGNALS[sig].words : sig.replace("_", " ")}: ${cells.join(", ")}`).join("; ")
+    : "All lights off";
   legend($("legend"), s.signals);
   // A real hand holds one player's piece. After a capture by replacement (or a capture's
   // victim taken off) it may hold both players' pieces: then nothing is picked for the player,
