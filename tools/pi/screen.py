@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -79,9 +80,7 @@ def check_screen(club: Club) -> None:
             took = pi.wait_for("the kiosk page on the screen", kiosk_target, timeout=120)
             browser = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{DEBUG_PORT}")
             page = find_page(browser)
-            page.wait_for_function(
-                "document.querySelectorAll('#moves li').length > 0", timeout=30_000
-            )
+            moves_shown(page, 1)
             sizes = page.evaluate("[innerWidth, innerHeight, screen.width, screen.height]")
             if sizes != [*SCREEN, *SCREEN]:
                 raise MachineError(
@@ -127,9 +126,7 @@ def check_screen(club: Club) -> None:
             took = pi.wait_for("the kiosk page back on the screen", kiosk_target, timeout=90)
             browser = playwright.chromium.connect_over_cdp(f"http://127.0.0.1:{DEBUG_PORT}")
             page = find_page(browser)
-            page.wait_for_function(
-                "document.querySelectorAll('#moves li').length > 0", timeout=30_000
-            )
+            moves_shown(page, 1)
             report.say(f"back {took:.0f} s after the kill (RestartSec=5)")
         with report.step("kiosk: the referee restarted: the page follows it"):
             pi.root_run("systemctl restart board-referee@table1").check()
@@ -137,13 +134,22 @@ def check_screen(club: Club) -> None:
             one.put_right()
             count = len(one.played)
             one.play(1)
-            page.wait_for_function(
-                f"document.querySelectorAll('#moves li').length >= {count + 1}", timeout=30_000
-            )
+            moves_shown(page, count + 1)
             shot = grim(club, "kiosk-screen-after")
             shutil.copy(shot, roots.cache_dir() / "last-kiosk-screen-after.png")
             report.say("the page reconnected by itself and shows the next move")
         browser.close()
+
+
+def moves_shown(page: Any, least: int) -> None:
+    """Wait for the page's move list to hold ``least`` moves. Through locators, which run in
+    Playwright's own world: a polled function (wait_for_function) is evaluated by the page
+    and the page's CSP (default-src 'self') refuses it, once it must poll."""
+    deadline = time.monotonic() + 30
+    while page.locator("#moves li").count() < least:
+        if time.monotonic() > deadline:
+            raise MachineError(f"the page's move list never held {least} moves")
+        time.sleep(0.2)
 
 
 def find_page(browser: Any) -> Any:
