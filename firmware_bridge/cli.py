@@ -110,6 +110,13 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     for name in names:
         module = importlib.import_module(f"firmware_bridge.commands.{name}")
         module.add_parser(sub, common)
+    # A command's --help says what it does, never only its usage: its line of the list of
+    # commands, as a sentence, where it has no description of its own.
+    said = {action.dest: action.help for action in sub._choices_actions}
+    for word, command_parser in sub.choices.items():
+        if not command_parser.description and said.get(word):
+            text = str(said[word])
+            command_parser.description = text[:1].upper() + text[1:].rstrip(".") + "."
     return parser
 
 

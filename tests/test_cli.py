@@ -277,3 +277,18 @@ def test_help_says_what_the_options_do() -> None:
     assert "journal-BOARD.sqlite3" in usage("run")
     club = usage("club")
     assert "follow the boards on this MQTT broker" in club and "publish" not in club
+
+
+@pytest.mark.parametrize("command", ["run", "kiosk-screen", "records", "replay", "install-service",
+                                     "firmware", "demo"])  # fmt: skip
+def test_every_commands_help_says_what_it_does(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 51: ``kiosk-screen --help`` gave its usage and options only. Each command's help
+    has a description between them: its own, or its line of the command list."""
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = capsys.readouterr().out
+    blocks = text.split("\n\n")
+    assert len(blocks) >= 3 and not blocks[1].startswith(("options:", "positional")), text
+    assert blocks[1].strip().endswith("."), blocks[1]

@@ -31,6 +31,9 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     club = sub.add_parser(
         "club", parents=[common],
         help="the club view: every board published to an MQTT broker, on one page",
+        description="The club view: every board of the club on one page, followed on the "
+        "club's MQTT broker (each board's referee sends its state there with --mqtt), with "
+        "the evening's results, standings and records (docs/mqtt.md).",
     )  # fmt: skip
     mqtt_arguments(club, "follow the boards on")
     club.add_argument(

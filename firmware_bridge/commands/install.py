@@ -66,6 +66,13 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     kiosk = sub.add_parser(
         "kiosk-screen", parents=[common],
         help="show a board's kiosk page full screen (run by the kiosk screen unit)",
+        description="Shows the board's kiosk page full screen on the Pi's own display: it "
+        "waits for the desktop (Wayland or X11) and for the referee's page to answer, then "
+        "becomes Chromium in kiosk mode on it (Debian's chromium, or chromium-browser), with a "
+        "profile of its own for this board. Its touches work without the access token "
+        "(the page is opened on loopback, from the Pi itself). The board-referee-kiosk@NAME unit "
+        "install-service writes runs it after the referee; run by hand, it shows the page "
+        "on the desktop you are logged in to (docs/raspberry-pi.md, 4a. The kiosk screen).",
     )  # fmt: skip
     kiosk.add_argument("--board-id", default=os.environ.get("BOARD_REFEREE_BOARD_ID", "board"),
                         metavar="NAME", help="the board's name")  # fmt: skip
