@@ -7,6 +7,7 @@ way docs/mqtt.md configures a club's broker. ``restart`` keeps the port, so clie
 from __future__ import annotations
 
 import getpass
+import os
 import shutil
 import socket
 import subprocess
@@ -31,9 +32,13 @@ class Mosquitto:
         users: dict[str, str] | None = None,
         acl: str | None = None,
         conf: str | None = None,
+        owner: str | None = None,
     ) -> None:
         """``conf``: a configuration as docs/mqtt.md writes it, run as it is but for its
-        listener's port and the folder its files are in (the test's own)."""
+        listener's port, the folder its files are in (the test's own) and its ``user`` (the
+        folder's ``owner``: started as root, Mosquitto drops to it; None: the test's own
+        user, so a root test stays root)."""
+        self.owner = owner
         if not Path(MOSQUITTO).exists():
             raise RuntimeError(f"{MOSQUITTO} is missing: `make test` installs Debian's mosquitto")
         self.folder = folder
@@ -65,10 +70,13 @@ class Mosquitto:
         if conf is not None:
             documented = [line for line in conf.splitlines() if line and not line.startswith("#")]
             lines = [self._here(line, folder) for line in documented]
-            lines += [f"user {getpass.getuser()}", "log_type error", "log_type warning",
-                      "log_type notice"]  # fmt: skip
+            if not any(line.startswith("user ") for line in lines):
+                lines.append(f"user {getpass.getuser()}")
         self.config = folder / "mosquitto.conf"
         self.config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        if owner is not None and os.geteuid() == 0:  # the director's folder and files
+            for path in (folder, *folder.iterdir()):
+                shutil.chown(path, owner)
         self.url = f"mqtt://127.0.0.1:{self.port}"
         self.start()
 
@@ -79,6 +87,8 @@ class Mosquitto:
             return f"listener {self.port} 127.0.0.1"
         if key in ("password_file", "acl_file"):
             return f"{key} {folder / ('passwords' if key == 'password_file' else 'acl')}"
+        if key == "user":  # the folder's owner, as the guide's is the director
+            return f"user {self.owner or getpass.getuser()}"
         if key == "persistence_location":
             return f"{key} {folder}/"
         if key == "log_dest" and value.startswith("file "):

@@ -9,6 +9,7 @@ import contextlib
 import json
 import os
 import re
+import shutil
 import signal
 import sys
 import time
@@ -599,3 +600,40 @@ def test_tied_players_share_a_rank_and_scores_of_unlike_games_are_not_added() ->
                         game(["Ann", "Bob"], 2, hexes, [40, 55])], None, None)  # fmt: skip
     assert unlike["scores_unlike"] is True
     assert all(p["score"] is None for p in unlike["people"])
+
+
+def test_the_documented_broker_started_as_root_listens_and_logs_what_it_refuses(
+    cleanup: list[Any],
+) -> None:
+    """Issue 51: docs/mqtt.md's broker, started as root (sudo) from the director's folder,
+    drops to the folder's owner (its ``user`` line), listens, and logs a refused login and a
+    board publishing as another, where the guide says to look."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="club-broker-"))  # in /tmp: its owner reaches it
+    try:
+        broker = Mosquitto(folder, users={"club": "c", "table1": "t1"}, acl=ACL, conf=CONF,
+                           owner="nobody")  # fmt: skip
+        cleanup.append(broker)
+        mine = Listener(broker.url, f"{PREFIX}/table1/command", user="table1", password="t1")
+        cleanup.append(mine)
+        mine.client.publish(f"{PREFIX}/table2/state", b"{}", qos=1).wait_for_publish(5)
+        stranger = paho.Client(CallbackAPIVersion.VERSION2, protocol=paho.MQTTv5)
+        stranger.username_pw_set("table1", "wrong")
+        with contextlib.suppress(Exception):
+            stranger.connect("127.0.0.1", broker.port)
+            stranger.loop(timeout=1.0)
+        log = folder / "mosquitto.log"
+
+        def logged(*words: str) -> bool:
+            text = log.read_text(errors="replace") if log.exists() else ""
+            return all(w in text for w in words)
+
+        wait_until(lambda: logged("not authorised"), "a refused login in the log")
+        wait_until(lambda: logged("Denied PUBLISH from", f"{PREFIX}/table2/state"),
+                   "a refused publish in the log")  # fmt: skip
+        if os.geteuid() == 0:  # it dropped to the folder's owner
+            assert not logged("should not be run as root")
+            broker.stop()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
