@@ -548,6 +548,7 @@ PAGE: dict[str, str] = {
     "game": "Game",
     "name_of": "{side}: name",
     "played_by": "{side} is played by",
+    "same_players": "Same players: {who}",
     "a_person": "a person",
     "computer_level": "the computer, level {level} ({name})",
     "computer_time": "The computer thinks for",

@@ -402,6 +402,16 @@ def test_new_game_of_another_game_from_the_kiosk(
     with referee.lock:
         noisy = [line for line in referee.log if re.match(r"<[0-4]>", line)]
     assert noisy == [], noisy
+    # The next new game starts with nobody named (issue 51: it filled in the last game's
+    # names unseen); the last players are one touch away.
+    kiosk.locator("#btn-menu").click()
+    kiosk.locator("#btn-newgame").click()
+    expect(kiosk.locator('#ng-players input[name="player-1"]')).to_have_value("")
+    expect(kiosk.locator("#ng-same")).to_have_text("Same players: Ann Smith and Bob")
+    kiosk.locator("#ng-same").click()
+    expect(kiosk.locator('#ng-players input[name="player-1"]')).to_have_value("Ann Smith")
+    expect(kiosk.locator('#ng-players input[name="player-2"]')).to_have_value("Bob")
+    kiosk.locator("#ng-cancel").click()
 
 
 # -- controls: tokens and bad requests ---------------------------------------------------------

@@ -472,8 +472,10 @@ function fillOptions() {
   players.replaceChildren();
   if (!game) return;
   // Who plays each side: a person, or the computer at a level (docs/engine.md). The
-  // computer is a player like any, named "Computer, level N" in records and results.
-  const people = (current && current.game.people) || ["", ""];
+  // computer is a player like any, named "Computer, level N" in records and results. A new
+  // game starts with nobody named (the next pair at a club is rarely the last): the last
+  // game's players are one touch away ("Same players"), never filled in unseen.
+  const people = samePlayers ? ((current && current.game.people) || ["", ""]) : ["", ""];
   const computerLevel = (name) => /^Computer, level ([1-5])$/.exec(name || "")?.[1] || "";
   game.players.forEach((side, index) => {
     const select = document.createElement("select");
@@ -483,7 +485,7 @@ function fillOptions() {
     for (const level of LEVELS) {
       select.append(new Option(say("computer_level", level), String(level.level)));
     }
-    select.value = sides[index] ?? computerLevel(people[index]);
+    select.value = samePlayers ? computerLevel(people[index]) : sides[index] ?? "";
     select.addEventListener("change", showNames);
     players.appendChild(labelled("option", say("played_by", { side }), select));
   });
@@ -510,8 +512,8 @@ function fillOptions() {
     input.maxLength = 40;
     input.autocomplete = "off";
     input.placeholder = say("optional");
-    const known = (current && current.game.people) ? current.game.people[index] || "" : "";
-    input.value = typed[index] ?? (computerLevel(known) ? "" : known);
+    const known = people[index] || "";
+    input.value = samePlayers ? (computerLevel(known) ? "" : known) : typed[index] ?? "";
     players.appendChild(labelled("option person-name", say("name_of", { side }), input));
   });
   showNames();
@@ -538,6 +540,13 @@ function showNames() {
   if (time) time.hidden = !sides.some((s) => s.value);
 }
 
+let samePlayers = false;  // "Same players" touched: the last game's, sides and names
+$("ng-same").addEventListener("click", () => {
+  samePlayers = true;
+  fillOptions();
+  samePlayers = false;
+});
+
 $("btn-newgame").addEventListener("click", async () => {
   if (!games.length) await loadGames();
   const select = $("ng-game");
@@ -545,6 +554,11 @@ $("btn-newgame").addEventListener("click", async () => {
   if (current) select.value = current.game.id;
   $("ng-players").replaceChildren();
   fillOptions();
+  const last = (current && current.game.people) || ["", ""];
+  const named = last.some((p) => p);
+  $("ng-same").hidden = !named;
+  $("ng-same").textContent = named && current
+    ? say("same_players", { who: current.game.players.map((side, i) => last[i] || side).join(" and ") }) : "";
   $("ng-error").textContent = "";
   // Starting over a game in progress abandons it: say so, and ask once more.
   const playing = current && !current.outcome && current.moves.length > 0;
