@@ -337,15 +337,15 @@ LIGHT_WORDS: dict[str, str] = {
 
 
 def lights_said(by_signal: Mapping[str, Sequence[str]]) -> str:
-    """``the lights show: take off the captured piece on d4; put a piece back on h8``; the
-    help lights of many cells counted, not listed."""
+    """``take off the captured piece on d4; put a piece back on h8`` (what the lights ask; the
+    timeline's column says they are the lights); the help lights of many cells counted."""
     if not by_signal:
         return "all lights off"
     said = []
     for signal, cells in by_signal.items():
         where = count(len(cells), "cell") if signal == "hint" and len(cells) > 4 else join(cells)
         said.append(f"{LIGHT_WORDS.get(signal, signal.replace('_', ' '))} {where}")
-    return "the lights show: " + "; ".join(said)
+    return "; ".join(said)
 
 
 # -- sensors ----------------------------------------------------------------------------------

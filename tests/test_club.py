@@ -234,7 +234,7 @@ def test_moves_alerts_and_a_killed_referee_in_the_club_page(
     page.locator("#tl-steps button", has_text="stone c1 to c4").click()
     rows = page.locator("#tl-rows tr")
     expect(rows.filter(has_text="c4: White's piece")).to_have_count(1, timeout=TIMEOUT)
-    expect(rows.filter(has_text="move c1-c4 accepted")).to_have_count(1)
+    expect(rows.filter(has_text="c1-c4 accepted")).to_have_count(1)
     timeline = next(b for t, b in list(events.messages) if t == f"{PREFIX}/table1/timeline")
     assert timeline["board"] == "table1" and timeline["game"] == 1
     page.locator("#tl-close").click()

@@ -274,9 +274,10 @@ def test_an_illegal_move_is_shown_and_corrected(
     texts = rows.all_inner_texts()
     said = [" ".join(t.split()) for t in texts]
     d3 = next(k for k, t in enumerate(said) if "Sensor d3: White's piece" in t)
-    lights = [t for t in said[d3:] if "Lights lit:" in t and "d3" in t and "c1" in t]
-    assert lights and ("illegal d3" in lights[0] or "move from d3" in lights[0]), said
-    assert any("Move move c1-c4 accepted" in t for t in said[d3:]), said
+    lights = [t for t in said[d3:] if "Lights" in t and "d3" in t and "c1" in t]
+    assert lights and ("take away the piece on d3" in lights[0]
+                       or "take the piece from d3" in lights[0]), said  # fmt: skip
+    assert any("Move c1-c4 accepted" in t for t in said[d3:]), said
     box = kiosk.locator("#timeline").bounding_box()
     assert box is not None and box["width"] == 800 and box["height"] == 480  # the whole screen
     assert kiosk.locator("#tl-steps button .mark.illegal").count() == 1
@@ -525,7 +526,7 @@ def test_the_page_reconnects_after_a_daemon_restart(
     # The emulated board kept its pieces, as a physical board does: play goes on at once.
     expect(kiosk.locator("#status")).to_have_text("Black to move", timeout=TIMEOUT)
     # A board that did not keep them (a new one in its place): the position to lay out, each
-    # piece by its kind, whole at 800x480; then "Lay out the game" puts it there.
+    # piece by its kind, whole at 800x480; then "Lay out" puts it there.
     referee.stop()
     (tmp_path / "journal-board.json").unlink()
     referee.start()

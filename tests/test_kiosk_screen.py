@@ -48,6 +48,16 @@ MEASURE = """(kiosk) => {
     const size = parseFloat(getComputedStyle(el).fontSize);
     if (own && size < 14) bad.push(`text ${what(el)}: ${size.toFixed(1)} px`);
   }
+  // The board's own words (the cells' names, the lights' tags), at the size they are drawn;
+  // a terrain's glyph is a mark, explained in the key.
+  for (const el of document.querySelectorAll("#board text:not(.glyph)")) {
+    if (el.closest(".piece")) continue;  // a piece's letter is its symbol, named in the key
+    if (!shown(el) || !inScope(el) || !el.textContent.trim()) continue;
+    const ctm = el.getScreenCTM();
+    const size = parseFloat(el.getAttribute("font-size") || getComputedStyle(el).fontSize) *
+      (ctm ? Math.hypot(ctm.a, ctm.b) : 1);
+    if (size < 14) bad.push(`board text "${el.textContent.trim()}": ${size.toFixed(1)} px`);
+  }
   for (const el of document.querySelectorAll("button, a[href], input, select, summary")) {
     if (!shown(el) || !inScope(el)) continue;
     const r = el.getBoundingClientRect();

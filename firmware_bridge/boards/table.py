@@ -156,7 +156,8 @@ class Table:
             by_signal: dict[str, list[str]] = {}
             for cell, signal in sorted(self.signals.items()):
                 by_signal.setdefault(signal.value, []).append(names[cell])
-        self.write(drawing, words.lights_said(by_signal))
+        said = words.lights_said(by_signal)
+        self.write(drawing, f"The lights show: {said}" if by_signal else said.capitalize())
 
     # -- sensors and LEDs, as the board's electronics meet them ------------------------------
     def piece_at(self, sensor: int) -> Piece | None:

@@ -347,7 +347,7 @@ def build_timeline(
         elif kind == TAKEBACK and len(entry) > 1:
             built.take_back(now, int(entry[1]) if str(entry[1]).isdigit() else 0)
         elif kind == MOVE and len(entry) > 1 and built.emit:
-            built.add(now, "move", f"move {entry[1]} accepted")
+            built.add(now, "move", f"{entry[1]} accepted")
             built.close(now, str(entry[1]))
         elif kind == END:
             built.add(now, "referee", "the referee stopped")

@@ -59,6 +59,46 @@ function outline(cell, unit) {
   return pts.map(([x, y]) => `${(x * 0.97).toFixed(4)},${(y * 0.97).toFixed(4)}`).join(" ");
 }
 
+const MIN_TEXT_PX = 14; // the least a person reads at arm's length (the kiosk's rule)
+
+// The coordinates along the board's edges, as on a printed board: each column's letter below
+// its lowest cell, each row's number left of its leftmost cell. Only for boards whose cells
+// are named letter-and-number (a1, B2); null for the others (their names stay in the cells).
+function edgeCoordinates(board, minX, maxY, svg) {
+  const named = board.cells.map((c) => [c, /^([A-Za-z]+)(\d+)$/.exec(c.name)]);
+  if (named.some(([, m]) => !m)) return null;
+  const columns = new Map(), rows = new Map();
+  for (const [c, m] of named) {
+    const col = columns.get(m[1]) || [];
+    col.push(c);
+    columns.set(m[1], col);
+    const row = rows.get(m[2]) || [];
+    row.push(c);
+    rows.set(m[2], row);
+  }
+  // Only a board in straight files and ranks (each letter's cells in one column, each
+  // number's in one row): on a board of another shape (hexes, the Lion Game's) an edge's
+  // letter would name no line of cells, and the names stay in the cells.
+  const straight = (groups, axis) => [...groups.values()].every((cells) =>
+    cells.every((c) => Math.abs(c[axis] - cells[0][axis]) < 0.01));
+  if (!straight(columns, "x") || !straight(rows, "y")) return null;
+  const group = el("g", { class: "coords", "pointer-events": "none" }, svg);
+  for (const [letter, cells] of columns) {
+    const low = cells.reduce((a, b) => (-a.y > -b.y ? a : b));
+    const t = el("text", { x: low.x, y: -low.y + 0.58, "text-anchor": "middle",
+      "dominant-baseline": "central" }, group);
+    t.textContent = letter;
+  }
+  for (const [number, cells] of rows) {
+    const left = cells.reduce((a, b) => (a.x < b.x ? a : b));
+    const t = el("text", { x: Math.max(minX + 0.05, left.x - 0.58), y: -left.y,
+      "text-anchor": "middle", "dominant-baseline": "central" }, group);
+    t.textContent = number;
+  }
+  void maxY;
+  return group;
+}
+
 // The inner size (diameter of the largest circle inside a cell) for each shape.
 function inner(cell, spot) {
   if (cell.shape === "square") return 1;
@@ -87,7 +127,7 @@ export class BoardView {
     const spot = Math.min(0.42, spotGap * 0.42);
     const xs = board.cells.map((c) => c.x);
     const ys = board.cells.map((c) => -c.y);
-    const pad = 0.75;
+    const pad = 0.85;
     const minX = Math.min(...xs) - pad, maxX = Math.max(...xs) + pad;
     const minY = Math.min(...ys) - pad, maxY = Math.max(...ys) + pad;
     this.svg.setAttribute("viewBox", `${minX} ${minY} ${maxX - minX} ${maxY - minY}`);
@@ -138,9 +178,37 @@ export class BoardView {
         g.addEventListener("click", () => this.onCell(cell.name));
         g.classList.add("clickable");
       }
-      this.cells.set(cell.name, { cell, g, pieceG, signalG, size });
+      this.cells.set(cell.name, { cell, g, pieceG, signalG, size, label });
     }
     void grid;
+    this.coords = edgeCoordinates(board, minX, maxY, this.svg);
+    this.fit();
+    if (!this.resizing && typeof ResizeObserver !== "undefined") {
+      this.resizing = new ResizeObserver(() => this.fit());
+      this.resizing.observe(this.svg);
+    }
+  }
+
+  // Text at the size it is drawn: a cell's name inside it, or an LED tag, too small to read
+  // (under 14 px, on a big board at 800x480) gives way: the cells' names go to the board's
+  // edges, as on a printed board, at 14 px or more; the tags leave the shape and colour of
+  // the light on the board and the tag in the legend beside it.
+  fit() {
+    const box = this.svg.getBoundingClientRect();
+    const view = this.svg.viewBox.baseVal;
+    if (!box.width || !view || !view.width) return;
+    const scale = Math.min(box.width / view.width, box.height / view.height);
+    const sizes = [...this.cells.values()].map((v) => v.size);
+    const smallest = Math.min(...sizes);
+    const inCell = smallest * 0.17 * scale >= MIN_TEXT_PX;
+    this.svg.classList.toggle("edge-names", !inCell && Boolean(this.coords));
+    if (this.coords) this.coords.setAttribute("font-size", (MIN_TEXT_PX * 1.08 / scale).toFixed(3));
+    if (!this.coords) {  // names stay in the cells: never smaller than the least one reads
+      for (const v of this.cells.values()) {
+        v.label.setAttribute("font-size", Math.max(v.size * 0.17, (MIN_TEXT_PX * 1.02) / scale).toFixed(3));
+      }
+    }
+    this.svg.classList.toggle("no-tags", smallest * 0.22 * 0.78 * scale < MIN_TEXT_PX);
   }
 
   // Pieces, LED signals, the last move, lifted and unexpected pieces.

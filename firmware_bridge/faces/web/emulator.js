@@ -96,7 +96,10 @@ function render(s) {
     supply.appendChild(pieceButton(p, `a new ${p.kind} of player ${p.owner}`, isPicked,
       () => { picked = isPicked ? null : { piece: p.token }; render(state); }));
   }
-  $("device").textContent = `${s.game.profile} board on ${s.device} (stable path ${s.link})`;
+  // Where the board is, for whoever connects a referee to it: one short line; the stable
+  // path (long) on the connection's badge, touched or hovered.
+  $("device").textContent = `${s.game.profile} board on ${s.device}`;
+  $("conn").title = `stable path ${s.link}`;
   $("btn-unplug").disabled = !s.plugged;
   $("btn-replug").disabled = s.plugged;
   document.body.dataset.game = s.game.id;
