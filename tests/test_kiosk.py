@@ -494,8 +494,10 @@ def test_beyond_loopback_controls_need_the_token(
     page.reload()
     page.locator("#btn-menu").click()
     page.locator("#btn-newgame").click()
+    number = referee.state()["game_number"]
     page.locator("#ng-start").click()
-    expect(page.locator("#notice")).to_contain_text("New game of Three Dragons", timeout=TIMEOUT)
+    expect(page.locator("#newgame")).to_be_hidden(timeout=TIMEOUT)  # taken: the dialog closes
+    referee.wait_state("game_number", number + 1)
     code, answer = referee.post("/api/new-game", {"game": "three-dragons"}, token=token)
     assert code == 200 and answer["ok"]
     local = Referee.__new__(Referee)  # the Pi's own screen: loopback, no token

@@ -417,7 +417,7 @@ def test_the_pis_own_screen_uses_every_control_and_strangers_still_need_the_toke
             page.locator('#ng-players input[name="player-1"]').fill("Alice")
             page.locator("#ng-start").click()  # a control, pressed by touch: nothing typed
             expect(page.locator("#players")).to_contain_text("Alice (White)", timeout=TIMEOUT)
-            expect(page.locator("#notice")).to_contain_text("New game of Three Dragons")
+            expect(page.locator("#newgame")).to_be_hidden()  # taken: the dialog closed
             expect(page.locator("#status")).to_have_text("Alice to move", timeout=TIMEOUT)
             browser.close()
         # From another machine (this one's own network address is not its loopback): refused.

@@ -64,6 +64,10 @@ def _build(folder: Path, level: str, extra: tuple[Path, ...], rules_only: bool) 
         return folder
     shutil.rmtree(folder, ignore_errors=True)
     temp = folder.with_name(folder.name + "-temp")
+    # A build cut short (a test run stopped) leaves its object files: setuptools would link
+    # them into the next one, against another run of mypyc's runtime (an undefined symbol at
+    # import). Every build starts from nothing.
+    shutil.rmtree(temp, ignore_errors=True)
     result = build_ext(folder, temp, BOARD_REFEREE_OPT_LEVEL=level,
                        BOARD_REFEREE_COMPILE="rules" if rules_only else "all")  # fmt: skip
     shutil.rmtree(temp, ignore_errors=True)
