@@ -300,7 +300,7 @@ def test_daemon_killed_and_restarted_resumes_from_the_journal(
     rig.emu.do("lift d4")  # the player carries on meanwhile
     rig.emu.do("move h8 h6")
     rig.daemon.start()
-    rig.daemon.wait_log("resuming game 1 .* after 1 moves")
+    rig.daemon.wait_log("resuming game 1 .* after 1 move;")
     # What changed while no referee looked is nobody's move: the board is set to the
     # position first, then play goes on from what hands do.
     rig.daemon.wait_log("resuming: set the board to the position: .*h6.*h8")

@@ -105,7 +105,8 @@ def _replay_report(args: argparse.Namespace, path: Path) -> int:
     if args.game is not None and args.game != report.game:
         raise UserError(f"{path} is the report of game {report.game}, not game {args.game}")
     if not args.quiet:
-        print(f"{path}: game {report.game}, {report.game_id} on {report.profile}, recorded by "
+        print(f"{path}: game {report.game}, {report.game_id} on board {report.profile}, "
+              f"recorded by "
               f"board-referee {', '.join(report.recorded_by) or '?'}; firmware "
               f"{'; '.join(report.firmware) or 'not said'}")  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="board-referee-report-") as tmp:

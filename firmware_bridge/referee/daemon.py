@@ -511,7 +511,8 @@ class Daemon(BoardSession, Showing, Playing):
         """Start a new game (of this or another game) chosen from a face."""
         if self.state.outcome() is None:
             self.journal.abandon(self.game_id)
-            self.log.info("abandoned game %d after %d moves", self.game_id, self.state.plies)
+            said = words.count(self.state.plies, "move")
+            self.log.info("abandoned game %d after %s", self.game_id, said)
         old_profile = self.profile
         self.game, self.profile = game, profile
         self.start_json = self.game_start = None

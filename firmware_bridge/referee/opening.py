@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine import Game, State
+from firmware_bridge import words
 from firmware_bridge.referee.errors import DaemonError
 from firmware_bridge.referee.journal import DamagedGameError, Journal, replay
 
@@ -67,8 +68,8 @@ def open_game(
                     f"{exc}; start a new game with --new"
                 ) from exc
             log.info(
-                "resuming game %d (%s) after %d moves; checking the board matches it",
-                row.id, game.title, state.plies,
+                "resuming game %d (%s) after %s; checking the board matches it",
+                row.id, game.title, words.count(state.plies, "move"),
             )  # fmt: skip
             return Opening(state, row.id, row.start, row.players, created=False, resumed=True)
         if not new_game:
