@@ -84,6 +84,9 @@ MOMENTS: list[tuple[str, dict[str, Any], list[dict[str, Any]], str]] = [
     # An illegal move left on the board: it stays the headline (issue 38).
     ("kiosk-illegal-move", TD_DISPUTE,
      [{"do": "lift", "cell": "c2"}, {"do": "place", "cell": "d3"}], ""),
+    # ... and still there 40 s on: still the headline, and no sensor suspected (issue 51).
+    ("kiosk-illegal-move-40s", TD_DISPUTE,
+     [{"do": "lift", "cell": "c2"}, {"do": "place", "cell": "d3"}], "wait40"),
 ]  # fmt: skip
 
 
@@ -201,7 +204,9 @@ def main() -> int:
                     time.sleep(0.4)
                 page.goto(run.kiosk)
                 page.wait_for_timeout(1500)
-                if then:
+                if then == "wait40":
+                    page.wait_for_timeout(40_000)
+                elif then:
                     page.locator("#btn-menu").click()
                 if then == "newgame":
                     page.locator("#btn-newgame").click()
@@ -256,6 +261,22 @@ def computer_shots(page: Any, folder: Path) -> None:
         page.wait_for_timeout(300)
         page.screenshot(path=str(OUT / "kiosk-computer-new-game.png"))
         print("docs/screenshots/kiosk-computer-new-game.png", flush=True)
+    finally:
+        run.stop()
+    # Protect the Goat's computer placing a piece: a placement, lit as one (issue 51).
+    tmp = folder / "computer-placement"
+    tmp.mkdir()
+    run = Run(tmp, "--game", "protect-the-goat", "--computer", "1", "--level", "3",
+              "--movetime", "1000")  # fmt: skip
+    try:
+        page.goto(run.kiosk)
+        page.wait_for_function(
+            "() => document.querySelector('#status').textContent.includes('computer plays')",
+            timeout=30000,
+        )
+        page.wait_for_timeout(500)
+        page.screenshot(path=str(OUT / "kiosk-computer-placement.png"))
+        print("docs/screenshots/kiosk-computer-placement.png", flush=True)
     finally:
         run.stop()
 

@@ -91,7 +91,7 @@ function render(s) {
   status.className = "status" + (s.outcome ? " over" : "") + (s.alert ? " alert" : "");
   renderNotice();
   renderPlayers(s);
-  $("details").textContent = (s.details || []).join("\n");
+  $("details").textContent = (s.details || []).map(capitalise).join("\n");
   $("details").hidden = !(s.details || []).length;
   legend($("legend"), s.signals);
   renderMoves(s);
