@@ -34,7 +34,12 @@ class Builder:
     """The person at the board: follows the check's steps with real pieces and buttons."""
 
     def __init__(
-        self, emu: EmulatorProcess, tmp: Path, profile: str, patience: float = 1.0
+        self,
+        emu: EmulatorProcess,
+        tmp: Path,
+        profile: str,
+        patience: float = 1.0,
+        cells: str = CELLS,
     ) -> None:
         self.emu = emu
         self.patience = patience  # how much longer than usual a slow board takes to answer
@@ -48,7 +53,7 @@ class Builder:
                 "--board",
                 profile,
                 "--cells",
-                CELLS,
+                cells,
                 "--journal",
                 str(self.journal),
                 "--json",
