@@ -637,3 +637,80 @@ def test_the_documented_broker_started_as_root_listens_and_logs_what_it_refuses(
             broker.stop()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_directors_evening_three_boards_agree_everywhere(
+    cleanup: list[Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 51's evening, as a director runs it: three boards on the
+    documented broker (its logins, ACL and persistence), a game on each played to a result,
+    the broker restarted, a finished game taken back from the club view and ended otherwise;
+    then every game of every board's journal lists, replays and reports as itself, and the
+    club's results are the boards' own."""
+    from firmware_bridge import cli
+    from firmware_bridge.referee.journal import read_records
+    from firmware_bridge.referee.records import result_words
+    from tests.helpers import GOAT_IN_REACH
+
+    users = {"club": "club-secret", "table1": "t1", "table2": "t2", "table3": "t3"}
+    broker, club, _ = club_with_logins(tmp_path, cleanup, users, ACL, conf=CONF)
+    position = tmp_path / "goat.json"
+    position.write_text(json.dumps(GOAT_IN_REACH))
+    boards = {
+        "table1": ("--game", "three-dragons"),
+        "table2": ("--game", "vanguard"),
+        "table3": ("--game", "protect-the-goat", "--position", str(position)),
+    }
+    tables = {}
+    for name, args in boards.items():
+        login = f"mqtt://{name}:{users[name]}@127.0.0.1:{broker.port}"
+        tables[name] = referee(tmp_path, login, name, *args, "--mqtt-commands")
+        cleanup.append(tables[name])
+    for name in boards:
+        club.wait_board(name, lambda b: " to move" in (b["status"] or ""))
+    board_action(tables["table1"], "lift", "c1")
+    board_action(tables["table1"], "place", "c4")
+    board_action(tables["table2"], "lift", "C2")
+    board_action(tables["table2"], "place", "C3")
+    for name in ("table1", "table2"):
+        club.wait_board(name, lambda b: b["moves"] == 1)
+        code, answer = tables[name].post("/api/result", {"result": "resign", "player": 2})
+        assert code == 200, answer
+    board_action(tables["table3"], "lift", "a5")
+    board_action(tables["table3"], "place", "a6")  # the goat taken: Player 1 wins
+    broker.stop()
+    broker.start()  # the evening's broker restart: nothing is lost
+    for name in boards:
+        club.wait_board(name, lambda b: b["online"] is True and b["outcome"], timeout=60)
+    code, answer = club.post("/board/table3/api/takeback", {})  # reopens the finished game
+    assert (code, answer["ok"]) == (200, True), answer
+    club.wait_board("table3", lambda b: not b["outcome"])
+    code, answer = tables["table3"].post("/api/result", {"result": "resign", "player": 1})
+    assert code == 200, answer
+
+    def club_results() -> dict[tuple[str, int], Any]:
+        return {(r["board"], r["game_number"]): r["outcome"]
+                for r in club.get("/api/results")["results"]}  # fmt: skip
+
+    expected = {}
+    for name, referee_ in tables.items():
+        journal = referee_.tmp / "journal.sqlite3"
+        for record in read_records(journal):
+            if record.outcome:
+                expected[(name, record.id)] = result_words(record, None)
+    wait_until(lambda: club_results() == expected, "the club's results are the boards'")
+    for name, referee_ in tables.items():
+        referee_.stop()  # its journal whole, its recording written out
+        journal = str(referee_.tmp / "journal.sqlite3")
+        for record in read_records(Path(journal)):
+            if not record.moves:
+                continue
+            assert cli.main(["replay", journal, "--game", str(record.id)]) == 0
+            out = capsys.readouterr().out
+            assert "decided identically" in out, out
+            report = tmp_path / f"{name}-{record.id}.report"
+            assert cli.main(["report", "--journal", journal, "--game", str(record.id),
+                             "-o", str(report)]) == 0  # fmt: skip
+            capsys.readouterr()
+            assert cli.main(["replay", str(report), "--quiet"]) == 0
+            assert "decided identically" in capsys.readouterr().out
