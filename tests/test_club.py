@@ -694,15 +694,15 @@ def test_a_directors_evening_three_boards_agree_everywhere(
 
     expected = {}
     for name, referee_ in tables.items():
-        journal = referee_.tmp / "journal.sqlite3"
-        for record in read_records(journal):
+        for record in read_records(referee_.tmp / "journal.sqlite3"):
             if record.outcome:
                 expected[(name, record.id)] = result_words(record, None)
     wait_until(lambda: club_results() == expected, "the club's results are the boards'")
     for name, referee_ in tables.items():
         referee_.stop()  # its journal whole, its recording written out
-        journal = str(referee_.tmp / "journal.sqlite3")
-        for record in read_records(Path(journal)):
+        path = referee_.tmp / "journal.sqlite3"
+        journal = str(path)
+        for record in read_records(path):
             if not record.moves:
                 continue
             assert cli.main(["replay", journal, "--game", str(record.id)]) == 0
