@@ -296,7 +296,9 @@ def _arm64_steps(report: Report, root: Path) -> None:
             "cd /opt/board-referee && .venv/bin/python -m pytest -q -p "
             "no:cacheprovider " + " ".join(TESTS),
         )
-        tail = (done.stdout + done.stderr).strip().splitlines()[-1:]
+        said = (done.stdout + done.stderr).strip().splitlines()
+        # pytest's summary line, not whatever systemd-nspawn says after it
+        tail = [line for line in said if " passed" in line or " failed" in line][-1:]
         checked(done, "the tests")
         report.figure(
             f"arm64 (qemu-user) tests: {tail[0] if tail else '?'} "
