@@ -47,7 +47,7 @@ def _check(moves: int, seed: int, kind: str = "emulator", per_game: int | None =
 
 
 def test_a_bounded_table_loses_nothing_accepts_nothing_wrong_and_never_sticks() -> None:
-    _check(moves=45, seed=3)
+    _check(moves=30, seed=3, per_game=6)
 
 
 def test_a_bounded_table_on_the_pico_firmware_in_micropython() -> None:
