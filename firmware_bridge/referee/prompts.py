@@ -219,15 +219,17 @@ class Prompts:
         return signals
 
     def _planned_targets(self) -> dict[Cell, Signal]:
-        """Where the computer's move puts its pieces (the cells it fills), lit *move to*
-        while the board is being put right: what is to be done stays in sight."""
+        """Where the computer's move puts its pieces (the cells it fills), lit as a help
+        light while the board is being put right: what is to be done stays in sight, and
+        nothing is asked of the hands there before the corrections are done (a *move to*
+        there would ask for a piece no hand holds yet)."""
         planned = self.planned
         if planned is None or not self.computer_to_move:
             return {}
         before = self.state.layout()
         after = self.state.copy(stack=False)
         after.apply(planned, check=False)
-        return {cell: Signal.MOVE_TO for cell, piece in after.layout().items()
+        return {cell: Signal.HINT for cell, piece in after.layout().items()
                 if before.get(cell) != piece}  # fmt: skip
 
     def _decision_signals(self) -> dict[Cell, Signal]:
