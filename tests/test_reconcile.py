@@ -627,6 +627,20 @@ def test_a_pass_that_would_end_the_game_says_so() -> None:
     assert "a second pass in a row ends the game" in effect.events[0].text
 
 
+def _computer_plans(game_id: str, move: str) -> tuple[Reconciler, State, BoardProfile]:
+    """A new game whose first side the computer plays, its ``move`` chosen, on a board set
+    up as the game starts."""
+    game = catalog.load_game(game_id)
+    profile = catalog.load_profile(game_id, game)
+    state = game.new_state()
+    rec = Reconciler(state, profile)
+    rec.computer = frozenset({state.to_move})
+    rec.plan(state.parse(move))
+    rec.observe(profile.tokens(state.layout()), 0.0)
+    rec.evaluate(0.0)
+    return rec, state, profile
+
+
 def _shown(rec: Reconciler, state: State) -> dict[str, str]:
     names = state.game.board.names
     return {names[c]: s.value for c, s in rec.signals.items()}
@@ -635,14 +649,7 @@ def _shown(rec: Reconciler, state: State) -> dict[str, str]:
 def test_a_computers_placement_is_shown_as_a_placement_not_a_piece_to_put_back() -> None:
     """Issue 51: Protect the Goat's computer places a phant on a1: the cell is lit *move to*
     (a piece from the hand), never *put back* (a piece that was never there)."""
-    game = catalog.load_game("protect-the-goat")
-    profile = catalog.load_profile("protect-the-goat", game)
-    state = game.new_state()
-    rec = Reconciler(state, profile)
-    rec.computer = frozenset({state.to_move})
-    rec.plan(state.parse("P@a1"))
-    rec.observe(profile.tokens(state.layout()), 0.0)
-    rec.evaluate(0.0)
+    rec, state, profile = _computer_plans("protect-the-goat", "P@a1")
     rec.evaluate(profile.settle + 0.1)
     assert _shown(rec, state) == {"a1": "move_to"}
     assert rec.status.endswith("put Player 1's phant on a1")
@@ -652,16 +659,10 @@ def test_a_computers_move_carried_out_wrongly_keeps_its_target_lit() -> None:
     """Issue 51: the computer plays C2-C3 and its piece is put on B3 instead: the board is put
     right (B3 off, C2 back) and C3, where the move goes, stays lit (a help light: nothing is
     asked there until the board is right)."""
-    game = catalog.load_game("vanguard")
-    profile = catalog.load_profile("vanguard", game)
-    state = game.new_state()
-    rec = Reconciler(state, profile)
-    rec.computer = frozenset({state.to_move})
-    rec.plan(state.parse("C2-C3"))
+    rec, state, profile = _computer_plans("vanguard", "C2-C3")
+    board = state.game.board
     layout = dict(state.layout())
-    rec.observe(profile.tokens(layout), 0.0)
-    rec.evaluate(0.0)
-    layout[game.board.cell("B3")] = layout.pop(game.board.cell("C2"))
+    layout[board.cell("B3")] = layout.pop(board.cell("C2"))
     rec.observe(profile.tokens(layout), 1.0)
     rec.evaluate(1.0)
     rec.evaluate(1.0 + profile.settle + 0.1)

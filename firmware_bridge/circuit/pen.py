@@ -120,8 +120,12 @@ class Pen:
         if net is None:
             self.add(e.NoConnect().at(at))
             return
-        line = self.add(getattr(e.Line(), way)().at(at).length(length))
-        self.net_symbol(net, line.end, way)
+        wire = self.add(self.line(at, way, length))
+        self.net_symbol(net, wire.end, way)
+
+    def line(self, at: Any, way: str, length: float) -> Any:
+        """A straight wire from ``at`` towards ``way`` (not yet added)."""
+        return getattr(self.e.Line(), way)().at(at).length(length)
 
     def wire(self, a: tuple[Part, str], b: tuple[Part, str], start: Any, end: Any) -> None:
         """A wire between two pins the circuit joins (refused between two it does not)."""
@@ -131,7 +135,7 @@ class Pen:
         self.add(self.e.Wire("-|").at(start).to(end))
 
     # -- symbols ---------------------------------------------------------------------------
-    def two(self, part: Part, way: str, at: Any, *, flip: bool = False) -> Any:
+    def two(self, part: Part, way: str, at: Any) -> Any:
         """A two-pin part from pin 1 (``at``) towards ``way``, labelled with its reference and
         value; both its pins recorded (their wires are the caller's)."""
         e = self.e
@@ -145,8 +149,6 @@ class Pen:
             symbol = e.Capacitor()
         elif spec is c.FUSE:
             symbol = e.Fuse()
-        elif spec is c.SCHOTTKY:  # pin 1 is K: drawn from A (pin 2) the caller passes
-            symbol = e.Schottky()
         elif spec is c.BUTTON:
             symbol = e.Button()
         elif spec is c.SENSORS["reed"]:
@@ -156,8 +158,6 @@ class Pen:
         value = part.value or spec.name
         label = part.ref if value in ("reed switch", "push button") else f"{part.ref}\n{value}"
         symbol = getattr(symbol, way)().at(at).label(label, fontsize=12)
-        if flip:
-            symbol = symbol.flip()
         for pin in ("1", "2"):
             self.sheet.net(part, pin)
         return self.add(symbol)
@@ -199,7 +199,7 @@ class Pen:
         top = self.sheet.net(part, "1")
         assert top is not None
         e = self.e
-        self.add(e.Line().up().at(at).length(0.3))
+        self.add(self.line(at, "up", 0.3))
         self.net_symbol(top, self.d.here)
         body = self.two(part, "down", at)
         bottom = self.sheet.net(part, "2")
@@ -290,7 +290,3 @@ def ends(pen: Pen, part: Part, box: Any, sides: dict[str, str], skip: tuple[str,
     for name, side in sides.items():
         if name not in skip and name not in done:
             pen.end(part, name, box.absanchors[name], WAYS[side], 0.6 if side in "LR" else 0.4)
-
-
-def line(pen: Pen, at: Any, way: str, length: float) -> Any:
-    return getattr(pen.e.Line(), way)().at(at).length(length)

@@ -29,10 +29,10 @@ from firmware_bridge.circuit.pen import (
     Sheet,
     by_spec,
     ends,
-    line,
     panel,
     refs,
 )
+from firmware_bridge.words import count
 
 WIDTH = 1500  # px: the sheet's width; panels wrap to it
 GAP = 28
@@ -142,6 +142,22 @@ def _regulator(sheet: Sheet) -> Panel | None:
     return panel(pen, "The sensors' own 3.3 V", [f"{chip.ref} {chip.spec.name}: {chip.note}."])
 
 
+# A CD74HC4067 as drawn: its selects, enable and common left, its channels right.
+MUX_SIDES = {f"S{n}": "L" for n in range(4)} | {"EN": "L", "SIG": "L"}
+MUX_SIDES |= {f"C{n}": "R" for n in range(16)} | {"VCC": "T", "GND": "B"}
+
+
+def _mux(pen: Pen, parts: list[Part]) -> tuple[Part, Any]:
+    """A multiplexer's box and its decoupling capacitor at VCC (the rest of a bank's or a
+    level's block is its caller's)."""
+    mux = next(p for p in parts if p.spec is c.MUX)
+    box = pen.chip(mux, MUX_SIDES)
+    top = box.absanchors["VCC"]
+    for cap in (p for p in parts if p is not mux):
+        pen.shunt(cap, (top[0] - 2.4, top[1] + 2.2))
+    return mux, box
+
+
 def _sensor_of(parts: list[Part]) -> Part:
     return next(p for p in parts if p.spec in c.SENSORS.values())
 
@@ -152,11 +168,8 @@ def _bank(sheet: Sheet) -> Panel | None:
         return None
     cell, cells = sheet.drawn_once("cell")
     pulls, lines = sheet.drawn_once("sig")
-    mux = next(p for p in bank if p.spec is c.MUX)
     pen = Pen(sheet)
-    sides = {f"S{n}": "L" for n in range(4)} | {"EN": "L", "SIG": "L"}
-    sides |= {f"C{n}": "R" for n in range(16)} | {"VCC": "T", "GND": "B"}
-    box = pen.chip(mux, sides)
+    mux, box = _mux(pen, bank)
     wired = None
     if cell:
         first = _sensor_of(cell)
@@ -169,25 +182,18 @@ def _bank(sheet: Sheet) -> Panel | None:
         )
         if wired is not None:
             _cell(pen, cell, first, mux, channel=wired, at=box.absanchors[wired])
-    ends(pen, mux, box, sides, skip=(wired,) if wired else ())
-    top = box.absanchors["VCC"]
-    for cap in (p for p in bank if p is not mux):
-        pen.shunt(cap, (top[0] - 2.4, top[1] + 2.2))
+    ends(pen, mux, box, MUX_SIDES, skip=(wired,) if wired else ())
     if pulls:
         pull = pulls[0]
         sig = box.absanchors["SIG"]
         at = (sig[0] - 2.6, sig[1] - 1.4)
-        if sheet.net(pull, "2") == GND:
-            body = pen.two(pull, "down", at)
-            pen.add(line(pen, at, "up", 0.3))
-            pen.net_symbol(sheet.net(pull, "1") or "", pen.d.here, "up")
-            pen.add(pen.e.Ground().at(body.end))
+        if sheet.net(pull, "2") == GND:  # a pull-down: from SIG's flag down to ground
+            pen.shunt(pull, at)
         else:
             _pull_up(pen, pull, at)
     caption = [
-        f"One bank of 16 sensors drawn: {len(banks)} bank"
-        + ("s" if len(banks) != 1 else "")
-        + f" ({refs([next(p for p in b if p.spec is c.MUX) for b in banks])}), each with its "
+        f"One bank of 16 sensors drawn: {count(len(banks), 'bank')} "
+        f"({refs([next(p for p in b if p.spec is c.MUX) for b in banks])}), each with its "
         "100 nF at VCC and its own EN line.",
     ]
     if cells and wired:
@@ -219,7 +225,7 @@ def _tied(sheet: Sheet, banks: list[list[Part]]) -> list[str]:
 def _pull_up(pen: Pen, part: Part, at: Any) -> None:
     """A resistor from a signal's flag (pin 1, below) up to its supply (pin 2)."""
     body = pen.two(part, "up", at)
-    pen.add(line(pen, at, "down", 0.3))
+    pen.add(pen.line(at, "down", 0.3))
     pen.net_symbol(pen.sheet.net(part, "1") or "", pen.d.here, "down")
     pen.net_symbol(pen.sheet.net(part, "2") or "", body.end)
 
@@ -342,29 +348,15 @@ def _levels(sheet: Sheet) -> Panel | None:
     level, levels = sheet.drawn_once("level")
     if not level:
         return None
-    mux = next(p for p in level if p.spec is c.MUX)
     pen = Pen(sheet)
-    sides = {f"S{n}": "L" for n in range(4)} | {"EN": "L", "SIG": "L"}
-    sides |= {f"C{n}": "R" for n in range(16)} | {"VCC": "T", "GND": "B"}
-    box = pen.chip(mux, sides)
-    ends(pen, mux, box, sides)
-    top = box.absanchors["VCC"]
-    for cap in (p for p in level if p is not mux):
-        pen.shunt(cap, (top[0] - 2.4, top[1] + 2.2))
-    count = f"{len(levels)} of them ({refs([i[0] for i in levels])})" if len(levels) > 1 else ""
-    return panel(
-        pen,
-        "The sensors: the second-level multiplexer",
-        [
-            "Each bank's SIG into one channel; the Pico selects the bank on B0-B3"
-            + (f"; {count}." if count else "."),
-            *(
-                ["Channels with no bank are tied to GND: " + "; ".join(_tied(sheet, levels)) + "."]
-                if _tied(sheet, levels)
-                else []
-            ),
-        ],
-    )
+    mux, box = _mux(pen, level)
+    ends(pen, mux, box, MUX_SIDES)
+    several = f"; {len(levels)} of them ({refs([i[0] for i in levels])})" if len(levels) > 1 else ""
+    caption = [f"Each bank's SIG into one channel; the Pico selects the bank on B0-B3{several}."]
+    tied = _tied(sheet, levels)
+    if tied:
+        caption.append("Channels with no bank are tied to GND: " + "; ".join(tied) + ".")
+    return panel(pen, "The sensors: the second-level multiplexer", caption)
 
 
 BLOCKS: tuple[Callable[[Sheet], Panel | None], ...] = (

@@ -89,12 +89,12 @@ def _cmd_records(args: argparse.Namespace) -> int:
         json.dump([r.to_json() for r in records], sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    kept = played(records)
+    kept = {record.id for record in played(records)}
     for record in records:  # every game's number, so none seems lost
         head = (f"{Path(record.journal).name} game {record.id}: "
                 f"{record_title(record, args.config_dir)} on board {record.profile}, "
                 f"{record.started[:16].replace('T', ' ')}")  # fmt: skip
-        if record not in kept:
+        if record.id not in kept:
             print(f"{head}, not played (a new game was started before its first move)")
             continue
         result = result_words(record, args.config_dir)

@@ -16,8 +16,6 @@ from firmware_bridge.commands.common import Subparsers, UserError
 from firmware_bridge.link import catalog
 from firmware_bridge.referee.journal import Journal, read_records
 from firmware_bridge.referee.recorder import (
-    COMMAND,
-    SESSION,
     RecordingError,
 )
 from firmware_bridge.referee.replay import Replayed, replay, sleeper
@@ -55,17 +53,15 @@ def _cmd_replay(args: argparse.Namespace) -> int:
                         f"not {args.speed}")  # fmt: skip
     if is_report(path):
         return _replay_report(args, path)
-    game, entries, own, problem = recorded_game(path, args.game)
+    game, entries, _, problem = recorded_game(path, args.game)
     config_dir = Path(args.config_dir) if args.config_dir else None
     records = read_records(path, game)
     if records:
         record = records[0]
-        moves, outcome, people = [m for m, _ in record.moves], record.outcome, record.players
+        said = summary(game, [m for m, _ in record.moves], record.outcome, record.players,
+                       side_names(record.game, config_dir))  # fmt: skip
     else:  # a recording without its record (edited by hand?): the summary says so
-        moves, outcome, people = [], None, ("", "")
-    sides = side_names(entries, own, config_dir)
-    said = summary(game, moves, outcome, people, sides)
-    if not records:
+        said = summary(game, [], None, ("", ""))
         said += f"\n{path} has no record of game {game}: its moves are not listed"
     return _run(args, entries, game, config_dir=config_dir, said=said, problem=problem)
 
@@ -114,9 +110,8 @@ def _replay_report(args: argparse.Namespace, path: Path) -> int:
             config_dir = unpack_configs(report, Path(tmp))
         except (ReportError, OSError) as exc:
             raise UserError(f"{path}: {exc}") from None
-        sides = side_names(list(report.entries), report.own, config_dir)
-        said = summary(report.game, report.moves, report.outcome,
-                       report.players or ("", ""), sides)  # fmt: skip
+        said = summary(report.game, report.moves, report.outcome, report.players or ("", ""),
+                       side_names(report.game_id, config_dir))  # fmt: skip
         return _run(args, list(report.entries), report.game, config_dir=config_dir,
                     said=said, problem=report.problem)  # fmt: skip
 
@@ -139,16 +134,9 @@ def _run(
     return _report(result, game)
 
 
-def side_names(entries: list[Any], own: int, config_dir: Path | None) -> tuple[str, str]:
-    """The names of the game's two sides ("White", "Black"), from the game its recording's
-    session or new-game command names; the sides' numbers when it cannot be loaded."""
-    game_id = ""
-    for entry in entries[: own + 1]:
-        info = entry[2] if len(entry) > 2 and isinstance(entry[2], dict) else {}
-        if entry[0] == SESSION and info.get("game_id"):
-            game_id = str(info["game_id"])
-        elif entry[0] == COMMAND and info.get("action") == "new_game" and info.get("game"):
-            game_id = str(info["game"])
+def side_names(game_id: str, config_dir: Path | None) -> tuple[str, str]:
+    """The names of the game's two sides ("White", "Black"), from its record's game; the
+    sides' numbers when it cannot be loaded."""
     try:
         names = catalog.load_game(game_id, {}, config_dir).player_names
         return str(names[0]), str(names[1])

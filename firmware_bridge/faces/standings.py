@@ -97,7 +97,7 @@ def standings(results: Iterable[Mapping[str, Any]], first: date | None, last: da
     def level(s: Standing) -> tuple[float, float, int]:
         return (s.points, s.tiebreak, s.won)
 
-    order = sorted(table.values(), key=lambda s: (-s.points, -s.tiebreak, -s.won, s.person.lower()))
+    order = sorted(table.values(), key=lambda s: (*(-v for v in level(s)), s.person.lower()))
     for index, row in enumerate(order):  # the level share a rank
         ahead = order[index - 1] if index else None
         row.rank = ahead.rank if ahead is not None and level(ahead) == level(row) else index + 1

@@ -64,7 +64,7 @@ const MIN_TEXT_PX = 14; // the least a person reads at arm's length (the kiosk's
 // The coordinates along the board's edges, as on a printed board: each column's letter below
 // its lowest cell, each row's number left of its leftmost cell. Only for boards whose cells
 // are named letter-and-number (a1, B2); null for the others (their names stay in the cells).
-function edgeCoordinates(board, minX, maxY, svg) {
+function edgeCoordinates(board, minX, svg) {
   const named = board.cells.map((c) => [c, /^([A-Za-z]+)(\d+)$/.exec(c.name)]);
   if (named.some(([, m]) => !m)) return null;
   const columns = new Map(), rows = new Map();
@@ -95,7 +95,6 @@ function edgeCoordinates(board, minX, maxY, svg) {
       "text-anchor": "middle", "dominant-baseline": "central" }, group);
     t.textContent = number;
   }
-  void maxY;
   return group;
 }
 
@@ -181,7 +180,7 @@ export class BoardView {
       this.cells.set(cell.name, { cell, g, pieceG, signalG, size, label });
     }
     void grid;
-    this.coords = edgeCoordinates(board, minX, maxY, this.svg);
+    this.coords = edgeCoordinates(board, minX, this.svg);
     this.fit();
     if (!this.resizing && typeof ResizeObserver !== "undefined") {
       this.resizing = new ResizeObserver(() => this.fit());

@@ -460,7 +460,8 @@ function optionField(spec, value) {
   return labelled(`option option-${spec.type}`, spec.label || spec.name, input);
 }
 
-function fillOptions() {
+// ``same``: the last game's players, sides and names ("Same players" touched).
+function fillOptions(same = false) {
   const game = games.find((g) => g.id === $("ng-game").value);
   const box = $("ng-options");
   box.replaceChildren();
@@ -475,7 +476,7 @@ function fillOptions() {
   // computer is a player like any, named "Computer, level N" in records and results. A new
   // game starts with nobody named (the next pair at a club is rarely the last): the last
   // game's players are one touch away ("Same players"), never filled in unseen.
-  const people = samePlayers ? ((current && current.game.people) || ["", ""]) : ["", ""];
+  const people = same ? ((current && current.game.people) || ["", ""]) : ["", ""];
   const computerLevel = (name) => /^Computer, level ([1-5])$/.exec(name || "")?.[1] || "";
   game.players.forEach((side, index) => {
     const select = document.createElement("select");
@@ -485,7 +486,7 @@ function fillOptions() {
     for (const level of LEVELS) {
       select.append(new Option(say("computer_level", level), String(level.level)));
     }
-    select.value = samePlayers ? computerLevel(people[index]) : sides[index] ?? "";
+    select.value = same ? computerLevel(people[index]) : sides[index] ?? "";
     select.addEventListener("change", showNames);
     players.appendChild(labelled("option", say("played_by", { side }), select));
   });
@@ -513,7 +514,7 @@ function fillOptions() {
     input.autocomplete = "off";
     input.placeholder = say("optional");
     const known = people[index] || "";
-    input.value = samePlayers ? (computerLevel(known) ? "" : known) : typed[index] ?? "";
+    input.value = same ? (computerLevel(known) ? "" : known) : typed[index] ?? "";
     players.appendChild(labelled("option person-name", say("name_of", { side }), input));
   });
   showNames();
@@ -540,12 +541,7 @@ function showNames() {
   if (time) time.hidden = !sides.some((s) => s.value);
 }
 
-let samePlayers = false;  // "Same players" touched: the last game's, sides and names
-$("ng-same").addEventListener("click", () => {
-  samePlayers = true;
-  fillOptions();
-  samePlayers = false;
-});
+$("ng-same").addEventListener("click", () => fillOptions(true));
 
 $("btn-newgame").addEventListener("click", async () => {
   if (!games.length) await loadGames();
@@ -567,7 +563,7 @@ $("btn-newgame").addEventListener("click", async () => {
   $("ng-start").textContent = playing ? say("abandon_start") : say("start");
   openDialog("newgame");
 });
-$("ng-game").addEventListener("change", fillOptions);
+$("ng-game").addEventListener("change", () => fillOptions());
 $("newgame-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const options = {};
