@@ -218,11 +218,9 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
     A game's state class derives from ``GameState[ItsGame, ItsExtra]``; code that takes any
     game's state says ``State``."""
 
-    # Whether a position's whole move list is cheap enough to make at once. Then ``outcome()``
-    # (which every ``apply`` asks) lists every move, and ``legal_moves()`` hands out that list,
-    # instead of generating twice: once to see that a move exists, once to play. A game whose
-    # first move is found at once but whose whole list is costly (Goats Wintering yields its
-    # pass first) leaves it off, so a footprint search never lists positions it only passes.
+    # Whether a position's whole move list is cheap enough to make at once: then ``outcome()``
+    # (asked by every ``apply``) lists the moves and ``legal_moves()`` hands out that list,
+    # instead of generating twice. A game whose first move is quick and whole list costly: off.
     list_moves_once: ClassVar[bool] = False
 
     def __init__(self, game: GameT_co) -> None:
@@ -301,8 +299,7 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         return []
 
     def hint(self) -> str:
-        """What the player to move does now, in a few words, where the game has more to say
-        than "to move" (a placement phase, a pass that would end the game). Default: ""."""
+        """What the player to move does now, in a few words, beyond "to move" (default: "")."""
         return ""
 
     def notes(self) -> dict[Cell, Note]:
@@ -315,8 +312,7 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         return None
 
     def reserve(self, player: Player) -> dict[str, int]:
-        """The pieces ``player`` still has to place, by kind (games with a placement phase;
-        empty otherwise): what a face says in words ("still to place: 1 goat, 2 phants")."""
+        """The pieces ``player`` still has to place, by kind (none: no placement phase)."""
         return {}
 
     # -- public API -------------------------------------------------------------------------
@@ -327,14 +323,19 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
 
     def legal_moves(self) -> Iterator[Move]:
         """The legal moves, generated lazily (none once the game is over)."""
+        if self._outcome is None and self._moves is None and not self._list_once:
+            return self._generate()
+        return iter(self.move_list())
+
+    def move_list(self) -> list[Move]:
+        """The legal moves as a list not to be changed: a playout's, without a copy."""
         if self._outcome is not None:
-            return iter(())
-        moves = self._moves
-        if moves is None:
+            return []
+        if (moves := self._moves) is None:
             if not self._list_once:
-                return self._generate()
+                return list(self._generate())
             moves = self._moves = self._list_moves()
-        return iter(moves)
+        return moves
 
     def is_legal(self, move: Move) -> bool:
         if self._legal is None:  # kept: checking each of a position's moves lists them once
@@ -410,6 +411,19 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         phase = self.phase
         return Effect(record, self.to_move, phase, phase in self._decision_phases, self.outcome())
 
+    def push(self, move: Move) -> None:
+        """Play ``move`` (legal: not checked) keeping nothing: no undo, no words, no ``Effect``;
+        the search's playouts, on a throwaway copy, by the same rules code. Empties the stack."""
+        self._stack.clear()
+        self._in_hand = True
+        self._play(move)
+        self._lazy, self._moves, self._legal = _UNKNOWN, None, None  # a new position
+
+    @property
+    def narrating(self) -> bool:
+        """Whether a move's words are kept (``apply``, not ``push``): else rules skip them."""
+        return self._record is not None
+
     def _declare(self, move: Move) -> Effect:
         """A result the players declare: a resignation (of either player, whoever is to move)
         or an agreed draw. The board stays as it is; ``undo`` withdraws it."""
@@ -443,11 +457,9 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
             cells[cell] = before
         self._restore(record.snapshot)
         if record.seen_key is not None:
-            count = self._seen[record.seen_key] - 1
+            count = self._seen.pop(record.seen_key) - 1
             if count:
                 self._seen[record.seen_key] = count
-            else:
-                del self._seen[record.seen_key]
         self._lazy, self._moves, self._legal = record.known  # as found before the move
         return record.move
 
@@ -502,26 +514,24 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
 
     # -- helpers for rules code -------------------------------------------------------------
     def _set(self, cell: Cell, piece: Piece | None) -> None:
-        record = self._record
-        assert record is not None, "board changes happen inside apply()"
         cells = self.cells
-        change = (cell, cells[cell], piece)
+        if (record := self._record) is not None:  # inside apply (push keeps nothing)
+            (record.hand if self._in_hand else record.auto).append((cell, cells[cell], piece))
         cells[cell] = piece
-        (record.hand if self._in_hand else record.auto).append(change)
 
     def _hand_done(self) -> None:
         """Everything ``_set`` from now on is an automatic consequence, not the hand action."""
         self._in_hand = False
 
     def _event(self, kind: EventKind, text: str, *cells: Cell) -> None:
-        assert self._record is not None
-        self._record.events.append((kind, text, cells))
+        if self._record is not None:
+            self._record.events.append((kind, text, cells))
 
     def _moved(self, piece: Piece, frm: Cell, to: Cell) -> None:
         """Record that ``piece`` went from ``frm`` to ``to``."""
+        if (record := self._record) is None:
+            return
         names = self.game.board.names
-        record = self._record
-        assert record is not None
         text = f"{self.game.describe(piece)} {names[frm]}-{names[to]}"
         record.events.append((EventKind.MOVE, text, (frm, to)))
 
@@ -530,8 +540,9 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         assert piece is not None, "capturing an empty cell"
         self._set(cell, None)
         self.turn_captured = True
-        name = self.game.board.names[cell]
-        self._event(EventKind.CAPTURE, f"{self._describe(piece)} on {name} captured {how}", cell)
+        if self._record is not None:
+            text = f"{self._describe(piece)} on {self.game.board.names[cell]} captured {how}"
+            self._record.events.append((EventKind.CAPTURE, text, (cell,)))
         return piece
 
     def _decide(self, chooser: Player, phase: str, text: str) -> None:
@@ -541,13 +552,14 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         self.phase = phase
         self._event(EventKind.DECISION, text)
 
-    def _win(self, winner: Player, reason: str) -> None:
+    def _win(self, winner: Player | None, reason: str) -> None:
+        """The game ends: ``winner`` wins (None: a draw) for ``reason``."""
         self._outcome = Outcome(winner, reason)
-        self._event(EventKind.END, Outcome(winner, reason).describe(self.game.player_names))
+        if self._record is not None:
+            self._event(EventKind.END, self._outcome.describe(self.game.player_names))
 
     def _draw(self, reason: str) -> None:
-        self._outcome = Outcome(None, reason)
-        self._event(EventKind.END, self._outcome.describe(self.game.player_names))
+        self._win(None, reason)
 
     def _end_turn(self, next_player: Player, phase: str, *, counted: bool = True) -> None:
         """The turn is over: hand over to ``next_player`` and apply the draw rules."""
@@ -563,7 +575,7 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         # Positions are only remembered when the rule is on.
         if self.game.repetitions and self._remember() >= self.game.repetitions:
             self._outcome = Outcome(None, f"position repeated {self.game.repetitions} times")
-        if self._outcome is not None:
+        if self._outcome is not None and self._record is not None:
             self._event(EventKind.END, self._outcome.describe(self.game.player_names))
 
     def _remember(self) -> int:

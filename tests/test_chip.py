@@ -57,18 +57,21 @@ pytestmark = pytest.mark.skipif(
     reason="Node.js and rp2040js are missing: make test installs them (tools/ensure-chip.sh)",
 )
 
-# The shortest self-played whole game of each game on a board the firmware can run.
-# Every game's board on the chip, each its first 4 moves but Goats Wintering's, played to its
-# end (its shortest whole game): a whole game costs the emulated chip up to a minute, and every
-# game is played to its end on the firmware in MicroPython (test_firmware_end_to_end); the
-# chip's own captures are read back from its LED waveform below.
+# Every game's board on the chip, its first 4 moves (a whole game costs the emulated chip up
+# to a minute, and every game is played to its end on the firmware in MicroPython,
+# test_firmware_end_to_end). In `make test`, the games no other chip test plays: Protect the
+# Goat's reed board (switches, not Hall sensors). Three Dragons (the capture and hostile-bytes
+# tests), Vanguard (the watchdog's) and Goats Wintering (the UF2 file's, a whole game) are
+# played below; the rest with ``pytest -m slow`` (the chip runs a core flat out: make test's
+# six minutes on two cores keep to one test per thing the chip alone can get wrong).
 GAMES = [
-    ("three-dragons", "three-dragons", 94, {"variant": "dragons"}, 4),
-    ("protect-the-goat", "protect-the-goat-reed", 1, {}, 4),
-    ("vanguard", "vanguard", 0, {}, 4),
-    ("goats-wintering", "goats-wintering", 44, {}, None),  # one whole game, the shortest
-    ("the-lion-game", "the-lion-game", 0, {}, 4),
-]
+    pytest.param(("three-dragons", "three-dragons", 94, {"variant": "dragons"}, 4),
+                 marks=pytest.mark.slow, id="three-dragons"),
+    pytest.param(("protect-the-goat", "protect-the-goat-reed", 1, {}, 4), id="protect-the-goat"),
+    pytest.param(("vanguard", "vanguard", 0, {}, 4), marks=pytest.mark.slow, id="vanguard"),
+    pytest.param(("the-lion-game", "the-lion-game", 0, {}, 4), marks=pytest.mark.slow,
+                 id="the-lion-game"),
+]  # fmt: skip
 
 
 def chip_rig(rigs: list[Rig], tmp: Path, game_id: str, board: str, **kwargs: Any) -> Rig:
@@ -247,21 +250,22 @@ def vanguard_uf2(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, 
     return out, config, len(profile.sensor_cells), profile.pico.bands.centre
 
 
-@pytest.mark.parametrize("delay", [0.0, 0.5])
 def test_bytes_from_the_moment_of_power_on_never_leave_the_board_at_the_prompt(
-    vanguard_uf2: tuple[Path, Path, int, int], delay: float
+    vanguard_uf2: tuple[Path, Path, int, int],
 ) -> None:
     """A host that talks from power-on (its frames carry 0x03, Ctrl-C, in sequence numbers
-    and LED colours): the board boots into the firmware, answers, and never shows the REPL."""
+    and LED colours): the board boots into the firmware, answers, and never shows the REPL.
+    The frames come at once and again half a second on, while MicroPython starts."""
     uf2, config, sensors, rest = vanguard_uf2
     chip = ChipProcess(uf2, config, [rest] * sensors)
     try:
-        time.sleep(delay)
         leds = tuple(LedPattern(3, 3, 3, 0x03) for _ in range(sensors))
-        for _ in range(4):  # frames full of 0x03 while MicroPython starts
-            chip.host(HostHello(2, "host\x03"))
-            chip.host(Leds(leds))
-            chip.host(Ping(0x0303))
+        for delay in (0.0, 0.5):
+            time.sleep(delay)
+            for _ in range(4):  # frames full of 0x03 while MicroPython starts
+                chip.host(HostHello(2, "host\x03"))
+                chip.host(Leds(leds))
+                chip.host(Ping(0x0303))
         chip.host(HostHello(2, "host"))
         _, hello = chip.wait_for(lambda m: isinstance(m, Hello) and m.protocol == 2)
         chip.host(ScanRequest())
@@ -313,18 +317,15 @@ def test_the_chip_answers_a_wrong_led_count_by_number_and_noise_sparingly(
 
 
 # -- refereed on the chip --------------------------------------------------------------------------
-@pytest.mark.parametrize("game", GAMES, ids=[g[0] for g in GAMES])
+@pytest.mark.parametrize("game", GAMES)
 def test_a_game_on_the_emulated_rp2040(
-    rigs: list[Rig], tmp_path: Path, game: tuple[str, str, int, dict[str, str], int | None]
+    rigs: list[Rig], tmp_path: Path, game: tuple[str, str, int, dict[str, str], int]
 ) -> None:
     game_id, board, seed, options, opening = game
     rig = chip_rig(rigs, tmp_path, game_id, board, options=options)
-    if opening is None:
-        play_a_whole_game(rig, seed)
-    else:
-        moves = self_play(rig.game, seed)[:opening]
-        play_choosing(rig, rig.game.new_state(), moves)
-        assert rig.daemon.moves() == moves
+    moves = self_play(rig.game, seed)[:opening]
+    play_choosing(rig, rig.game.new_state(), moves)
+    assert rig.daemon.moves() == moves
     assert "board 'chip', firmware board-referee-pico" in rig.daemon.text()
 
 
@@ -365,14 +366,15 @@ def test_a_capture_read_back_from_the_ws2812_waveform_and_an_illegal_move_put_ri
 
 
 def test_the_firmware_uf2_file_is_refereed_as_written(rigs: list[Rig], tmp_path: Path) -> None:
+    """The file ``firmware uf2`` writes, on the chip: a whole game of Goats Wintering (its
+    shortest self-played one) to the referee's result."""
     out = tmp_path / "board.uf2"
     subprocess.run([*PYTHON, "firmware", "uf2", "--board", "goats-wintering", "-o", str(out)],
                    check=True, capture_output=True)  # fmt: skip
     rig = chip_rig(rigs, tmp_path, "goats-wintering", "goats-wintering",
                    board_args=("--uf2", str(out)))  # fmt: skip
-    first = self_play(rig.game, 44)[:2]
-    play_choosing(rig, rig.game.new_state(), first)
-    assert rig.daemon.moves() == first
+    play_a_whole_game(rig, 44)
+    assert "board 'chip', firmware board-referee-pico" in rig.daemon.text()
 
 
 def test_a_hung_chip_is_reset_by_its_watchdog_and_a_dead_supply_is_one_fault(
@@ -425,6 +427,7 @@ def test_hostile_bytes_on_the_line_lose_nothing(rigs: list[Rig], tmp_path: Path)
     assert "board disconnected" not in daemon.text()
 
 
+@pytest.mark.slow  # the check is tested on the firmware in MicroPython in make test
 def test_the_board_check_on_the_chip_finds_a_dead_sensor_and_two_swapped_inputs(
     tmp_path: Path,
 ) -> None:

@@ -41,7 +41,7 @@ def test_the_conformance_suite_passes_on_the_compiled_engine(compiled: Path) -> 
     assert player.suffix == ".py"  # kept in Python on purpose (setup.py)
     assert search.suffix == ".py"  # the tests' build is the rules only (tools/compiled_engine)
     # The deep playouts (every check at every ply), the declared results and the arbitrary
-    # moves: every path of the compiled rules. The 30 shallow playouts a variant that only
+    # moves: every path of the compiled rules. The 20 shallow playouts a variant that only
     # check each game ends run on the pure engine (test_conformance.py): here they would cost
     # a third of the run for no path the deep ones miss.
     result = subprocess.run(

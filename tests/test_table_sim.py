@@ -59,12 +59,13 @@ def test_a_long_table() -> None:
     _check(moves=600, seed=11)
 
 
+@pytest.mark.slow  # the chip runs a core flat out: in make test, the chip's own tests
 @pytest.mark.skipif(
     not CHIP_READY, reason="Node.js and rp2040js are missing: make test installs them"
 )
 def test_a_bounded_table_on_the_emulated_rp2040() -> None:
     """The same hands on the board's UF2 in rp2040js (their timing scaled to its speed): a
-    short run, for the chip's CPU cost; ``pytest -m slow`` runs a longer one on every game."""
+    short run on one game; the next test runs a longer one on every game."""
     sim = _tool()
     tally = sim.run(["vanguard"], 5, 5, sim.Tally(), per_game=5, kind="chip")
     assert tally.attempted >= 5

@@ -1,7 +1,8 @@
 """Engine throughput benchmark: random playouts per game and variant.
 
 Prints, for every game config and every value of its choice options, the random-playout
-throughput (plies per second, each ply = list the legal moves + apply one, timed as a whole with
+throughput (plies per second, each ply = list the legal moves + play one as the search's
+playouts do (``State.push``: nothing recorded), timed as a whole with
 no per-ply clock reads) and the median time of one ``legal_moves()`` listing over positions the
 playouts meet. The playouts run in one-second rounds and the best and the median round are
 both printed: on a shared machine one round can run a third slower than the next, and the best
@@ -33,6 +34,7 @@ from pathlib import Path
 
 import engine.game
 from engine import Game
+from engine.search.mcts import random_playout
 from firmware_bridge.link import catalog
 
 
@@ -47,33 +49,30 @@ def variants(game_id: str) -> list[dict[str, str]]:
     return found
 
 
-def measure(game: Game, seconds: float, seed: int) -> tuple[int, int, float, float, float]:
+def measure(game: Game, seconds: float, seed: int) -> tuple[int, int, float, float, float, float]:
     """(plies, games finished, best and median round's plies per second, median
-    legal_moves() seconds).
+    legal_moves() seconds, whole playouts a second: games finished from the start, the
+    figure docs/engine.md sets beside Ludii's).
 
-    The rates come from a bare playout loop (the clock is read once per 256 plies, so no
+    The rates come from whole random games played by the search's own playout step
+    (``random_playout``, compiled with the search; the clock is read once a game, so no
     per-ply timing is in it), cut into rounds of about a second; the listing time is measured
     afterwards, over a sample of the positions the same playouts meet, 20 listings at a time."""
     rng = random.Random(seed)
-    choice = rng.choice
     plies = games = 0
     clock = time.perf_counter
     rates: list[float] = []
-    state = game.new_state()
+    elapsed = 0.0
     for _ in range(max(1, round(seconds))):
         start = clock()
         deadline = start + min(1.0, seconds)
         done = 0
-        while True:
-            for _ in range(256):
-                if state.outcome() is not None:
-                    games += 1
-                    state = game.new_state()
-                state.apply(choice(list(state.legal_moves())), check=False)
-            done += 256
-            if clock() >= deadline:
-                break
-        rates.append(done / (clock() - start))
+        while clock() < deadline:  # a whole game between clock reads
+            done += random_playout(game.new_state(), rng)
+            games += 1
+        took = clock() - start
+        elapsed += took
+        rates.append(done / took)
         plies += done
     listing_times: list[float] = []
     rng = random.Random(seed)
@@ -89,7 +88,8 @@ def measure(game: Game, seconds: float, seed: int) -> tuple[int, int, float, flo
             moves = generate()
         listing_times.append((clock() - t0) / 20)
         state.apply(rng.choice(moves), check=False)
-    return plies, games, max(rates), statistics.median(rates), statistics.median(listing_times)
+    typical = statistics.median(rates)
+    return plies, games, max(rates), typical, statistics.median(listing_times), games / elapsed
 
 
 # A worker: one checkout's engine, playing one-second rounds when asked (one JSON line in, one
@@ -114,7 +114,11 @@ for line in sys.stdin:
         for _ in range(256):
             if state.outcome() is not None:
                 state = game.new_state()
-            state.apply(rng.choice(list(state.legal_moves())), check=False)
+            # The search's playout step (push); an engine from before it had only apply.
+            if hasattr(state, "push"):
+                state.push(rng.choice(list(state.legal_moves())))
+            else:
+                state.apply(rng.choice(list(state.legal_moves())), check=False)
         done += 256
     games[key][1] = state
     print(json.dumps(done / (clock() - start)), flush=True)
@@ -198,16 +202,16 @@ def main() -> None:
     print("engine:", "compiled" if compiled_now else "pure Python")
     print(
         f"{'game':<18} {'options':<30} {'plies':>8} {'games':>6} {'plies/s best':>12} "
-        f"{'median':>8} {'median legal_moves()':>21}"
+        f"{'median':>8} {'median legal_moves()':>21} {'playouts/s':>10}"
     )
     for game_id in args.game or catalog.game_ids():
         for options in variants(game_id):
             game = catalog.load_game(game_id, options)
-            plies, games, best, typical, listing = measure(game, args.seconds, args.seed)
+            plies, games, best, typical, listing, playouts = measure(game, args.seconds, args.seed)
             shown = ",".join(f"{k}={v}" for k, v in options.items()) or "(defaults)"
             print(
                 f"{game_id:<18} {shown:<30} {plies:>8} {games:>6} {best:>12.0f} "
-                f"{typical:>8.0f} {listing * 1e6:>18.1f} us"
+                f"{typical:>8.0f} {listing * 1e6:>18.1f} us {playouts:>10.0f}"
             )
 
 

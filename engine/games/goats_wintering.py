@@ -40,6 +40,23 @@ class GoatsExtra:
     ban_to: Cell = NO_CELL
 
 
+# Each GoatsExtra made once, like the game's moves (some thousands at most: the kinds of move
+# and the cells of the last step): compiled, a frozen dataclass is still built by Python-level
+# code, and every move made one.
+_EXTRAS: dict[tuple[int, int, Cell, Cell, Cell, Cell], GoatsExtra] = {}
+
+
+def _extra(
+    last: int, passes: int, last_from: Cell, last_to: Cell, *,
+    ban_from: Cell = NO_CELL, ban_to: Cell = NO_CELL,
+) -> GoatsExtra:  # fmt: skip
+    key = (last, passes, last_from, last_to, ban_from, ban_to)
+    extra = _EXTRAS.get(key)
+    if extra is None:
+        extra = _EXTRAS[key] = GoatsExtra(last, passes, last_from, last_to, ban_from, ban_to)
+    return extra
+
+
 class GoatsWintering(Game):
     rules = "goats_wintering"
     phases = (PLAY,)
@@ -70,6 +87,10 @@ class GoatsWintering(Game):
 
 
 class GoatsWinteringState(GameState[GoatsWintering, GoatsExtra]):
+    # Listed at once (a pass always among them): a list appended in compiled code is quicker
+    # than a generator, and a position's moves are all wanted whenever the search plays on.
+    list_moves_once = True
+
     def _setup(self) -> None:
         self.extra = GoatsExtra()
 
@@ -91,9 +112,10 @@ class GoatsWinteringState(GameState[GoatsWintering, GoatsExtra]):
         over those goats, rather than a count around every cell asked about)."""
         around = self.game.around
         counts = [0] * len(owned)
-        for cell in compress(self.game.cell_range, owned):
-            for neighbour in around[cell]:
-                counts[neighbour] += 1
+        for cell in range(len(owned)):
+            if owned[cell]:
+                for neighbour in around[cell]:
+                    counts[neighbour] += 1
         return counts
 
     def _banned(self) -> tuple[Cell, Cell]:
@@ -105,36 +127,53 @@ class GoatsWinteringState(GameState[GoatsWintering, GoatsExtra]):
     def _is_group(self, frm: Cell, to: Cell) -> bool:
         """Whether the step ``frm``-``to`` of the mover's goat is a group: its goat gets more
         friendly neighbours (not counting itself) and it is not the banned reversal."""
-        mine = self._owned(self.to_move).__getitem__
+        cells = self.cells
+        player = self.to_move
         around = self.game.around
-        friends_there = sum(map(mine, around[to])) - 1  # the goat itself is around ``to``
-        return friends_there > sum(map(mine, around[frm])) and (frm, to) != self._banned()
+        friends_there = -1  # the goat itself is around ``to``
+        for cell in around[to]:
+            piece = cells[cell]
+            if piece is not None and piece.owner is player:
+                friends_there += 1
+        friends_here = 0
+        for cell in around[frm]:
+            piece = cells[cell]
+            if piece is not None and piece.owner is player:
+                friends_here += 1
+        return friends_there > friends_here and (frm, to) != self._banned()
 
     # -- moves ------------------------------------------------------------------------------
     def _generate(self) -> Iterator[Move]:
-        yield PASS
+        return iter(self._list_moves())
+
+    def _list_moves(self) -> list[Move]:
+        moves: list[Move] = [PASS]
         cells = self.cells
         player = self.to_move
         game = self.game
-        cell_range = game.cell_range
+        size = len(cells)
         around = game.around
+        # Plain loops over the cells, not compress() and map(): compiled, they are quicker.
         empty = [p is None for p in cells]
         mine = [p is not None and p.owner is player for p in cells]
-        is_empty = empty.__getitem__
         # Placements: an empty cell with an empty neighbour, where the first piece along no
         # line within the gap is the mover's. Sight runs both ways, so mark what each of the
         # mover's goats sees.
         seen = [False] * len(cells)
-        for cell in compress(cell_range, mine):
-            for ray in game.sight[cell]:
-                for target in ray:
-                    if not empty[target]:
-                        break
-                    seen[target] = True
+        for cell in range(size):
+            if mine[cell]:
+                for ray in game.sight[cell]:
+                    for target in ray:
+                        if not empty[target]:
+                            break
+                        seen[target] = True
         place_moves = game.place_moves
-        for cell in compress(cell_range, empty):
-            if not seen[cell] and any(map(is_empty, around[cell])):
-                yield place_moves[cell]
+        for cell in range(size):
+            if empty[cell] and not seen[cell]:
+                for neighbour in around[cell]:
+                    if empty[neighbour]:
+                        moves.append(place_moves[cell])
+                        break
         # Steps: each goat groups (more friends) if it can, else strays (fewer enemies) when
         # the last move was a group or a placement.
         friends = self._neighbours(mine)
@@ -142,7 +181,9 @@ class GoatsWinteringState(GameState[GoatsWintering, GoatsExtra]):
         stray_allowed = self.extra.last in (GROUP, PLACEMENT)
         ban_from, ban_to = self._banned()
         step_moves = game.step_moves
-        for cell in compress(cell_range, mine):
+        for cell in range(size):
+            if not mine[cell]:
+                continue
             grouped = False
             here = friends[cell] + 1  # the goat itself is around each of its targets
             for target, move in step_moves[cell]:
@@ -150,7 +191,7 @@ class GoatsWinteringState(GameState[GoatsWintering, GoatsExtra]):
                     if cell == ban_from and target == ban_to:
                         continue  # right after a pass: never undo one's own last step
                     grouped = True
-                    yield move
+                    moves.append(move)
             if grouped or not stray_allowed:
                 continue
             if enemies is None:
@@ -158,7 +199,8 @@ class GoatsWinteringState(GameState[GoatsWintering, GoatsExtra]):
             fewer = enemies[cell]
             for target, move in step_moves[cell]:
                 if empty[target] and enemies[target] < fewer:
-                    yield move
+                    moves.append(move)
+        return moves
 
     def _play(self, move: Move) -> None:
         player = self.to_move
@@ -166,9 +208,10 @@ class GoatsWinteringState(GameState[GoatsWintering, GoatsExtra]):
         names = self.game.board.names
         if move.kind is MoveKind.PASS:
             self._hand_done()
-            ends = " (a second pass in a row ends the game)" if extra.passes == 0 else ""
-            self._event(EventKind.PASS, f"{self._name(player)} passes{ends}")
-            self.extra = GoatsExtra(
+            if self.narrating:
+                ends = " (a second pass in a row ends the game)" if extra.passes == 0 else ""
+                self._event(EventKind.PASS, f"{self._name(player)} passes{ends}")
+            self.extra = _extra(
                 NONE, extra.passes + 1, extra.last_from, extra.last_to,
                 ban_from=extra.last_to, ban_to=extra.last_from,
             )  # fmt: skip
@@ -179,31 +222,38 @@ class GoatsWinteringState(GameState[GoatsWintering, GoatsExtra]):
         goat = self.game.goats[player]
         if move.kind is MoveKind.PLACE:
             self._set(move.to, goat)
-            self._event(EventKind.PLACE, f"{self._name(player)} places a goat on {names[move.to]}")
+            if self.narrating:
+                text = f"{self._name(player)} places a goat on {names[move.to]}"
+                self._event(EventKind.PLACE, text)
             kind, origin = PLACEMENT, NO_CELL
         else:
             kind = GROUP if self._is_group(move.frm, move.to) else STRAY
             self._set(move.frm, None)
             self._set(move.to, goat)
-            word = "group" if kind == GROUP else "stray"
-            self._event(
-                EventKind.MOVE,
-                f"{self._name(player)} {word}s {names[move.frm]}-{names[move.to]}",
-                move.frm,
-                move.to,
-            )
+            if self.narrating:
+                word = "group" if kind == GROUP else "stray"
+                self._event(
+                    EventKind.MOVE,
+                    f"{self._name(player)} {word}s {names[move.frm]}-{names[move.to]}",
+                    move.frm,
+                    move.to,
+                )
             origin = move.frm
         self._hand_done()
-        self.extra = GoatsExtra(kind, 0, origin, move.to)
+        self.extra = _extra(kind, 0, origin, move.to)
         # Every enemy goat with no empty neighbour leaves, all at once.
         cells = self.cells
         enemy = player.other
         around = self.game.around
-        occupied = cells.__getitem__  # pieces are always true
-        doomed = [
-            c for c, p in enumerate(cells)
-            if p is not None and p.owner is enemy and all(map(occupied, around[c]))
-        ]  # fmt: skip
+        doomed: list[Cell] = []
+        for cell in range(len(cells)):
+            piece = cells[cell]
+            if piece is not None and piece.owner is enemy:
+                for neighbour in around[cell]:
+                    if cells[neighbour] is None:
+                        break
+                else:
+                    doomed.append(cell)
         for cell in doomed:
             self._capture(cell, "(surrounded)")
         self._end_turn(player.other, PLAY)

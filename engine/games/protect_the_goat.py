@@ -209,8 +209,9 @@ class ProtectTheGoatState(GameState[ProtectTheGoat, GoatExtra]):
         extra = self.extra
         if move.kind is MoveKind.PASS:
             self._hand_done()
-            ends = " (a second pass in a row ends the game in a draw)" if not extra.passes else ""
-            self._event(EventKind.PASS, f"{self._name(player)} cannot move and passes{ends}")
+            if self.narrating:
+                ends = "" if extra.passes else " (a second pass in a row ends the game in a draw)"
+                self._event(EventKind.PASS, f"{self._name(player)} cannot move and passes{ends}")
             self.extra = replace(extra, passes=extra.passes + 1)
             if self.extra.passes >= 2:
                 self._draw("neither player can move")
@@ -235,7 +236,8 @@ class ProtectTheGoatState(GameState[ProtectTheGoat, GoatExtra]):
             self.extra = replace(extra, reserve=(reserve[0], reserve[1]), south=south, passes=0)
             piece = Piece(move.piece, player)
             self._set(move.to, piece)
-            self._event(EventKind.PLACE, f"{self._describe(piece)} placed on {names[move.to]}")
+            if self.narrating:
+                self._event(EventKind.PLACE, f"{self._describe(piece)} placed on {names[move.to]}")
         else:
             walker = self.cells[move.frm]
             assert walker is not None

@@ -135,9 +135,9 @@ class VanguardState(GameState[Vanguard, None]):
         cells = self.cells
         player = self.to_move
         game = self.game
-        for cell in compress(game.cell_range, cells):  # the occupied cells, found in C
-            piece: Piece = cells[cell]  # type: ignore[assignment]  # compress: never None
-            if piece.owner is not player:
+        for cell in range(len(cells)):  # a plain loop: compiled, quicker than compress()
+            piece = cells[cell]
+            if piece is None or piece.owner is not player:
                 continue
             kind = piece.kind
             if kind == OUTRIDER:
@@ -214,7 +214,7 @@ class VanguardState(GameState[Vanguard, None]):
                 self._set(current, None)
                 self._set(cell, piece)
                 current = cell
-            if len(run.path) > 1:
+            if len(run.path) > 1 and self.narrating:
                 route = "-".join(names[c] for c in run.path)
                 self._event(EventKind.MOVE, f"the ram runs on: {route}", *run.path)
         elif piece.kind == CAPTAIN:
@@ -230,8 +230,10 @@ class VanguardState(GameState[Vanguard, None]):
                 assert flag_piece is not None
                 self._set(flag, None)
                 self._set(move.frm, flag_piece)
-                self._event(EventKind.MOVE, f"the flag follows: {names[flag]}-{names[move.frm]}",
-                            flag, move.frm)  # fmt: skip
+                if self.narrating:
+                    self._event(EventKind.MOVE,
+                                f"the flag follows: {names[flag]}-{names[move.frm]}",
+                                flag, move.frm)  # fmt: skip
         else:
             self._step_piece(move.frm, move.to, piece)
             self._hand_done()

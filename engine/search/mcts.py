@@ -192,14 +192,18 @@ def playout(
     settings: Settings,
     record: list[tuple[int, Move]] | None = None,
 ) -> float:
-    """Play on from ``state`` for at most ``settings.cutoff`` plies, then undo them; player 1's
-    result, or the evaluation's chance where the playout stopped. ``record`` hears each move
-    with its mover's index (GRAVE; only the placements with ``grave_places``)."""
+    """Play on from ``state`` for at most ``settings.cutoff`` plies (on a copy, ``push``ed:
+    nothing recorded, ``state`` unchanged); player 1's result, or the evaluation's chance where
+    the playout stopped. ``record`` hears each move with its mover's index (GRAVE; only the
+    placements with ``grave_places``)."""
+    result = _result(state)
+    if result is not None:
+        return result
+    state = state.copy(stack=False)
     chance = judge(state)
     bias = settings.capture_bias
     pass_rate = settings.pass_rate
     plies = 0
-    result = _result(state)
     finder = DECISIVE.get(state.game.rules) if settings.decisive else None
     approach = settings.approach
     nearer = APPROACH.get(state.game.rules) if approach > 0.0 else None
@@ -208,7 +212,7 @@ def playout(
     places_only = settings.grave_places
     careless = CARELESS.get(state.game.rules) if careful > 0.0 else None
     while result is None and plies < settings.cutoff:
-        moves = list(state.legal_moves())
+        moves = state.move_list()
         if hold_back is not None:
             moves = hold_back(state, moves)
         if finder is not None:
@@ -216,7 +220,7 @@ def playout(
             if win is not None:
                 if record is not None and not places_only:  # a step, never a placement
                     record.append((state.to_move.index, win))
-                state.apply(win, check=False)
+                state.push(win)
                 plies += 1
                 result = _result(state)
                 continue
@@ -240,13 +244,22 @@ def playout(
                 move = captures[int(rng.random() * len(captures))]
         if record is not None and (not places_only or move.kind is MoveKind.PLACE):
             record.append((state.to_move.index, move))
-        state.apply(move, check=False)
+        state.push(move)
         plies += 1
         result = _result(state)
-    value = chance(state) if result is None else result
-    for _ in range(plies):
-        state.undo()
-    return value
+    return chance(state) if result is None else result
+
+
+def random_playout(state: State, rng: random.Random, limit: int = 100_000) -> int:
+    """Play ``state`` on to the end of the game (``limit`` plies at most) by uniformly random
+    moves, ``push``ed: the plies played. The workload the engine's speed is measured by beside
+    Ludii's (tools/bench_engine.py): the search's own playout step, compiled with it."""
+    plies = 0
+    while plies < limit and state.outcome() is None:
+        moves = state.move_list()
+        state.push(moves[int(rng.random() * len(moves))])
+        plies += 1
+    return plies
 
 
 def _draw(
