@@ -142,9 +142,15 @@ def extensions() -> list[Any]:
         level = os.environ.get("BOARD_REFEREE_OPT_LEVEL", "3")
         # One C file per module (multi_file), not one 9 MB file: a quarter less compiler time
         # and memory (a Pi's build), plays as fast, and build_ext -j compiles them side by side.
+        # mypyc writes its C under ./build unless told: two builds of one checkout at once
+        # (the tests' and a benchmark's) would mix their files (tools/compiled_engine.py).
+        target = os.environ.get("BOARD_REFEREE_MYPYC_DIR", "build")
         return list(
             mypycify(
-                compiled_modules(), opt_level=level if level in "0123" else "3", multi_file=True
+                compiled_modules(),
+                opt_level=level if level in "0123" else "3",
+                multi_file=True,
+                target_dir=target,
             )
         )
     except (Exception, SystemExit) as exc:  # mypyc refused the code: stay pure

@@ -69,7 +69,8 @@ def _build(folder: Path, level: str, extra: tuple[Path, ...], rules_only: bool) 
     # import). Every build starts from nothing.
     shutil.rmtree(temp, ignore_errors=True)
     result = build_ext(folder, temp, BOARD_REFEREE_OPT_LEVEL=level,
-                       BOARD_REFEREE_COMPILE="rules" if rules_only else "all")  # fmt: skip
+                       BOARD_REFEREE_COMPILE="rules" if rules_only else "all",
+                       BOARD_REFEREE_MYPYC_DIR=str(temp / "mypyc"))  # fmt: skip
     shutil.rmtree(temp, ignore_errors=True)
     if result.returncode != 0 or not list(folder.rglob("*.so")):
         raise RuntimeError(f"the engine did not compile:\n{result.stderr[-3000:]}")
