@@ -220,9 +220,19 @@ def test_a_move_on_the_board_page_reaches_the_kiosk(
     expect(kiosk.locator("#moves li").first).to_contain_text("White: stone c1 to c4")
     expect(kiosk.locator(".cell.last")).to_have_count(2)
     referee.wait_log("move 1: White c1-c4")
-    # The page links the game's record, read from the journal: text that replays.
-    href = kiosk.locator("#record-link").get_attribute("href")
+    # The page links the game's record, read from the journal: a page in the same tab (a
+    # kiosk's browser has no tabs to close) with the way back, and the text that replays.
+    assert kiosk.locator("#record-link").get_attribute("target") is None
+    kiosk.locator("#btn-menu").click()
+    kiosk.locator("#record-link").click()
+    expect(kiosk.locator("h1")).to_have_text("Game 1", timeout=TIMEOUT)
+    expect(kiosk.locator("pre")).to_contain_text("1. c1-c4")
+    back = kiosk.get_by_role("link", name="Back to the board")
+    assert back.bounding_box()["height"] >= 44  # type: ignore[index]
+    href = kiosk.get_by_role("link", name="Plain text").get_attribute("href")
     assert href == "/api/record/1"
+    back.click()
+    expect(kiosk.locator("#moves li")).to_have_count(1, timeout=TIMEOUT)
     with urllib.request.urlopen(referee.kiosk_url.rstrip("/") + href, timeout=10) as answer:
         record = answer.read().decode()
     assert record.startswith("# Three Dragons: game 1 of journal.sqlite3")

@@ -567,8 +567,7 @@ def _back_up(path: list[Node]) -> None:
         best = 0.0
         chooser = node.children[0].mover
         for child in node.children:
-            if child.judged > best:
-                best = child.judged
+            best = max(best, child.judged)
         node.judged = best if chooser is node.mover else 1.0 - best
 
 

@@ -43,6 +43,7 @@ from firmware_bridge.faces.contract import (
 from firmware_bridge.faces.hosts import write_whole
 from firmware_bridge.faces.kiosk import games_catalog
 from firmware_bridge.faces.mqtt import Complaints, new_client
+from firmware_bridge.faces.record_page import record_page
 from firmware_bridge.faces.safejson import JsonLimitError, loads_limited
 from firmware_bridge.faces.standings import standings, standings_csv
 from firmware_bridge.faces.webserver import WEB, BadRequest, LiveServer
@@ -539,8 +540,9 @@ class ClubServer(LiveServer):
         text = self.record(name, number)
         if request.match_info["number"].endswith(".txt"):  # what play --moves-file replays
             return web.Response(text=text, content_type="text/plain", charset="utf-8")
-        return web.Response(text=record_page(name, number, text), content_type="text/html",
-                            charset="utf-8")  # fmt: skip
+        links = [(f"{number}.txt", "Plain text"), ("/", "The club view")]
+        page = record_page(f"{name}: game {number}", text, links)
+        return web.Response(text=page, content_type="text/html", charset="utf-8")
 
     async def _timeline(self, request: web.Request) -> web.Response:
         """A game's timeline as the board last published it (its ``timeline`` topic)."""
@@ -657,20 +659,6 @@ def board_name(request: web.Request) -> str:
     if not BOARD_NAME.fullmatch(name):
         raise BadRequest(404, "a board name is letters, digits, '.', '_' and '-'")
     return name
-
-
-def record_page(board: str, number: int, text: str) -> str:
-    """A game's record as a page a phone reads (its width, 16 px text, the lines wrapped),
-    with the plain text one touch away."""
-    title = html.escape(f"{board}: game {number}")
-    return (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f'<title>{title}</title><link rel="stylesheet" href="/static/record.css">'
-        f"</head><body><h1>{title}</h1>"
-        f'<p><a href="{number}.txt">Plain text</a> <a href="/">The club view</a></p>'
-        f"<pre>{html.escape(text)}</pre></body></html>\n"
-    )
 
 
 __all__ = ["BoardEntry", "ClubServer", "board_name"]

@@ -24,6 +24,7 @@ from aiohttp import web
 
 from engine import ConfigError
 from firmware_bridge.faces.controls import ControlError, button_command, new_game_command
+from firmware_bridge.faces.record_page import record_page
 from firmware_bridge.faces.webserver import BadRequest, LiveServer
 from firmware_bridge.link import catalog
 from firmware_bridge.link.protocol import Button
@@ -135,6 +136,7 @@ class KioskServer(LiveServer):
         app.router.add_post("/api/check", self._check)
         app.router.add_post("/api/result", self._result)
         app.router.add_get("/api/record/{number}", self._record)
+        app.router.add_get("/record/{number}", self._record_page)
         app.router.add_get("/api/timeline/{number}", self._timeline)
         app.router.add_get("/api/results.csv", self._results_csv)
 
@@ -160,6 +162,15 @@ class KioskServer(LiveServer):
 
         text = await self._read_limited(read)
         return web.Response(text=text, content_type="text/plain", charset="utf-8")
+
+    async def _record_page(self, request: web.Request) -> web.Response:
+        """The record as a page on the kiosk's screen (the menu's Record), in the same tab,
+        with the way back to the board."""
+        number = _game_number(request, "/record/3")
+        text = (await self._record(request)).text or ""
+        links = [("/", "Back to the board"), (f"/api/record/{number}", "Plain text")]
+        page = record_page(f"Game {number}", text, links)
+        return web.Response(text=page, content_type="text/html", charset="utf-8")
 
     async def _timeline(self, request: web.Request) -> web.Response:
         """A game's timeline (referee/timeline.py) from the journal's flight recording, read

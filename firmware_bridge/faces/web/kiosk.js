@@ -77,7 +77,9 @@ function render(s) {
   $("title").textContent = CLUB ? `${document.body.dataset.board}: ${s.game.title}` : s.game.title;
   $("title").title = `${options} · ${s.game.profile} · ${s.game_number}`;
   document.title = CLUB ? `${document.body.dataset.board}: ${s.game.title}` : s.game.title;
-  $("record-link").href = `${API}/record/${s.game_number}`;
+  // The record as a page in this tab (a kiosk's browser has no tabs to close), with the way
+  // back; in the club view its board's record page.
+  $("record-link").href = CLUB ? `${API}/record/${s.game_number}` : `/record/${s.game_number}`;
   const c = s.connection;
   $("conn").className = `conn ${c.state}`;
   $("conn").textContent = c.state === "connected" ? say("conn_connected", { id: c.board_id })
