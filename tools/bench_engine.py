@@ -176,6 +176,10 @@ def main() -> None:
     parser.add_argument("--game", action="append", help="only these game ids")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE",
+        help="only this variant of the game (repeat for several options)",
+    )  # fmt: skip
+    parser.add_argument(
         "--compare", metavar="REV",
         help="also run the engine of git revision (or folder) REV, rounds interleaved with "
         "this one's, and print the ratio",
@@ -204,8 +208,9 @@ def main() -> None:
         f"{'game':<18} {'options':<30} {'plies':>8} {'games':>6} {'plies/s best':>12} "
         f"{'median':>8} {'median legal_moves()':>21} {'playouts/s':>10}"
     )
+    chosen = dict(option.split("=", 1) for option in args.option)
     for game_id in args.game or catalog.game_ids():
-        for options in variants(game_id):
+        for options in [chosen] if chosen else variants(game_id):
             game = catalog.load_game(game_id, options)
             plies, games, best, typical, listing, playouts = measure(game, args.seconds, args.seed)
             shown = ",".join(f"{k}={v}" for k, v in options.items()) or "(defaults)"
