@@ -59,15 +59,16 @@ pytestmark = pytest.mark.skipif(
 
 # Every game's board on the chip, its first 4 moves (a whole game costs the emulated chip up
 # to a minute, and every game is played to its end on the firmware in MicroPython,
-# test_firmware_end_to_end). In `make test`, the games no other chip test plays: Protect the
-# Goat's reed board (switches, not Hall sensors). Three Dragons (the capture and hostile-bytes
-# tests), Vanguard (the watchdog's) and Goats Wintering (the UF2 file's, a whole game) are
-# played below; the rest with ``pytest -m slow`` (the chip runs a core flat out: make test's
-# six minutes on two cores keep to one test per thing the chip alone can get wrong).
+# test_firmware_end_to_end), with ``pytest -m slow``. In make test, Three Dragons (the
+# capture's test), Vanguard (the watchdog's) and Goats Wintering (the UF2 file's, a whole
+# game) are played below, and a reed board is scanned (the signal line's tests): the chip
+# runs a core flat out, and make test's six minutes on two cores keep to the things only the
+# chip can get wrong (its USB port, PIO waveform, watchdog, ADC and signal line).
 GAMES = [
     pytest.param(("three-dragons", "three-dragons", 94, {"variant": "dragons"}, 4),
                  marks=pytest.mark.slow, id="three-dragons"),
-    pytest.param(("protect-the-goat", "protect-the-goat-reed", 1, {}, 4), id="protect-the-goat"),
+    pytest.param(("protect-the-goat", "protect-the-goat-reed", 1, {}, 4), marks=pytest.mark.slow,
+                 id="protect-the-goat"),
     pytest.param(("vanguard", "vanguard", 0, {}, 4), marks=pytest.mark.slow, id="vanguard"),
     pytest.param(("the-lion-game", "the-lion-game", 0, {}, 4), marks=pytest.mark.slow,
                  id="the-lion-game"),
@@ -285,6 +286,7 @@ def is_message(wanted: object) -> Callable[[Any], bool]:
     return lambda said: type(said) is type(wanted) and said == wanted
 
 
+@pytest.mark.slow  # the same firmware code on the Unix port in make test (firmware_protocol)
 def test_the_chip_answers_a_wrong_led_count_by_number_and_noise_sparingly(
     vanguard_uf2: tuple[Path, Path, int, int],
 ) -> None:
@@ -409,6 +411,7 @@ def test_a_hung_chip_is_reset_by_its_watchdog_and_a_dead_supply_is_one_fault(
     assert daemon.moves() == moves
 
 
+@pytest.mark.slow  # on the firmware in MicroPython in make test (firmware_end_to_end)
 def test_hostile_bytes_on_the_line_lose_nothing(rigs: list[Rig], tmp_path: Path) -> None:
     rig = chip_rig(rigs, tmp_path, "three-dragons", "three-dragons")
     emu, daemon = rig.emu, rig.daemon
