@@ -43,10 +43,11 @@ def test_the_conformance_suite_passes_on_the_compiled_engine(compiled: Path) -> 
     # The deep playouts (every check at every ply), the declared results and the arbitrary
     # moves: every path of the compiled rules. The 20 shallow playouts a variant that only
     # check each game ends run on the pure engine (test_conformance.py): here they would cost
-    # a third of the run for no path the deep ones miss.
+    # a third of the run for no path the deep ones miss. So does the 10-limp board, the
+    # biggest: its rules code is the other boards'.
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         "tests/test_conformance.py", "-k", "not many_games_terminate"],
+         "tests/test_conformance.py", "-k", "not many_games_terminate and not 10-limp"],
         cwd=compiled, env=env, capture_output=True, text=True, timeout=900, check=False,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout[-4000:]

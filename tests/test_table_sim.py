@@ -47,11 +47,11 @@ def _check(moves: int, seed: int, kind: str = "emulator", per_game: int | None =
 
 
 def test_a_bounded_table_loses_nothing_accepts_nothing_wrong_and_never_sticks() -> None:
-    _check(moves=30, seed=3, per_game=6)
+    _check(moves=20, seed=4, per_game=4)
 
 
 def test_a_bounded_table_on_the_pico_firmware_in_micropython() -> None:
-    _check(moves=25, seed=5, kind="firmware", per_game=5)
+    _check(moves=15, seed=5, kind="firmware", per_game=3)
 
 
 @pytest.mark.slow
