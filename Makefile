@@ -54,7 +54,7 @@ demo: $(STAMP)
 # The suite starts some 300 Python processes (referees, emulators, commands): with
 # PYTHONDONTWRITEBYTECODE set, as on some machines, each compiled every module it imports
 # again. make test lets Python keep its bytecode (__pycache__, ignored by git).
-TEST_WORKERS ?= 6
+TEST_WORKERS ?= 4
 test: export PYTHONDONTWRITEBYTECODE :=
 test: $(STAMP)
 	@# The compiled engine's build for its tests (a minute of one core) starts first, beside
@@ -66,8 +66,8 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	@# mypy (a single core's 12 s, cold) beside the tests, its verdict said after theirs.
-	@# Six workers on two cores: the end-to-end tests spend much of their time waiting on
-	@# settle windows and hands (four left the processors idle a quarter of the run).
+	@# Four workers on two cores: the end-to-end tests spend much of their time waiting on
+	@# settle windows and hands (six were no quicker, and the club's timing less sure).
 	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & checking=$$!; \
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist worksteal --durations=10; tests=$$?; \
 	wait $$checking; typed=$$?; cat $(VENV)/mypy.log; \
