@@ -272,8 +272,15 @@ def declared_result(move: Move, names: tuple[str, str], people: People) -> str:
 
 
 # -- what is not on the board -----------------------------------------------------------------
-def reserve_line(game: Game, people: People, player: Player, counts: Mapping[str, int]) -> str:
-    """``Alice still to place: 1 goat, 2 phants, 2 sugarmice``."""
+def reserve_line(
+    game: Game, people: People, player: Player, counts: Mapping[str, int], *, whole: bool = True
+) -> str:
+    """``Alice still to place: 1 goat, 2 phants, 2 sugarmice``; not ``whole``: ``Bob still to
+    place: 5 pieces``."""
+    if not whole:
+        return f"{person(game.player_names, people, player)} still to place: " + count(
+            sum(counts.values()), "piece"
+        )
     listed = join(count(n, kind) for kind, n in counts.items() if n)
     return f"{person(game.player_names, people, player)} still to place: {listed}"
 

@@ -150,3 +150,28 @@ def test_every_kind_of_message_a_board_sends_keeps_the_club_views_contract(
     results = {"schema": 1, "board": "table1", "at": time.time(), "since": 1, "results": ended}
     assert results_problem(json.loads(json.dumps(results))) is None and results["results"]
     journal.close()
+
+
+def test_the_pieces_still_to_place_name_the_movers_kinds_and_count_the_others(
+    tmp_path: Path,
+) -> None:
+    """Issue 51: in Protect the Goat's placements the kiosk listed both players' five kinds,
+    five lines on a 7" screen, and its move list had room for two moves. The player to move's
+    pieces are listed kind by kind, first; the other's are counted."""
+    game = catalog.load_game("protect-the-goat")
+    profile = catalog.load_profile(None, game)
+    journal = Journal(tmp_path / "j.sqlite3")
+    daemon = Daemon(game, profile, journal, "unused", log=logging.getLogger("test"))
+    state = daemon.state
+    for _ in range(3):
+        move = next(m for m in state.legal_moves() if m.piece != "goat")
+        journal.record_move(daemon.game_id, state.notation(move))
+        state.apply(move)
+    daemon = Daemon(game, profile, journal, "unused", log=logging.getLogger("test"))
+    details = daemon.snapshot().details
+    mover = daemon.state.to_move
+    names = game.player_names
+    assert details[0].startswith(f"{names[mover.index]} still to place: 1 goat, ")
+    left = sum(daemon.state.reserve(mover.other).values())
+    assert details[1] == f"{names[mover.other.index]} still to place: {left} pieces"
+    journal.close()

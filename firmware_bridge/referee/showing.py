@@ -161,11 +161,14 @@ class Showing:
         return str(known[1])
 
     def _details(self) -> tuple[str, ...]:
-        """What is not on the board, in words: the pieces still to place, then the game's own
-        lines (scores, caves, a piece's state)."""
+        """What is not on the board, in words: the pieces still to place (the player to
+        move's piece by piece, the other's as a count: on a 7" screen the five kinds twice
+        left room for two moves of the list), then the game's own lines (scores, caves, a
+        piece's state)."""
         state = self.state
-        lines = [words.reserve_line(self.game, self.people, p, counts)
-                 for p in Player if (counts := state.reserve(p))]  # fmt: skip
+        mover = state.to_move
+        lines = [words.reserve_line(self.game, self.people, p, counts, whole=p is mover)
+                 for p in (mover, mover.other) if (counts := state.reserve(p))]  # fmt: skip
         return (*lines, *state.status_lines())
 
     def _buttons(self) -> tuple[str, ...]:
