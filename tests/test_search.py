@@ -124,7 +124,7 @@ def test_levels_cap_the_search_and_the_lowest_slips() -> None:
     state = load("the-lion-game").new_state()
     assert think_at(state, random.Random(1), 1).playouts <= (LEVELS[1].playouts or 0)
     slips = sum(think_at(state, random.Random(n), 1).why == "slip" for n in range(24))
-    assert 2 <= slips <= 17  # about 35% of moves
+    assert 8 <= slips <= 21  # about 60% of moves
     assert all(think_at(state, random.Random(n), 4, playouts=40).why != "slip" for n in range(5))
 
 

@@ -20,8 +20,10 @@ class Level:
     slip: float  # the chance of a random legal move instead of the search's
 
 
+# Measured in docs/engine.md: each level against the one below, level 1 against the greedy
+# player (a beginner's opponent that a beginner who takes what is offered can beat).
 LEVELS: dict[int, Level] = {
-    1: Level(1, "beginner", 30, 0.35),
+    1: Level(1, "beginner", 20, 0.6),
     2: Level(2, "casual", 150, 0.15),
     3: Level(3, "club player", 600, 0.05),
     4: Level(4, "strong", 2500, 0.0),
