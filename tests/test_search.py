@@ -448,3 +448,82 @@ def test_a_result_that_met_a_draw_is_not_kept_for_other_ways_there() -> None:
         assert prover.wins(Player.ONE, 3) is expected
         # every way on is drawn at once with a count of one: nothing is kept
         assert bool(prover._known) is expected
+
+
+def test_the_flag_taking_move_is_found_for_either_player() -> None:
+    """Vanguard: flag_taken (the proof search's finder) says whether a player can take the
+    other flag at once, for the player to move and for the other, as trying every move does,
+    over random positions."""
+    from engine.search.flag import flag_taken
+
+    game = load("vanguard")
+    rng = random.Random(3)
+    threats_seen = 0
+    for _ in range(12):
+        state = game.new_state()
+        while state.outcome() is None and state.plies < 100:
+            for player in (state.to_move, state.to_move.other):
+                data = state.to_json()
+                data["to_move"] = int(player)
+                turned = game.state_from_json(data)
+                wins = [m for m in list(turned.legal_moves()) if _wins(turned, m, player)]
+                found = flag_taken(state, player)
+                assert (found is not None) == bool(wins), (state.to_json(), player, wins)
+                if found is not None:
+                    assert found in wins
+                    threats_seen += 1
+            state.apply(rng.choice(list(state.legal_moves())))
+    assert threats_seen >= 8
+
+
+def _wins(state: State, move: Move, player: Player) -> bool:
+    """Whether ``move`` takes the flag (a win by the opponent left with no move is not)."""
+    state.apply(move)
+    outcome = state.outcome()
+    state.undo()
+    return outcome is not None and outcome.winner is player and "flag" in outcome.reason
+
+
+def test_the_computer_sees_its_flag_hunted_two_moves_on() -> None:
+    """Vanguard: a move after which the opponent takes the flag by force with its second
+    move is not played when another is safe (the root's proof search, as in Protect the Goat)."""
+    game = load("vanguard")
+    rng = random.Random(11)
+    checked = hunted_seen = 0
+    for _ in range(8):
+        state = game.new_state()
+        while state.outcome() is None and state.plies < 50:
+            state.apply(rng.choice(list(state.legal_moves())))
+            if state.outcome() is not None or state.plies < 20 or state.plies % 10:
+                continue
+            thought = think(state.copy(), random.Random(1), playouts=200)
+            checked += 1
+            if not _after_forced(state, thought.move):
+                continue
+            hunted_seen += 1
+            safe = [m for m in list(state.legal_moves()) if not _after_forced(state, m)]
+            assert not safe, (state.to_json(), thought, safe)
+    assert checked >= 6
+
+
+def _after_forced(state: State, move: Move) -> bool:
+    state.apply(move)
+    try:
+        return state.outcome() is None and _forced(state, state.to_move, 3)
+    finally:
+        state.undo()
+
+
+def _forced(state: State, attacker: Player, plies: int) -> bool:
+    """Plain minimax: ``attacker`` takes the flag within ``plies`` plies whatever is played."""
+    outcome = state.outcome()
+    if outcome is not None:
+        return outcome.winner is attacker
+    if plies == 0:
+        return False
+    results = []
+    for move in list(state.legal_moves()):
+        state.apply(move)
+        results.append(_forced(state, attacker, plies - 1))
+        state.undo()
+    return any(results) if state.to_move is attacker else all(results)

@@ -162,12 +162,14 @@ class VanguardState(GameState[Vanguard, None]):
                             break
         return moves
 
-    def ram_run(self, cell: Cell, first: Cell) -> RamRun:
-        """Follow a ram from ``cell`` through ``first`` to where the rules make it stop."""
+    def ram_run(self, cell: Cell, first: Cell, player: Player | None = None) -> RamRun:
+        """Follow a ram from ``cell`` through ``first`` to where the rules make it stop, the
+        ram being ``player``'s (the player to move's unless said: a search asks of the other)."""
         game = self.game
         step = game.board.step
         cells = self.cells
-        player = self.to_move
+        if player is None:
+            player = self.to_move
         direction = next(d for c, d, _, _ in game.ram_starts[cell] if c == first)
         occupant = cells[first]
         if occupant is not None:

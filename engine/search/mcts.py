@@ -30,7 +30,7 @@ from engine.game import State
 from engine.moves import Move, MoveKind
 from engine.pieces import Piece
 from engine.player import Player
-from engine.search import threats
+from engine.search import flag, threats
 from engine.search.evaluate import judge
 from engine.search.proof import prove
 
@@ -102,6 +102,9 @@ DEFAULT = Settings()
 # (a whole race each), and a wider look (0.35) did best there.
 GAME_SETTINGS: dict[str, Settings] = {
     "goats_wintering": Settings(exploration=0.4),
+    # Vanguard is lost by a flag hunted down a few moves on (docs/engine.md): the root's
+    # proof search looks for it, up to the opponent's second move.
+    "vanguard": Settings(proof=2),
     "protect_the_goat": Settings(
         exploration=0.35,
         decisive=True,
@@ -116,10 +119,12 @@ GAME_SETTINGS: dict[str, Settings] = {
 # A game's quick finder of a move that wins at once, for ``decisive`` playouts.
 DECISIVE: dict[str, Callable[[State, Player | None], Move | None]] = {
     "protect_the_goat": threats.goat_taken,
+    "vanguard": flag.flag_taken,
 }
 # A game's moves that might win within so many more moves (a few of all), for the root's proof.
 RUNS: dict[str, Callable[[State, int], list[Move]]] = {
     "protect_the_goat": threats.goat_runs,
+    "vanguard": flag.flag_runs,
 }
 # A game's check of a step that only gives its piece away, for ``careful`` playouts.
 CARELESS: dict[str, Callable[[State, Move], bool]] = {
