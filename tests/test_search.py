@@ -72,7 +72,8 @@ def test_the_search_stops_when_told() -> None:
         asked.append(1)
         return len(asked) > 10
 
-    thought = think(state, random.Random(1), time_up=time_up)
+    # (Vanguard's proof search before the tree has its own stop: told never to stop here.)
+    thought = think(state, random.Random(1), time_up=time_up, proof_up=lambda: False)
     assert thought.playouts == 10
     assert state.is_legal(thought.move)
 
@@ -485,25 +486,32 @@ def _wins(state: State, move: Move, player: Player) -> bool:
 
 
 def test_the_computer_sees_its_flag_hunted_two_moves_on() -> None:
-    """Vanguard: a move after which the opponent takes the flag by force with its second
-    move is not played when another is safe (the root's proof search, as in Protect the Goat)."""
+    """Vanguard: the root's proof search (on in Vanguard's settings) keeps exactly the moves
+    after which the opponent cannot take the flag by force with its first or second move,
+    as plain minimax says, over positions from random games where some moves are hunted."""
+    from engine.search.flag import flag_runs, flag_taken
+
+    assert GAME_SETTINGS["vanguard"].proof >= 2
     game = load("vanguard")
     rng = random.Random(11)
-    checked = hunted_seen = 0
-    for _ in range(8):
+    hunted_seen = checked = 0
+    while hunted_seen < 2:
         state = game.new_state()
-        while state.outcome() is None and state.plies < 50:
+        while state.outcome() is None and state.plies < 60:
             state.apply(rng.choice(list(state.legal_moves())))
-            if state.outcome() is not None or state.plies < 20 or state.plies % 10:
+            if state.outcome() is not None or state.plies < 24 or state.plies % 4:
                 continue
-            thought = think(state.copy(), random.Random(1), playouts=200)
+            moves = list(state.legal_moves())
+            forced, kept, reach = prove(state, moves, flag_taken, flag_runs, most=2,
+                                        budget=10**7)  # fmt: skip
+            if forced is not None:
+                continue
+            safe = [m for m in moves if not _after_forced(state, m)]
             checked += 1
-            if not _after_forced(state, thought.move):
-                continue
-            hunted_seen += 1
-            safe = [m for m in list(state.legal_moves()) if not _after_forced(state, m)]
-            assert not safe, (state.to_json(), thought, safe)
-    assert checked >= 6
+            if safe and len(safe) < len(moves):
+                hunted_seen += 1
+                assert reach == 2 and kept == safe, (state.to_json(), kept, safe)
+    assert checked >= hunted_seen
 
 
 def _after_forced(state: State, move: Move) -> bool:
@@ -515,12 +523,17 @@ def _after_forced(state: State, move: Move) -> bool:
 
 
 def _forced(state: State, attacker: Player, plies: int) -> bool:
-    """Plain minimax: ``attacker`` takes the flag within ``plies`` plies whatever is played."""
+    """Plain minimax: ``attacker`` takes the flag within ``plies`` plies whatever is played
+    (at the last ply, by flag_taken: tested against every move above)."""
+    from engine.search.flag import flag_taken
+
     outcome = state.outcome()
     if outcome is not None:
         return outcome.winner is attacker
     if plies == 0:
         return False
+    if plies == 1:
+        return state.to_move is attacker and flag_taken(state) is not None
     results = []
     for move in list(state.legal_moves()):
         state.apply(move)
