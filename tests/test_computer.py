@@ -34,13 +34,14 @@ from tests.test_kiosk import (
 CHOSE = re.compile(r"the computer chose (\S+)")
 __all__ = ["browser", "referees"]  # the kiosk tests' fixtures, used here too
 GAMES = ["goats-wintering", "protect-the-goat", "the-lion-game", "three-dragons", "vanguard"]
-# Plies played: Vanguard and Goats Wintering to their end (5 to 10 s each); The Lion Game and
-# Three Dragons take 30 to 60 s to end, Protect the Goat 20 to 30 s (its placements and a
-# race), so make test plays 14 plies of the first two and Protect the Goat's 18 placements and
-# 12 steps; BOARD_REFEREE_WHOLE_GAMES=1 plays them to the end too.
+# Plies played: Goats Wintering to its end (5 to 10 s), the journal's result checked; The
+# Lion Game and Three Dragons take 30 to 60 s to end, Protect the Goat and Vanguard 15 to 30 s
+# under the suite's load, so make test plays 14 plies of the first two, Protect the Goat's 18
+# placements and 12 steps, and 24 plies of Vanguard; BOARD_REFEREE_WHOLE_GAMES=1 plays every
+# game to its end.
 WHOLE = 1000
 PLIES = {game: WHOLE for game in GAMES} if os.environ.get("BOARD_REFEREE_WHOLE_GAMES") else {
-    "goats-wintering": WHOLE, "protect-the-goat": 30, "vanguard": WHOLE,
+    "goats-wintering": WHOLE, "protect-the-goat": 30, "vanguard": 24,
     "the-lion-game": 14, "three-dragons": 14,
 }  # fmt: skip
 
