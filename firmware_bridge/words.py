@@ -277,11 +277,10 @@ def reserve_line(
 ) -> str:
     """``Alice still to place: 1 goat, 2 phants, 2 sugarmice``; not ``whole``: ``Bob still to
     place: 5 pieces``."""
-    if not whole:
-        return f"{person(game.player_names, people, player)} still to place: " + count(
-            sum(counts.values()), "piece"
-        )
-    listed = join(count(n, kind) for kind, n in counts.items() if n)
+    if whole:
+        listed = join(count(n, kind) for kind, n in counts.items() if n)
+    else:
+        listed = count(sum(counts.values()), "piece")
     return f"{person(game.player_names, people, player)} still to place: {listed}"
 
 

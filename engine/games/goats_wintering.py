@@ -127,20 +127,19 @@ class GoatsWinteringState(GameState[GoatsWintering, GoatsExtra]):
     def _is_group(self, frm: Cell, to: Cell) -> bool:
         """Whether the step ``frm``-``to`` of the mover's goat is a group: its goat gets more
         friendly neighbours (not counting itself) and it is not the banned reversal."""
-        cells = self.cells
         player = self.to_move
-        around = self.game.around
-        friends_there = -1  # the goat itself is around ``to``
-        for cell in around[to]:
-            piece = cells[cell]
+        friends_there = self._goats_around(to, player) - 1  # the goat itself is around ``to``
+        return friends_there > self._goats_around(frm, player) and (frm, to) != self._banned()
+
+    def _goats_around(self, cell: Cell, player: Player) -> int:
+        """How many of ``player``'s goats stand next to ``cell``."""
+        cells = self.cells
+        found = 0
+        for neighbour in self.game.around[cell]:
+            piece = cells[neighbour]
             if piece is not None and piece.owner is player:
-                friends_there += 1
-        friends_here = 0
-        for cell in around[frm]:
-            piece = cells[cell]
-            if piece is not None and piece.owner is player:
-                friends_here += 1
-        return friends_there > friends_here and (frm, to) != self._banned()
+                found += 1
+        return found
 
     # -- moves ------------------------------------------------------------------------------
     def _generate(self) -> Iterator[Move]:

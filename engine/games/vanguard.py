@@ -151,16 +151,26 @@ class VanguardState(GameState[Vanguard, None]):
                     if other is None or other.owner is not player:
                         moves.append(move)
             elif kind == RAM:
-                for first, _, move, pushers in game.ram_starts[cell]:
-                    other = cells[first]
-                    if other is not None and (other.owner is player or other.kind == RAM):
-                        continue
-                    for pusher in pushers:
-                        friend = cells[pusher]
-                        if friend is not None and friend.owner is player and friend.kind != RAM:
-                            moves.append(move)
-                            break
+                for _, move in self.ram_moves(cell, player):
+                    moves.append(move)
         return moves
+
+    def ram_moves(self, cell: Cell, player: Player) -> list[tuple[Cell, Move]]:
+        """The moves of ``player``'s ram on ``cell`` (each with its first step's cell): a
+        friend (not a ram) pushes it from behind, and its first cell holds no friend and no
+        ram. ``player`` may be the one not to move: a search asks what the other threatens."""
+        cells = self.cells
+        found: list[tuple[Cell, Move]] = []
+        for first, _, move, pushers in self.game.ram_starts[cell]:
+            other = cells[first]
+            if other is not None and (other.owner is player or other.kind == RAM):
+                continue
+            for pusher in pushers:
+                friend = cells[pusher]
+                if friend is not None and friend.owner is player and friend.kind != RAM:
+                    found.append((first, move))
+                    break
+        return found
 
     def ram_run(self, cell: Cell, first: Cell, player: Player | None = None) -> RamRun:
         """Follow a ram from ``cell`` through ``first`` to where the rules make it stop, the

@@ -14,15 +14,9 @@ from typing import cast
 
 from engine.game import State
 from engine.games.vanguard import CAPTAIN, FLAG, OUTRIDER, RAM, Vanguard, VanguardState
-from engine.moves import NO_CELL, Move
+from engine.moves import Move
 from engine.player import Player
-
-
-def _flag_of(state: State, owner: Player) -> int:
-    for cell, piece in enumerate(state.cells):
-        if piece is not None and piece.owner is owner and piece.kind == FLAG:
-            return cell
-    return NO_CELL
+from engine.search.threats import cell_of
 
 
 def flag_taken(state: State, player: Player | None = None) -> Move | None:
@@ -30,8 +24,8 @@ def flag_taken(state: State, player: Player | None = None) -> Move | None:
     once: an outrider's or the captain's step onto it, or a ram's run ending on it."""
     game = cast(Vanguard, state.game)
     mover = state.to_move if player is None else player
-    flag = _flag_of(state, mover.other)
-    if flag == NO_CELL:
+    flag = cell_of(state.cells, mover.other, FLAG)
+    if flag < 0:
         return None
     cells = state.cells
     for cell, piece in enumerate(cells):
@@ -47,15 +41,9 @@ def flag_taken(state: State, player: Player | None = None) -> Move | None:
                 if target == flag:
                     return move
         elif kind == RAM:
-            for first, _, move, pushers in game.ram_starts[cell]:
-                other = cells[first]
-                if other is not None and (other.owner is mover or other.kind == RAM):
-                    continue
-                if not any((friend := cells[p]) is not None and friend.owner is mover
-                           and friend.kind != RAM for p in pushers):  # fmt: skip
-                    continue
-                run = cast(VanguardState, state).ram_run(cell, first, mover)
-                if run.capture == flag:
+            rules = cast(VanguardState, state)
+            for first, move in rules.ram_moves(cell, mover):
+                if rules.ram_run(cell, first, mover).capture == flag:
                     return move
     return None
 

@@ -116,7 +116,8 @@ GAME_SETTINGS: dict[str, Settings] = {
         capture_bias=0.0,
     ),
 }
-# A game's quick finder of a move that wins at once, for ``decisive`` playouts.
+# A game's quick finder of a move that wins at once, for ``decisive`` playouts and the root's
+# proof search.
 DECISIVE: dict[str, Callable[[State, Player | None], Move | None]] = {
     "protect_the_goat": threats.goat_taken,
     "vanguard": flag.flag_taken,

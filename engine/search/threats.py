@@ -18,10 +18,11 @@ from engine.pieces import Piece
 from engine.player import Player
 
 
-def _goat_of(cells: list[Piece | None], owner: Player, royal: str) -> int:
-    """The cell of ``owner``'s goat, or -1 when it has none on the board."""
+def cell_of(cells: list[Piece | None], owner: Player, kind: str) -> int:
+    """The cell of ``owner``'s piece of ``kind`` (its goat, its flag), or -1 when it has none
+    on the board."""
     for cell, piece in enumerate(cells):
-        if piece is not None and piece.owner is owner and piece.kind == royal:
+        if piece is not None and piece.owner is owner and piece.kind == kind:
             return cell
     return -1
 
@@ -42,7 +43,7 @@ def goat_taken(state: State, player: Player | None = None) -> Move | None:
         return None
     if state.phase != MOVEMENT:
         return None
-    goat = _goat_of(cells, mover.other, royal)
+    goat = cell_of(cells, mover.other, royal)
     if goat < 0:
         return None
     steps = game.steps
@@ -97,7 +98,7 @@ def goat_approaches(state: State, moves: list[Move]) -> list[Move]:
     cells = state.cells
     mover = state.to_move
     royal = game.royal
-    goat = _goat_of(cells, mover.other, royal)
+    goat = cell_of(cells, mover.other, royal)
     if goat < 0:
         return []
     apart = _apart(game)[goat]
@@ -183,7 +184,7 @@ def goat_runs(state: State, reach: int) -> list[Move]:
     cells = state.cells
     mover = state.to_move
     royal = game.royal
-    goat = _goat_of(cells, mover.other, royal)
+    goat = cell_of(cells, mover.other, royal)
     if goat < 0:
         return []
     if reach > 0 and goat_taken(state, mover.other) is not None:

@@ -144,10 +144,13 @@ class KioskServer(LiveServer):
         return web.json_response({"games": self.games, "token_required": self.needs_token(request)})
 
     async def _record(self, request: web.Request) -> web.Response:
-        """A game's record as text (``board-referee records --game-id N``), from the journal,
-        read without locking it."""
+        """A game's record as text (``board-referee records --game-id N``)."""
+        text = await self._record_text(_game_number(request, "/api/record/3"))
+        return web.Response(text=text, content_type="text/plain", charset="utf-8")
+
+    async def _record_text(self, number: int) -> str:
+        """Game ``number``'s record, from the journal, read without locking it."""
         path = self.journal
-        number = _game_number(request, "/api/record/3")
         if path is None:
             raise BadRequest(404, "this referee keeps no journal")
 
@@ -160,14 +163,13 @@ class KioskServer(LiveServer):
                 raise BadRequest(404, f"no game {number} in the journal")
             return record_text(found[0], str(self.config_dir))
 
-        text = await self._read_limited(read)
-        return web.Response(text=text, content_type="text/plain", charset="utf-8")
+        return await self._read_limited(read)
 
     async def _record_page(self, request: web.Request) -> web.Response:
         """The record as a page on the kiosk's screen (the menu's Record), in the same tab,
         with the way back to the board."""
         number = _game_number(request, "/record/3")
-        text = (await self._record(request)).text or ""
+        text = await self._record_text(number)
         links = [("/", "Back to the board"), (f"/api/record/{number}", "Plain text")]
         page = record_page(f"Game {number}", text, links)
         return web.Response(text=page, content_type="text/html", charset="utf-8")
