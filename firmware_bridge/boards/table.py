@@ -102,6 +102,9 @@ class Table:
         self.out_lock = threading.Lock()
         self.json_mode = json_mode
         self.pace = pace
+        # A script's ``wait`` pauses are for a person watching: the demo at a quicker pace
+        # shortens them with it (emulate --pauses).
+        self.pauses = 1.0
         self.move_gap = 0.0  # see REFEREE_MARGIN
         # The referee's word on how many moves its game has, when it sends it (the demo does,
         # on the script's stdin): a scripted move then waits for the referee to take it.

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 
 from firmware_bridge.boards.board import BoardCommandError
 from firmware_bridge.boards.pieces import CommandError, layout_text, need, piece_token
-from firmware_bridge.boards.table import REFEREE_WAIT, Table
+from firmware_bridge.boards.table import REFEREE_MARGIN, REFEREE_WAIT, Table
 
 
 def run_commands(
@@ -90,7 +90,11 @@ def command(table: Table, line: str) -> bool:
         table.expect(spec, within)
     elif word == "wait":
         need(args, 1, "wait SECONDS")
-        time.sleep(float(args[0]))
+        # Shortened (emulate --pauses), a pause still gives the referee its settle window and
+        # a margin: a script's pause after a place also lets the referee take the move.
+        seconds = float(args[0])
+        floor = min(seconds, table.host_settle + table.profile.debounce + REFEREE_MARGIN)
+        time.sleep(max(seconds * table.pauses, floor))
     elif word == "flicker":
         need(args, 1, "flicker CELL [MS]")
         table.flicker(args[0], float(args[1]) if len(args) > 1 else 150.0)

@@ -21,6 +21,8 @@ from firmware_bridge.referee.daemon import Daemon
 from firmware_bridge.referee.journal import Journal
 from firmware_bridge.referee.snapshot import Snapshot
 
+PACE = 0.35  # a person's pace, for whom the scripts' pauses were written
+
 DEMOS = (
     ("three-dragons", "three-dragons", "demo-three-dragons.txt"),
     ("protect-the-goat", "protect-the-goat", "demo-protect-the-goat.txt"),
@@ -34,7 +36,9 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     demo = sub.add_parser(
         "demo", parents=[common], help="emulator + daemon: a scripted game of every game"
     )
-    demo.add_argument("--pace", type=float, default=0.35, help="seconds between hand actions")
+    demo.add_argument("--pace", type=float, default=PACE,
+                      help="seconds between hand actions; the scripts' pauses for the "
+                      "watcher scale with it")  # fmt: skip
     demo.add_argument("--game", action="append", help="only this game (repeatable)")
     mqtt_arguments(demo)  # publish each game as board demo-GAME, e.g. to watch a club view
     demo.set_defaults(handler=_cmd_demo)
@@ -73,6 +77,7 @@ def _demo_one(args: argparse.Namespace, game_id: str, profile_id: str, script: P
             sys.executable, "-m", "firmware_bridge.cli", "--config-dir", str(directory),
             "emulate", "--game", game_id, "--board", profile_id, "--link", str(link),
             "--script", str(script), "--pace", str(args.pace), "--linger", "--referee-says",
+            "--pauses", str(max(args.pace, 0.0) / PACE),
         ]  # fmt: skip
         emulator = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     text=True, bufsize=1)  # fmt: skip

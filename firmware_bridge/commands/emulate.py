@@ -91,6 +91,9 @@ def add_arguments(parser: argparse.ArgumentParser, *, firmware: bool = False) ->
     parser.add_argument("--pace", type=float,
                         help="seconds between hand actions (default 0.15; on the emulated "
                         "RP2040, of the chip's own time, default 0.05)")  # fmt: skip
+    parser.add_argument("--pauses", type=float, default=1.0, metavar="FACTOR",
+                        help="a script's wait pauses times this (the demo at a quicker "
+                        "pace shortens them with it)")  # fmt: skip
     parser.add_argument(
         "--host-settle-ms", type=int, metavar="MS",
         help="the referee's settle window, when it runs with another than the profile's "
@@ -250,6 +253,10 @@ def run(
                      json_mode=args.json, pace=_pace(args.pace, board),
                      host_settle=host_settle,
                      draw=not args.no_draw)  # fmt: skip
+    if args.pauses < 0:
+        print("board-referee: error: --pauses must be 0 or more", file=sys.stderr)
+        return 2
+    emulator.pauses = args.pauses
     web = None
     if args.web:
         from firmware_bridge.faces.board_page import EmulatorWeb, Follower
