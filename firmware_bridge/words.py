@@ -524,6 +524,7 @@ PAGE: dict[str, str] = {
     "key": "Key: pieces and board",
     "connection": "Board connection",
     "record": "This game's record",
+    "review": "Review this game",
     "results": "Results (CSV)",
     "no_commands": "This board's referee does not take commands from the club view (it runs "
     "without --mqtt-commands): new game and take back are done at the board.",
@@ -534,6 +535,7 @@ PAGE: dict[str, str] = {
     "and the words shown",
     "tip_check": "check every sensor and LED of the board, cell by cell",
     "tip_record": "this game's record as text (replays with board-referee play --moves-file)",
+    "tip_review": "where the chances turned, with the better moves, from the engine's analysis",
     "tip_results": "every game of this board: players, results, times (CSV)",
     # a result the players declare
     "resign_title": "Who resigns?",

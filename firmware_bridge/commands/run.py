@@ -63,6 +63,7 @@ from firmware_bridge.link.serial_link import (
     SerialLink,
     check_port,
 )
+from firmware_bridge.opponent import REVIEW_MS
 from firmware_bridge.referee.daemon import Command, Daemon
 from firmware_bridge.referee.journal import DamagedGameError, Journal
 from firmware_bridge.referee.recorder import Recorder, software_version
@@ -70,6 +71,7 @@ from firmware_bridge.referee.recorder import Recorder, software_version
 if TYPE_CHECKING:  # the pages and MQTT are imported only by the runs that use them
     from firmware_bridge.faces.kiosk import KioskServer
     from firmware_bridge.faces.mqtt import MqttPublisher
+    from firmware_bridge.opponent.review import Analyst
 
 RECORD_CAP_MB = 200  # flight recordings kept, by default: months of club evenings on an SD card
 PROBE_EVERY = 2.0  # seconds between probes of the serial ports, with --port auto and no board
@@ -157,6 +159,9 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     run.add_argument("--movetime", type=int, default=None, metavar="MS",
                      help="the computer's time a move, in milliseconds (default 2000)")  # fmt: skip
+    run.add_argument("--review-ms", type=int, default=REVIEW_MS, metavar="MS",
+                     help="a finished game's review: the engine's time a position, at the "
+                     f"lowest priority (default {REVIEW_MS}; 0: no reviews)")  # fmt: skip
     run.add_argument("--verbose", action="store_true", help="log every frame")
     run.set_defaults(handler=_cmd_run)
 
@@ -189,6 +194,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     kiosk = None if args.no_kiosk else parse_address(args.kiosk)
     raise_descriptor_limit()  # room for the board, the journal and the pages under their caps
     mqtt = broker_of(args) if args.mqtt else None
+    if not 0 <= args.review_ms <= 60_000:
+        raise UserError(f"--review-ms is milliseconds, 0 to 60000, not {args.review_ms}")
     if not 0 <= args.record_cap <= 100_000:
         raise UserError(f"--record-cap is megabytes, 0 to 100000, not {args.record_cap}")
     journal = Journal(journal_file, record_cap=args.record_cap * 1_000_000 or None)
@@ -272,6 +279,7 @@ class Faces:
         self.log = log
         self.lock = threading.Lock()
         self.server: KioskServer | None = None
+        self.analyst: Analyst | None = None
         self.publisher: MqttPublisher | None = None
         self.emulator: subprocess.Popen[str] | None = None
         self.error: Exception | None = None
@@ -288,11 +296,20 @@ class Faces:
                 from firmware_bridge.faces.kiosk import KioskServer
 
                 token = None if is_loopback(kiosk[0]) else load_token(self.journal_path.parent)
+                analyst = None
+                if args.review_ms:  # the reviews' engine, fed the snapshots like a face
+                    from firmware_bridge.opponent.review import Analyst
+
+                    analyst = Analyst(self.journal_path, self.directory, log, ms=args.review_ms)
+                    if not self._kept("analyst", analyst):
+                        return
+                    daemon.attach(analyst.publish)
                 server = KioskServer(kiosk[0], kiosk[1], submit=daemon.submit,
                                      config_dir=self.directory, token=token, log=log,
                                      journal=self.journal_path,
                                      allow_hosts=tuple(args.allow_host),
-                                     board_name=args.board_id or "")  # fmt: skip
+                                     board_name=args.board_id or "",
+                                     analyst=analyst)  # fmt: skip
                 kiosk_url = server.start()
                 if not self._kept("server", server):
                     return
@@ -336,7 +353,7 @@ class Faces:
         """Stop the faces started so far; one still starting stops itself (``_kept``)."""
         with self.lock:
             self.stopped = True
-            faces = (self.server, self.publisher, self.emulator)
+            faces = (self.server, self.publisher, self.emulator, self.analyst)
         for face in faces:
             if face is not None:
                 _stop_face(face)

@@ -25,9 +25,11 @@ from aiohttp import web
 from engine import ConfigError
 from firmware_bridge.faces.controls import ControlError, button_command, new_game_command
 from firmware_bridge.faces.record_page import record_page
+from firmware_bridge.faces.review_page import problem_page, review_page, review_view
 from firmware_bridge.faces.webserver import BadRequest, LiveServer
 from firmware_bridge.link import catalog
 from firmware_bridge.link.protocol import Button
+from firmware_bridge.opponent.review import Analyst, ReviewError
 from firmware_bridge.referee.daemon import Command, CommandResult
 from firmware_bridge.referee.journal import JournalError, read_records
 from firmware_bridge.referee.records import (
@@ -95,6 +97,7 @@ class KioskServer(LiveServer):
         journal: Path | None = None,
         allow_hosts: tuple[str, ...] = (),
         board_name: str = "",
+        analyst: Analyst | None = None,
     ) -> None:
         super().__init__(host, port, token, allow_hosts=allow_hosts)
         self.readers = asyncio.Semaphore(1)  # bound to the server's loop on first use
@@ -104,6 +107,7 @@ class KioskServer(LiveServer):
         self.submit = submit
         self.config_dir = config_dir
         self.log = log
+        self.analyst = analyst  # the reviews' engine (opponent/review.py)
         self.current = ("", "")  # (game id, profile id) of the game being refereed
         self.games: list[dict[str, Any]] = []
 
@@ -138,6 +142,8 @@ class KioskServer(LiveServer):
         app.router.add_get("/api/record/{number}", self._record)
         app.router.add_get("/record/{number}", self._record_page)
         app.router.add_get("/api/timeline/{number}", self._timeline)
+        app.router.add_get("/review/{number}", self._review_page)
+        app.router.add_post("/api/review/show", self._review_show)
         app.router.add_get("/api/results.csv", self._results_csv)
 
     async def _games(self, request: web.Request) -> web.Response:
@@ -170,9 +176,60 @@ class KioskServer(LiveServer):
         with the way back to the board."""
         number = _game_number(request, "/record/3")
         text = await self._record_text(number)
-        links = [("/", "Back to the board"), (f"/api/record/{number}", "Plain text")]
+        links = [("/", "Back to the board"), (f"/review/{number}", "Review"),
+                 (f"/api/record/{number}", "Plain text")]  # fmt: skip
         page = record_page(f"Game {number}", text, links)
         return web.Response(text=page, content_type="text/html", charset="utf-8")
+
+    async def _review_page(self, request: web.Request) -> web.Response:
+        """A finished game's review (faces/review_page.py): a page in this tab, with the way
+        back. A game that cannot be reviewed is a page with the sentence that says why."""
+        number = _game_number(request, "/review/3")
+        at_text = request.query.get("at", "")
+        if at_text and (not at_text.isdigit() or len(at_text) > 6):
+            raise BadRequest(404, "a move number, like /review/3?at=14")
+        at = int(at_text) if at_text else None
+        path = self.journal
+        if path is None:
+            raise BadRequest(404, "this referee keeps no journal")
+
+        def read() -> str:
+            try:
+                view = review_view(path, number, self.config_dir, self.analyst, at)
+            except ReviewError as exc:
+                return problem_page(number, str(exc))
+            return review_page(view)
+
+        page = await self._read_limited(read)
+        return web.Response(text=page, content_type="text/html", charset="utf-8")
+
+    async def _review_show(self, request: web.Request) -> web.Response:
+        """Light a turning point's better move on the board (``{"game": 3, "move": 14}``), or
+        take it off (``{"clear": true}``). It never moves the game."""
+        self.authorise(request)
+        body = await self.body(request)
+        if body.get("clear") is True:
+            return await self._command(Command("review", source="kiosk"))
+        game, move, path = body.get("game"), body.get("move"), self.journal
+        if not all(isinstance(v, int) and not isinstance(v, bool) and 0 < v < 10**9
+                   for v in (game, move)):  # fmt: skip
+            raise BadRequest(400, 'review: {"game": 3, "move": 14}, or {"clear": true}')
+        if path is None:
+            raise BadRequest(404, "this referee keeps no journal")
+        assert isinstance(game, int) and isinstance(move, int)
+
+        def read() -> str:
+            try:
+                view = review_view(path, game, self.config_dir, self.analyst, move)
+            except ReviewError as exc:
+                raise BadRequest(409, str(exc)) from exc
+            assert view.shown is not None
+            return json.dumps([view.shown.text, list(view.shown.cells)])
+
+        text, cells = json.loads(await self._read_limited(read))
+        what = f"Review of game {game}, m{text[1:]}"
+        shown = tuple(f"{cell}={signal}" for cell, signal in cells)
+        return await self._command(Command("review", what=what, source="kiosk", cells=shown))
 
     async def _timeline(self, request: web.Request) -> web.Response:
         """A game's timeline (referee/timeline.py) from the journal's flight recording, read

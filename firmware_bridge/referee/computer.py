@@ -20,8 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from engine import Game, Player
+from engine import Cell, Game, Player
 from firmware_bridge import words
+from firmware_bridge.link.leds import Signal
 
 if TYPE_CHECKING:  # the engine's client is imported when the computer first plays or hints:
     from firmware_bridge.opponent.client import EngineProcess  # not before a board's first frame
@@ -237,6 +238,34 @@ class Playing:
         key = HINT_KEY + self._position_key()
         self.computer.ask(Ask(key, self.game, self._game_moves(), 5, self.movetime_ms))
         return True, "looking for a good move…"
+
+    def _show_review(self, what: str, cells: tuple[str, ...] | None) -> tuple[bool, str]:
+        """A review's turning point: its better move lit on the board (``cells``: CELL=SIGNAL),
+        or, without cells, taken off. Only over an ended game's board or a new game's untouched
+        start: during a game the LEDs are the game's."""
+        rec = self.rec
+        if cells is None:
+            if rec.reviewed is None:
+                return True, "the board shows the game"
+            rec.reviewed = None
+            self._process(rec.evaluate(self.now))
+            return True, "the board shows the game again"
+        if rec.state.outcome() is None and rec.state.plies:
+            return False, ("A game is under way at this board: the better move is shown on "
+                           "the page only, never on the board's lights during a game.")  # fmt: skip
+        index = self.game.board.index
+        signals: dict[Cell, Signal] = {}
+        for item in cells:
+            name, _, value = item.partition("=")
+            try:
+                signals[index[name]] = Signal(value)
+            except (KeyError, ValueError):
+                return False, (f"this board now plays {self.game.title}: the reviewed game's "
+                               "move is shown on the page only")  # fmt: skip
+        rec.reviewed = (signals, what)
+        self._process(rec.evaluate(self.now))
+        return True, ("The better move is lit on the board. Moving a piece, or going back to "
+                      "the board, puts the game's lights back.")  # fmt: skip
 
     def _computer_answer(self, key: str, move: str, error: str) -> str:
         """The engine's answer: the move to show, or what went wrong; the words for the face."""

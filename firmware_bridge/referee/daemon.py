@@ -88,13 +88,13 @@ class Command:
     queue, like the board's frames, and acts through the same path as the board's buttons:
     ``press`` a button, or start a ``new_game`` of ``game`` on ``profile``."""
 
-    action: str  # press | new_game | check | declare
+    action: str  # press | new_game | check | declare | hint | review | computer...
     button: Button | None = None
     game: Game | None = None
     profile: BoardProfile | None = None
     source: str = "kiosk"
     what: str = ""  # check: start | stop | confirm | dark | skip; declare: resign:N | draw
-    cells: tuple[str, ...] | None = None  # for check start: only these cells (by name)
+    cells: tuple[str, ...] | None = None  # check start: these cells; review: CELL=SIGNAL
     players: tuple[str, str] | None = None  # for new_game: who plays each side (None: as now)
     reply: concurrent.futures.Future[CommandResult] = field(
         default_factory=concurrent.futures.Future, compare=False
@@ -404,6 +404,8 @@ class Daemon(BoardSession, Showing, Playing):
                 result = CommandResult(True, self._restart_computer())
             elif command.action == "hint":
                 result = CommandResult(*self._ask_hint())
+            elif command.action == "review":
+                result = CommandResult(*self._show_review(command.what, command.cells))
             else:
                 result = CommandResult(False, f"unknown command {command.action!r}")
         except Exception as exc:  # a face's command must never stop the referee

@@ -46,6 +46,10 @@ class Prompts:
     _pairs: dict[Cell, Cell]
     planned: Move | None  # the computer's chosen move, on its turn
     hinted: Move | None  # the engine's suggestion for the player to move
+    # A finished game's review, a turning point's better move lit (opponent/review.py), and
+    # its words: shown over the ended game's board (or a new one's untouched start) until a
+    # piece is moved or the page takes it off; it never moves the game.
+    reviewed: tuple[dict[Cell, Signal], str] | None
 
     @property
     def computer_to_move(self) -> bool:
@@ -93,7 +97,10 @@ class Prompts:
             self.status = self._choice_status()
         elif sensed == current:
             outcome = state.outcome()
-            if outcome is not None:
+            if self.reviewed is not None:
+                signals, self.status = dict(self.reviewed[0]), self.reviewed[1]
+                self.acting = None
+            elif outcome is not None:
                 self.acting = None
                 target = state.game.new_state().layout()
                 # The LEDs stay dark over the final position; the words say the set-up.
@@ -113,6 +120,7 @@ class Prompts:
             else:
                 self.status = words.to_move(player, state.hint())
         else:
+            self.reviewed = None  # a hand on the board: the board is the game's again
             consistent = []
             if state.outcome() is None and not self.restore and self._turn_finished():
                 consistent = self._consistent_paths()

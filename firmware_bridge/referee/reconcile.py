@@ -116,6 +116,7 @@ class Reconciler(Prompts):
         self.computer: frozenset[Player] = frozenset()
         self.planned: Move | None = None
         self.hinted: Move | None = None  # the engine's suggestion, shown until a move is made
+        self.reviewed: tuple[dict[Cell, Signal], str] | None = None  # prompts.py
 
     @property
     def computer_to_move(self) -> bool:
@@ -173,7 +174,7 @@ class Reconciler(Prompts):
 
     def new_state(self, state: State) -> None:
         self.state = state
-        self.planned = self.hinted = None
+        self.planned = self.hinted = self.reviewed = None
         self.taking_back = False
         self.turn_layouts = [state.layout()]
         self.synced = False

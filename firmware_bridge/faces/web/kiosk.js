@@ -80,6 +80,12 @@ function render(s) {
   // The record as a page in this tab (a kiosk's browser has no tabs to close), with the way
   // back; in the club view its board's record page.
   $("record-link").href = CLUB ? `${API}/record/${s.game_number}` : `/record/${s.game_number}`;
+  // A finished game's review (the engine's analysis, after the game): on the kiosk only.
+  const reviewable = !CLUB && Boolean(s.outcome) && s.moves.length > 0;
+  for (const id of ["review-now", "review-link"]) {
+    $(id).href = `/review/${s.game_number}`;
+    $(id).hidden = !reviewable;
+  }
   const c = s.connection;
   $("conn").className = `conn ${c.state}`;
   $("conn").textContent = c.state === "connected" ? say("conn_connected", { id: c.board_id })
@@ -369,7 +375,7 @@ for (const [button, dialog] of [["menu-close", "menu"], ["key-close", "keydialog
   ["resign-cancel", "resign"], ["draw-cancel", "draw"], ["takeback-cancel", "takeback"], ["check-cancel", "checkdialog"], ["ng-cancel", "newgame"]]) {
   $(button).addEventListener("click", () => $(dialog).close());
 }
-for (const link of ["record-link", "results-link"]) $(link).addEventListener("click", () => $("menu").close());
+for (const link of ["record-link", "results-link", "review-link"]) $(link).addEventListener("click", () => $("menu").close());
 
 $("btn-check").addEventListener("click", () => {
   $("check-error").textContent = "";
