@@ -42,6 +42,7 @@ def think_at(
     report: Callable[[Thought], None] | None = None,
     report_every: int = 0,
     proof_up: Callable[[], bool] | None = None,
+    analyse: bool = False,
 ) -> Thought:
     """The move ``level`` plays: the search within the level's cap (and ``playouts``, the
     caller's), then perhaps a slip. A slip is said in ``why`` so a log can tell."""
@@ -50,7 +51,8 @@ def think_at(
     if playouts is not None:
         cap = playouts if cap is None else min(cap, playouts)
     thought = think(state, rng, playouts=cap, time_up=time_up, settings=settings,
-                    report=report, report_every=report_every, proof_up=proof_up)  # fmt: skip
+                    report=report, report_every=report_every, proof_up=proof_up,
+                    analyse=analyse)  # fmt: skip
     if chosen.slip and rng.random() < chosen.slip:
         moves = list(state.legal_moves())
         move = moves[int(rng.random() * len(moves))]

@@ -438,16 +438,20 @@ def think(
     report: Callable[[Thought], None] | None = None,
     report_every: int = 0,
     proof_up: Callable[[], bool] | None = None,
+    analyse: bool = False,
 ) -> Thought:
     """Search ``root_state`` (left unchanged) until ``playouts`` are done or ``time_up()`` says
     stop (asked before every playout), whichever comes first: the best move so far is always
     ready.
     ``report`` hears the search's view every ``report_every`` playouts. ``proof_up()`` ends the
-    root's proof search (``time_up`` if not given): the caller's share of the time for it."""
+    root's proof search (``time_up`` if not given): the caller's share of the time for it.
+    ``analyse``: a review's question, the position's chance more than the move: a single
+    move left (the only one, the only one that does not lose) is searched too, never
+    answered at once without a chance."""
     moves = list(root_state.legal_moves())
     if not moves:
         raise ValueError("the game is over: no move to search")
-    if len(moves) == 1:
+    if len(moves) == 1 and not analyse:
         return Thought(moves[0], 0, 0, 0.5, (moves[0],), "only move")
     if settings is DEFAULT:
         settings = GAME_SETTINGS.get(root_state.game.rules, settings)
@@ -458,7 +462,7 @@ def think(
     hold_back = HOLD_BACK.get(state.game.rules) if settings.hold_back else None
     if hold_back is not None:
         moves = hold_back(state, moves)
-        if len(moves) == 1:
+        if len(moves) == 1 and not analyse:
             return Thought(moves[0], 0, 0, 0.5, (moves[0],), "only move")
     finder = DECISIVE.get(state.game.rules)
     runs = RUNS.get(state.game.rules)
@@ -472,12 +476,12 @@ def think(
         )  # fmt: skip
         if forced is not None:
             return Thought(forced, 0, 2 * reach - 1, 1.0, (forced,), "forces a win")
-        if len(moves) == 1:
+        if len(moves) == 1 and not analyse:
             only = moves[0]
             return Thought(only, 0, 2 * reach, 0.5, (only,), "the only move that does not lose")
     if settings.safety and state.game.rules in SAFETY_RULES:
         moves = safe_moves(state, moves)
-        if len(moves) == 1:
+        if len(moves) == 1 and not analyse:
             return Thought(moves[0], 0, 2, 0.5, (moves[0],), "the only move that keeps material")
     root = Node(None, state.to_move.other)
     root.untried = moves

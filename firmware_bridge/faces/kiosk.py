@@ -195,7 +195,8 @@ class KioskServer(LiveServer):
 
         def read() -> str:
             try:
-                view = review_view(path, number, self.config_dir, self.analyst, at)
+                view = review_view(path, number, self.config_dir, self.analyst, at,
+                                   retry=request.query.get("retry") == "1")  # fmt: skip
             except ReviewError as exc:
                 return problem_page(number, str(exc))
             return review_page(view)

@@ -130,14 +130,15 @@ class ReviewView:
     result: str
     sentence: str  # how far the analysis is, or why there is none ("" when complete)
     graph: str
-    turns: tuple[tuple[int, str], ...]  # (move number, words)
+    turns: tuple[tuple[int, str, dict[str, str]], ...]  # (move, words, the better move's LEDs)
     complete: bool
+    stopped: bool = False  # the analysis stopped (the engine gone): the page offers a retry
     shown: Shown | None = None
     previous: int = 0  # the game before, for the way to earlier reviews (0: none)
 
 
 def review_view(journal: Path, number: int, config_dir: Path | None, analyst: Analyst | None,
-                at: int | None = None) -> ReviewView:  # fmt: skip
+                at: int | None = None, *, retry: bool = False) -> ReviewView:  # fmt: skip
     """Raises ReviewError (in words) for a game that cannot be reviewed."""
     record = game_record(journal, number)
     game, positions = reviewable(record, config_dir)
@@ -164,7 +165,8 @@ def review_view(journal: Path, number: int, config_dir: Path | None, analyst: An
         )
     people = record.players
     turns = turning_points(judged, moves)
-    texts = tuple((t.number, turn_text(game, positions, people, t)) for t in turns)
+    texts = tuple((t.number, turn_text(game, positions, people, t),
+                   shown_move(positions[t.number - 1], t.better)) for t in turns)  # fmt: skip
     shown = None
     if at is not None:
         turn = next((t for t in turns if t.number == at), None)
@@ -174,7 +176,7 @@ def review_view(journal: Path, number: int, config_dir: Path | None, analyst: An
         signals = shown_move(state, turn.better)
         shown = Shown(
             at,
-            dict(texts)[at],
+            next(text for number, text, _ in texts if number == at),
             _pieces(state),
             signals,
             tuple(signals.items()),
@@ -186,6 +188,7 @@ def review_view(journal: Path, number: int, config_dir: Path | None, analyst: An
         result=result_words(record, str(config_dir) if config_dir else None),
         sentence=sentence, graph=graph(judged, len(moves), (names[0], names[1]), turns),
         turns=texts, complete=complete, shown=shown, previous=number - 1,
+        stopped=analyst is not None and bool(analyst.problem(number)),
     )  # fmt: skip
 
 
@@ -193,8 +196,11 @@ def review_page(view: ReviewView) -> str:
     """The page's HTML."""
     esc = html.escape
     n = view.number
-    refresh = "" if view.complete or view.shown else '<meta http-equiv="refresh" content="3">'
+    still = view.complete or view.shown or view.stopped
+    refresh = "" if still else '<meta http-equiv="refresh" content="3">'
     links = [("/", "Back to the board", "back"), (f"/record/{n}", "Record", "")]
+    if view.stopped:
+        links.insert(1, (f"/review/{n}?retry=1", "Try again", "retry"))
     if view.shown is not None:
         links.insert(1, (f"/review/{n}", "All turning points", ""))
     if view.previous > 0:
@@ -220,9 +226,10 @@ def review_page(view: ReviewView) -> str:
         body.append(view.graph)
         if view.turns:
             body.append('<h2>Where the chances turned</h2><ol class="turns">')
-            for number, text in view.turns:
-                body.append(f'<li><a class="turn" href="/review/{n}?at={number}">'
-                            f"{esc(text)}</a></li>")  # fmt: skip
+            for number, text, cells in view.turns:
+                lit = esc(json.dumps(cells))
+                body.append(f'<li><a class="turn" href="/review/{n}?at={number}" '
+                            f'data-cells="{lit}">{esc(text)}</a></li>')  # fmt: skip
             body.append("</ol>")
         elif view.complete:
             body.append('<p class="sentence">No move gave the chances away: the engine found '

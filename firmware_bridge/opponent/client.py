@@ -117,6 +117,9 @@ class EngineProcess:
     def level(self, level: int) -> None:
         self.ask(Request(Verb.SETOPTION, options=(("level", str(level)),)))
 
+    def option(self, name: str, value: str) -> None:
+        self.ask(Request(Verb.SETOPTION, options=((name, value),)))
+
     def go(self, movetime_ms: int | None = None, nodes: int | None = None) -> Answer:
         """The engine's move; EngineError if it errs, dies, or takes far longer than asked."""
         start = time.monotonic()

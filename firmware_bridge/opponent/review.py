@@ -194,10 +194,13 @@ class Analyst:
                 self._want(number, first=False)
             self._lock.notify_all()
 
-    def ask(self, number: int) -> str:
+    def ask(self, number: int, retry: bool = False) -> str:
         """A person asked for game ``number``'s review: queue it first; what happens, in words
-        ("" when it is being analysed now)."""
+        ("" when it is being analysed now). A review that stopped (the engine gone) says why,
+        and starts again only when ``retry`` asks it to."""
         with self._lock:
+            if number in self._problems and not retry:
+                return self._problems[number]
             self._problems.pop(number, None)
             if number not in self._done:
                 self._want(number, first=True)
@@ -274,7 +277,7 @@ class Analyst:
                     self._ended(
                         number,
                         f"The engine stopped ({exc}): the review is kept as "
-                        "far as it got and goes on when it is asked for again.",
+                        "far as it got and goes on when you try again.",
                     )
                     if engine is not None:
                         engine.close()
@@ -328,11 +331,12 @@ class Analyst:
             self.log.info("review of game %d: analysing %d positions at low priority",
                           number, len(positions))  # fmt: skip
         engine.new_game(game.id, options, timeout=30)
+        engine.option("analyse", "on")
         review, saved_at = kept, time.monotonic()
         for k in range(len(kept.judged), len(positions)):
             if not self._go_on():
                 break
-            judged = final_judgement(positions[k]) or self._judge(engine, moves[:k], positions[k])
+            judged = final_judgement(positions[k]) or self._judge(engine, moves, k, positions[k])
             review = replace(review, judged=(*review.judged, judged))
             if time.monotonic() - saved_at >= SAVE_EVERY_S:
                 save_review(self.journal, review)
@@ -342,14 +346,30 @@ class Analyst:
             self.log.info("review of game %d: done", number)
         return review.complete
 
-    def _judge(self, engine: Any, moves: tuple[str, ...], state: State) -> Judged:
-        engine.position(moves)
+    def _judge(self, engine: Any, moves: tuple[str, ...], k: int, state: State) -> Judged:
+        """Position ``k`` (before ``moves[k]``) judged by one search."""
+        engine.position(moves[:k])
         answer = engine.go(movetime_ms=self.ms)
         info = answer.last
         chance = info.chance if info is not None else 0.5
         playouts = info.playouts if info is not None else 0
         mover = state.to_move.value
         first = chance if mover == 1 else 1.0 - chance
-        # An answer without a playout and without a result found (a win) did not weigh it
+        # An answer without a playout and without a win found did not weigh the position
+        # (its only move, the only one that does not lose): its chance is the chance after
+        # that move. After the move played, the next position says it; after another, the
+        # position it leads to is judged here.
         known = playouts > 0 or chance != 0.5
+        if not known and k < len(moves) and answer.move != moves[k]:
+            after = state.copy()
+            after.apply(after.parse(answer.move))
+            end = final_judgement(after)
+            if end is not None:
+                first, known = end.first, True
+            else:
+                engine.position((*moves[:k], answer.move))
+                reply = engine.go(movetime_ms=self.ms).last
+                if reply is not None and (reply.playouts > 0 or reply.chance != 0.5):
+                    first = reply.chance if after.to_move.value == 1 else 1.0 - reply.chance
+                    known = True
         return Judged(mover, min(max(first, 0.0), 1.0), answer.move, playouts, known)

@@ -64,6 +64,7 @@ class Engine:
     state: State | None = None
     moves: tuple[str, ...] = ()
     level: int = 5
+    analyse: bool = False  # a review's questions: every position's chance is searched
 
     def say(self, line: str) -> None:
         self.out.write(line + "\n")
@@ -110,8 +111,14 @@ class Engine:
         self.say("ok")
 
     def _setoption(self, name: str, value: str) -> None:
+        if name == "analyse":
+            if value not in ("on", "off"):
+                raise ProtocolError(f"setoption analyse: {value!r} is not on or off")
+            self.analyse = value == "on"
+            self.say("ok")
+            return
         if name != "level":
-            raise ProtocolError(f"setoption: unknown option {name!r} (known: level)")
+            raise ProtocolError(f"setoption: unknown option {name!r} (known: level, analyse)")
         if value not in {str(n) for n in LEVELS}:
             raise ProtocolError(f"setoption level: {value!r} is not a level (1 to 5)")
         self.level = int(value)
@@ -183,7 +190,8 @@ class Engine:
             self.say(f"info playouts {playouts} time {int((clock() - start) * 1000)}")
         else:
             thought = think_at(state, rng, self.level, playouts=request.nodes, time_up=time_up,
-                               proof_up=proof_up, report=report, report_every=32)  # fmt: skip
+                               proof_up=proof_up, report=report, report_every=32,
+                               analyse=self.analyse)  # fmt: skip
             self.say(self._info(thought, clock() - start).line())
             move = thought.move
         return move
