@@ -54,6 +54,7 @@ COMMANDS = {
     "install-service": "install",
     "kiosk-screen": "install",
     "records": "records",
+    "review": "review",
     "replay": "replay",
     "report": "report",
     "demo": "demo",
