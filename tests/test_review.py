@@ -16,7 +16,8 @@ from engine import Outcome
 from engine.search.review import Judged, filled, turning_points
 from firmware_bridge.faces.review_page import review_view
 from firmware_bridge.link import catalog
-from firmware_bridge.opponent.review import (
+from firmware_bridge.referee.journal import Journal
+from firmware_bridge.referee.review import (
     Analyst,
     Review,
     ReviewError,
@@ -24,7 +25,6 @@ from firmware_bridge.opponent.review import (
     review_path,
     save_review,
 )
-from firmware_bridge.referee.journal import Journal
 from tests.test_kiosk import TIMEOUT, Referee, signal_tag
 from tests.test_kiosk_screen import MEASURE
 

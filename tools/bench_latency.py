@@ -14,6 +14,11 @@ state pushed after it. The daemon's resident memory (RSS, and its peak) is print
 With ``--thinking`` each run is made twice: first as it is, then with the computer's engine
 (``board-referee engine``, its own process, as the referee runs it) searching flat out the
 whole time, and its memory printed too: what a computer opponent costs the referee.
+
+With ``--reviewing`` each run is made twice: first as it is, then while another board's
+review runs beside it (``board-referee review`` of a 100-move game, its engine at nice 19, as
+the kiosk's analyst runs it): the review's time is printed, and the LED figures show what it
+costs the game going on.
 """
 
 from __future__ import annotations
@@ -32,13 +37,14 @@ import time
 import urllib.request
 from pathlib import Path
 
-from engine import Game, MoveKind, Player, State
+from engine import Game, MoveKind, Outcome, Player, State
 from firmware_bridge.boards.emulated import EmulatedBoard
 from firmware_bridge.boards.table import Table
 from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import Change, Message
 from firmware_bridge.opponent.client import EngineProcess, engine_command
+from firmware_bridge.referee.journal import Journal
 
 
 class TimedBoard(EmulatedBoard):
@@ -156,6 +162,7 @@ def measure(
     *,
     kiosk: bool,
     thinking: bool = False,
+    reviewing: bool = False,
 ) -> None:
     game = catalog.load_game(game_id)
     profile = catalog.load_profile(board, game)
@@ -182,10 +189,18 @@ def measure(
             engine.new_game(game_id)
             engine.position()
             engine.send("go movetime 600000")
+        review = None
         try:
             if not emulator.host_seen.wait(20):
                 raise SystemExit("the daemon did not connect")
             time.sleep(0.3)
+            if reviewing:  # another board's finished game, reviewed beside this one
+                other = long_game_journal(Path(tmp) / "other", 100, seed)
+                review = subprocess.Popen(
+                    [sys.executable, "-m", "firmware_bridge.cli", "review", "--journal",
+                     str(other), "--game-id", "1"],
+                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                )  # fmt: skip
             timed.latencies.clear()
             timed.changes.clear()
             played = drive(emulator, game.new_state(), moves, random.Random(seed))
@@ -193,7 +208,13 @@ def measure(
             rss = memory(daemon.pid)
             if engine is not None:
                 rss += f"; the engine thinking: {memory(engine.pid).replace('daemon ', '')}"
+            if review is not None:
+                said = review.communicate(timeout=600)[0].strip().splitlines()
+                print(f"-- beside it: another board's 100-move game reviewed: {said[-1]} "
+                      f"({len(said) - 2} turning points)")  # fmt: skip
         finally:
+            if review is not None and review.poll() is None:
+                review.kill()
             if engine is not None:
                 engine.close()
             stop.set()
@@ -234,6 +255,26 @@ def measure(
         print(f"{'':<17} no kiosk | {rss}")
 
 
+def long_game_journal(folder: Path, moves: int, seed: int) -> Path:
+    """A journal with one finished Three Dragons game of ``moves`` moves (random ones, then a
+    resignation), as another board's referee would have kept it."""
+    folder.mkdir()
+    game = catalog.load_game("three-dragons", {"draw_after": moves + 10})
+    journal = Journal(folder / "journal.sqlite3")
+    number = journal.start_game(game, "three-dragons", None)
+    state, rng = game.new_state(), random.Random(seed)
+    while state.plies < moves and state.outcome() is None:
+        choices = list(state.legal_moves())
+        move = choices[rng.randrange(len(choices))]
+        text = state.notation(move)
+        state.apply(move)
+        journal.record_move(number, text, state.outcome())
+    if state.outcome() is None:
+        journal.record_move(number, "resign:2", Outcome(Player.ONE, "Player 2 resigned"))
+    journal.close()
+    return folder / "journal.sqlite3"
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -260,16 +301,25 @@ def main() -> None:
         help="with the computer's engine searching flat out beside the daemon (its own "
         "process), and without, one after the other",
     )  # fmt: skip
+    parser.add_argument(
+        "--reviewing", action="store_true",
+        help="with another board's 100-move game reviewed beside the daemon (board-referee "
+        "review), and without, one after the other",
+    )  # fmt: skip
     args = parser.parse_args()
     for game_id in args.game or ["three-dragons", "protect-the-goat"]:
         game = catalog.load_game(game_id)
         default = round(catalog.load_profile(args.board, game).settle * 1000)
         for settle in args.settle_ms or [0, default]:
-            for thinking in (False, True) if args.thinking else (False,):
+            for thinking in (False, True) if args.thinking else () if args.reviewing else (False,):
                 if args.thinking:
                     print(f"-- the engine {'thinking' if thinking else 'idle'}")
                 measure(game_id, args.board, args.moves, settle, args.seed, kiosk=args.kiosk,
                         thinking=thinking)  # fmt: skip
+            for reviewing in (False, True) if args.reviewing else ():
+                print(f"-- {'a review beside it' if reviewing else 'no review'}")
+                measure(game_id, args.board, args.moves, settle, args.seed, kiosk=args.kiosk,
+                        reviewing=reviewing)  # fmt: skip
 
 
 if __name__ == "__main__":

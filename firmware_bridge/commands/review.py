@@ -38,7 +38,7 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
 
 def _cmd_review(args: argparse.Namespace) -> int:
     from firmware_bridge.faces.review_page import review_view
-    from firmware_bridge.opponent.review import Analyst, ReviewError
+    from firmware_bridge.referee.review import Analyst, ReviewError
 
     if not 1 <= args.review_ms <= 60_000:
         raise UserError(f"--review-ms is milliseconds, 1 to 60000, not {args.review_ms}")

@@ -71,7 +71,7 @@ from firmware_bridge.referee.recorder import Recorder, software_version
 if TYPE_CHECKING:  # the pages and MQTT are imported only by the runs that use them
     from firmware_bridge.faces.kiosk import KioskServer
     from firmware_bridge.faces.mqtt import MqttPublisher
-    from firmware_bridge.opponent.review import Analyst
+    from firmware_bridge.referee.review import Analyst
 
 RECORD_CAP_MB = 200  # flight recordings kept, by default: months of club evenings on an SD card
 PROBE_EVERY = 2.0  # seconds between probes of the serial ports, with --port auto and no board
@@ -298,7 +298,7 @@ class Faces:
                 token = None if is_loopback(kiosk[0]) else load_token(self.journal_path.parent)
                 analyst = None
                 if args.review_ms:  # the reviews' engine, fed the snapshots like a face
-                    from firmware_bridge.opponent.review import Analyst
+                    from firmware_bridge.referee.review import Analyst
 
                     analyst = Analyst(self.journal_path, self.directory, log, ms=args.review_ms)
                     if not self._kept("analyst", analyst):

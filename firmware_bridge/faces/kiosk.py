@@ -29,7 +29,6 @@ from firmware_bridge.faces.review_page import problem_page, review_page, review_
 from firmware_bridge.faces.webserver import BadRequest, LiveServer
 from firmware_bridge.link import catalog
 from firmware_bridge.link.protocol import Button
-from firmware_bridge.opponent.review import Analyst, ReviewError
 from firmware_bridge.referee.daemon import Command, CommandResult
 from firmware_bridge.referee.journal import JournalError, read_records
 from firmware_bridge.referee.records import (
@@ -39,6 +38,7 @@ from firmware_bridge.referee.records import (
     record_text,
     results_csv,
 )
+from firmware_bridge.referee.review import Analyst, ReviewError
 from firmware_bridge.referee.snapshot import Snapshot
 from firmware_bridge.referee.timeline import timeline_of
 
@@ -107,7 +107,7 @@ class KioskServer(LiveServer):
         self.submit = submit
         self.config_dir = config_dir
         self.log = log
-        self.analyst = analyst  # the reviews' engine (opponent/review.py)
+        self.analyst = analyst  # the reviews' engine (referee/review.py)
         self.current = ("", "")  # (game id, profile id) of the game being refereed
         self.games: list[dict[str, Any]] = []
 

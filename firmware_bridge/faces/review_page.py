@@ -2,7 +2,7 @@
 by move as a graph, the moves where they turned most in words, and, for a turning point
 touched, its position with the better move, which the board's LEDs show too.
 
-Made on the server from the kept analysis (opponent/review.py): no build step, no script but
+Made on the server from the kept analysis (referee/review.py): no build step, no script but
 ``review.js``, which draws the position with the kiosk's own board drawing and asks the
 referee to light the better move. At 800x480 every word is 14 px or more and every control
 44 px (review.css).
@@ -19,7 +19,8 @@ from pathlib import Path
 from engine import NO_CELL, Game, Player, State
 from engine.search.review import Judged, Turn, filled, turning_points
 from firmware_bridge import words
-from firmware_bridge.opponent.review import (
+from firmware_bridge.referee.records import result_words
+from firmware_bridge.referee.review import (
     Analyst,
     ReviewError,
     game_record,
@@ -27,7 +28,6 @@ from firmware_bridge.opponent.review import (
     played_moves,
     reviewable,
 )
-from firmware_bridge.referee.records import result_words
 from firmware_bridge.referee.snapshot import board_picture
 
 GRAPH_W, GRAPH_H, PAD = 760, 200, 30
@@ -210,7 +210,7 @@ def review_page(view: ReviewView) -> str:
     body = [f"<h1>Review of game {n}: {esc(view.title)}</h1>", f'<p class="nav">{nav}</p>']
     if view.result and view.shown is None:
         body.append(f'<p class="result">{esc(view.result)}</p>')
-    if view.sentence:
+    if view.sentence and view.shown is None:  # a turning point's page: the position whole
         body.append(f'<p class="sentence" role="status">{esc(view.sentence)}</p>')
     if view.shown is not None:
         shown = view.shown

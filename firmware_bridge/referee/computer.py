@@ -239,6 +239,12 @@ class Playing:
         self.computer.ask(Ask(key, self.game, self._game_moves(), 5, self.movetime_ms))
         return True, "looking for a good move…"
 
+    def _engine_shown(self, action: str, command: Any) -> tuple[bool, str]:
+        """The kiosk's Hint, or a review's better move lit (or taken off)."""
+        if action == "hint":
+            return self._ask_hint()
+        return self._show_review(command.what, command.cells)
+
     def _show_review(self, what: str, cells: tuple[str, ...] | None) -> tuple[bool, str]:
         """A review's turning point: its better move lit on the board (``cells``: CELL=SIGNAL),
         or, without cells, taken off. Only over an ended game's board or a new game's untouched

@@ -402,10 +402,8 @@ class Daemon(BoardSession, Showing, Playing):
                 result = CommandResult(not error, self._computer_answer(key, command.what, error))
             elif command.action == "computer-restart":
                 result = CommandResult(True, self._restart_computer())
-            elif command.action == "hint":
-                result = CommandResult(*self._ask_hint())
-            elif command.action == "review":
-                result = CommandResult(*self._show_review(command.what, command.cells))
+            elif command.action in ("hint", "review"):  # the engine's answers (computer.py)
+                result = CommandResult(*self._engine_shown(command.action, command))
             else:
                 result = CommandResult(False, f"unknown command {command.action!r}")
         except Exception as exc:  # a face's command must never stop the referee

@@ -46,7 +46,7 @@ class Prompts:
     _pairs: dict[Cell, Cell]
     planned: Move | None  # the computer's chosen move, on its turn
     hinted: Move | None  # the engine's suggestion for the player to move
-    # A finished game's review, a turning point's better move lit (opponent/review.py), and
+    # A finished game's review, a turning point's better move lit (referee/review.py), and
     # its words: shown over the ended game's board (or a new one's untouched start) until a
     # piece is moved or the page takes it off; it never moves the game.
     reviewed: tuple[dict[Cell, Signal], str] | None
