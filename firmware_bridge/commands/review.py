@@ -31,6 +31,8 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
                         help="the game's number (board-referee records lists them)")  # fmt: skip
     review.add_argument("--review-ms", type=int, default=REVIEW_MS, metavar="MS",
                         help=f"the engine's time a position (default {REVIEW_MS})")  # fmt: skip
+    review.add_argument("--review-playouts", type=int, default=None, metavar="N",
+                        help="a fixed amount of analysis a position instead")  # fmt: skip
     review.add_argument("--timeout", type=float, default=900.0, metavar="SECONDS",
                         help="give up after this long (what was found is kept)")  # fmt: skip
     review.set_defaults(handler=_cmd_review)
@@ -53,7 +55,9 @@ def _cmd_review(args: argparse.Namespace) -> int:
         raise UserError(f"no journal at {journal}")
     directory = catalog.config_dir(args.config_dir)
     log = logs.configure(False, name="review")
-    analyst = Analyst(journal, directory, log, ms=args.review_ms)
+    if args.review_playouts is not None and not 1 <= args.review_playouts <= 10_000_000:
+        raise UserError(f"--review-playouts is 1 to 10000000, not {args.review_playouts}")
+    analyst = Analyst(journal, directory, log, ms=args.review_ms, playouts=args.review_playouts)
     started = time.monotonic()
     try:
         try:

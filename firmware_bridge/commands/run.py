@@ -162,6 +162,9 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     run.add_argument("--review-ms", type=int, default=REVIEW_MS, metavar="MS",
                      help="a finished game's review: the engine's time a position, at the "
                      f"lowest priority (default {REVIEW_MS}; 0: no reviews)")  # fmt: skip
+    run.add_argument("--review-playouts", type=int, default=None, metavar="N",
+                     help="a fixed amount of analysis a position instead of --review-ms "
+                     "(the same review whatever else the machine does)")  # fmt: skip
     run.add_argument("--verbose", action="store_true", help="log every frame")
     run.set_defaults(handler=_cmd_run)
 
@@ -194,6 +197,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     kiosk = None if args.no_kiosk else parse_address(args.kiosk)
     raise_descriptor_limit()  # room for the board, the journal and the pages under their caps
     mqtt = broker_of(args) if args.mqtt else None
+    if args.review_playouts is not None and not 1 <= args.review_playouts <= 10_000_000:
+        raise UserError(f"--review-playouts is 1 to 10000000, not {args.review_playouts}")
     if not 0 <= args.review_ms <= 60_000:
         raise UserError(f"--review-ms is milliseconds, 0 to 60000, not {args.review_ms}")
     if not 0 <= args.record_cap <= 100_000:
@@ -297,10 +302,12 @@ class Faces:
 
                 token = None if is_loopback(kiosk[0]) else load_token(self.journal_path.parent)
                 analyst = None
-                if args.review_ms:  # the reviews' engine, fed the snapshots like a face
+                if getattr(args, "review_ms", REVIEW_MS):  # the reviews' engine, fed like a face
                     from firmware_bridge.referee.review import Analyst
 
-                    analyst = Analyst(self.journal_path, self.directory, log, ms=args.review_ms)
+                    analyst = Analyst(self.journal_path, self.directory, log,
+                                      ms=getattr(args, "review_ms", REVIEW_MS),
+                                      playouts=getattr(args, "review_playouts", None))  # fmt: skip
                     if not self._kept("analyst", analyst):
                         return
                     daemon.attach(analyst.publish)

@@ -358,11 +358,11 @@ class Daemon(BoardSession, Showing, Playing):
 
     # -- faces: listeners and commands ------------------------------------------------------
     def add_listener(self, listener: Listener) -> None:
-        """Call ``listener`` with a fresh snapshot after each change (from the main loop: a
-        listener must only hand the snapshot on, never block). Before the loop runs; once it
-        runs, ``attach``."""
+        """Call ``listener`` with a fresh snapshot after each change (from the main loop: it
+        only hands the snapshot on, never blocks). Before the loop runs; then ``attach``."""
         self.listeners.append(listener)
         self.dirty = True
+        self.published = None  # the newcomer gets the state as it is, changed or not
 
     def attach(self, listener: Listener) -> None:
         """``add_listener`` from any thread while the loop runs (a face started beside it):

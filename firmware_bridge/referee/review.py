@@ -165,7 +165,8 @@ class Analyst:
     """The reviews of one board's games (see the module's docstring)."""
 
     def __init__(self, journal: Path, config_dir: Path | None, log: logging.Logger, *,
-                 command: list[str] | None = None, ms: int = REVIEW_MS) -> None:  # fmt: skip
+                 command: list[str] | None = None, ms: int = REVIEW_MS,
+                 playouts: int | None = None) -> None:  # fmt: skip
         from firmware_bridge.opponent.client import engine_command
 
         self.journal = journal
@@ -173,6 +174,10 @@ class Analyst:
         self.log = log
         self.command = command or engine_command("--nice", "19")
         self.ms = ms
+        # A fixed amount of search a position instead of a time, however long it takes at
+        # nice 19 on a busy machine (the same review whatever else the machine does: the
+        # tests').
+        self.playouts = playouts
         self._lock = threading.Condition()
         self._queue: list[int] = []
         self._playing = 0  # the game under way at the board (moves made, no result): 0 none
@@ -349,7 +354,7 @@ class Analyst:
     def _judge(self, engine: Any, moves: tuple[str, ...], k: int, state: State) -> Judged:
         """Position ``k`` (before ``moves[k]``) judged by one search."""
         engine.position(moves[:k])
-        answer = engine.go(movetime_ms=self.ms)
+        answer = self._go(engine)
         info = answer.last
         chance = info.chance if info is not None else 0.5
         playouts = info.playouts if info is not None else 0
@@ -368,8 +373,13 @@ class Analyst:
                 first, known = end.first, True
             else:
                 engine.position((*moves[:k], answer.move))
-                reply = engine.go(movetime_ms=self.ms).last
+                reply = self._go(engine).last
                 if reply is not None and (reply.playouts > 0 or reply.chance != 0.5):
                     first = reply.chance if after.to_move.value == 1 else 1.0 - reply.chance
                     known = True
         return Judged(mover, min(max(first, 0.0), 1.0), answer.move, playouts, known)
+
+    def _go(self, engine: Any) -> Any:
+        if self.playouts is None:
+            return engine.go(movetime_ms=self.ms)
+        return engine.go(nodes=self.playouts)
