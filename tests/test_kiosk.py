@@ -110,6 +110,8 @@ class Referee(LoggedProcess):
             "--kiosk", self.kiosk_address, "--emulator-web", f"127.0.0.1:{self.board_port}",
             *self.args,
         ]  # fmt: skip
+        if "--review-ms" not in self.args:  # no analysis of games nobody reviews here: each
+            command += ["--review-ms", "0"]  # would be an engine beside the suite (test_review)
         self.spawn(command)
         self.kiosk_url = self.wait_log(r"kiosk page: (\S+)").group(1)
         self.board_url = self.wait_log(r"emulated board's page: (\S+)").group(1)
