@@ -27,6 +27,9 @@ from firmware_bridge.link import catalog
 from firmware_bridge.opponent import REVIEW_MS
 from firmware_bridge.referee.journal import GameRecord, JournalError, read_records
 
+# A game that ends is analysed after this long with no new game begun (players often set up
+# the next at once: that game keeps the Pi), or at once when its review is asked for.
+AFTER_S = 20.0
 SAVE_EVERY_S = 5.0  # what is found goes to the card this often, not after every position
 VERSION = 1
 
@@ -183,6 +186,8 @@ class Analyst:
         self._playing = 0  # the game under way at the board (moves made, no result): 0 none
         self._problems: dict[int, str] = {}  # why a game's review stopped (the engine gone)
         self._done: set[int] = set()
+        self._asked: set[int] = set()  # games a person asked for: analysed at once
+        self._ended_at: dict[int, float] = {}  # when each game was seen ended (AFTER_S)
         self._closed = False
         self._thread = threading.Thread(target=self._work, daemon=True, name="analyst")
         self._thread.start()
@@ -196,6 +201,7 @@ class Analyst:
             number = snapshot.game_number
             ended = snapshot.outcome is not None and bool(snapshot.moves)
             if ended and number not in self._done and number not in self._problems:
+                self._ended_at.setdefault(number, time.monotonic())
                 self._want(number, first=False)
             self._lock.notify_all()
 
@@ -208,6 +214,7 @@ class Analyst:
                 return self._problems[number]
             self._problems.pop(number, None)
             if number not in self._done:
+                self._asked.add(number)
                 self._want(number, first=True)
             self._lock.notify_all()
             if self._playing and self._playing != number:
@@ -254,11 +261,25 @@ class Analyst:
         """The game to analyse next; 0 (with an engine open) when there is none now, or a game
         is under way: the engine then goes, its memory the players'."""
         with self._lock:
-            while not self._closed and (not self._queue or self._playing) and not engine_open:
-                self._lock.wait()
-            if self._closed:
-                raise _ClosedError
-            return self._queue[0] if self._queue and not self._playing else 0
+            while True:
+                if self._closed:
+                    raise _ClosedError
+                ready, wait = self._ready()
+                if ready or engine_open:
+                    return ready
+                self._lock.wait(wait)
+
+    def _ready(self) -> tuple[int, float | None]:
+        """The first queued game due now (0: none), and how long until one is."""
+        if self._playing:
+            return 0, None
+        now, soonest = time.monotonic(), None
+        for number in self._queue:
+            due = self._ended_at.get(number, now) + AFTER_S
+            if number in self._asked or due <= now:
+                return number, None
+            soonest = due - now if soonest is None else min(soonest, due - now)
+        return 0, soonest
 
     def _work(self) -> None:
         from firmware_bridge.opponent.client import EngineError, EngineProcess
