@@ -85,7 +85,7 @@ def test_turning_points_are_the_moves_that_gave_chances_away() -> None:
 def test_the_analyst_reviews_keeps_and_goes_on_from_what_it_kept(tmp_path: Path) -> None:
     journal = finished_journal(tmp_path)
     log = logging.getLogger("test-review")
-    analyst = Analyst(journal, None, log, command=AT_ONCE, playouts=400)
+    analyst = Analyst(journal, None, log, command=AT_ONCE, playouts=150)
     try:
         assert analyst.ask(1) == ""
         assert analyst.wait(1, 120), analyst.problem(1)
@@ -104,7 +104,7 @@ def test_the_analyst_reviews_keeps_and_goes_on_from_what_it_kept(tmp_path: Path)
     # Cut short: what was kept is not redone, and the rest is made.
     kept = Review(1, review.game, review.options, review.moves, review.judged[:3])
     save_review(journal, kept)
-    again = Analyst(journal, None, log, command=AT_ONCE, playouts=400)
+    again = Analyst(journal, None, log, command=AT_ONCE, playouts=150)
     try:
         again.ask(1)
         assert again.wait(1, 120), again.problem(1)
@@ -171,7 +171,7 @@ def test_the_review_on_the_kiosk_lights_the_better_move_and_survives_a_restart(
 ) -> None:
     finished_journal(tmp_path)
     referee = Referee(tmp_path, "--game", "the-lion-game", "--review-ms", "300",
-                      "--review-playouts", "400")  # fmt: skip
+                      "--review-playouts", "150")  # fmt: skip
     referees.append(referee)
     page = browser.new_page(viewport={"width": 800, "height": 480})
     board = browser.new_page(viewport={"width": 800, "height": 480})
