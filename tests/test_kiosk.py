@@ -230,6 +230,7 @@ def test_a_move_on_the_board_page_reaches_the_kiosk(
     expect(kiosk.locator("h1")).to_have_text("Game 1", timeout=TIMEOUT)
     expect(kiosk.locator("pre")).to_contain_text("1. c1-c4")
     back = kiosk.get_by_role("link", name="Back to the board")
+    kiosk.wait_for_load_state("load")  # measured with its stylesheet, not before it arrives
     assert back.bounding_box()["height"] >= 44  # type: ignore[index]
     href = kiosk.get_by_role("link", name="Plain text").get_attribute("href")
     assert href == "/api/record/1"
