@@ -129,6 +129,12 @@ def test_what_cannot_be_reviewed_is_said_in_a_sentence(tmp_path: Path) -> None:
         assert dead.problem(1).startswith("The engine stopped (")
         view = review_view(journal, 1, None, dead)
         assert view.sentence.startswith("The engine stopped") and not view.complete
+        assert view.stopped and review_view(journal, 1, None, dead).stopped  # said, not redone
+        # Try again: started anew (and, the engine still down, stopped again).
+        again = review_view(journal, 1, None, dead, retry=True)
+        assert again.sentence.startswith("The engine is analysing") and not again.stopped
+        assert not dead.wait(1, 60)
+        assert dead.problem(1).startswith("The engine stopped (")
     finally:
         dead.close()
     # A game with no moves, a game still played, no such game, a damaged journal.

@@ -18,14 +18,14 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from aiohttp import web
 
 from engine import ConfigError
 from firmware_bridge.faces.controls import ControlError, button_command, new_game_command
 from firmware_bridge.faces.record_page import record_page
-from firmware_bridge.faces.review_page import problem_page, review_page, review_view
+from firmware_bridge.faces.review_page import Shown, problem_page, review_page, review_view
 from firmware_bridge.faces.webserver import BadRequest, LiveServer
 from firmware_bridge.link import catalog
 from firmware_bridge.link.protocol import Button
@@ -42,6 +42,7 @@ from firmware_bridge.referee.review import Analyst, ReviewError
 from firmware_bridge.referee.snapshot import Snapshot
 from firmware_bridge.referee.timeline import timeline_of
 
+T = TypeVar("T")
 COMMAND_TIMEOUT = 5.0
 RECORDS_PER_SECOND = 5.0  # record reads served a second (a person reads one now and then)
 RECORDS_BURST = 10
@@ -219,18 +220,19 @@ class KioskServer(LiveServer):
             raise BadRequest(404, "this referee keeps no journal")
         assert isinstance(game, int) and isinstance(move, int)
 
-        def read() -> str:
+        def read() -> Shown:
             try:
                 view = review_view(path, game, self.config_dir, self.analyst, move)
             except ReviewError as exc:
                 raise BadRequest(409, str(exc)) from exc
             assert view.shown is not None
-            return json.dumps([view.shown.text, list(view.shown.cells)])
+            return view.shown
 
-        text, cells = json.loads(await self._read_limited(read))
-        what = f"Review of game {game}, m{text[1:]}"
-        shown = tuple(f"{cell}={signal}" for cell, signal in cells)
-        return await self._command(Command("review", what=what, source="kiosk", cells=shown))
+        shown = await self._read_limited(read)
+        said = shown.text  # "Move 14: …", said after the game's number
+        what = f"Review of game {game}, {said[:1].lower()}{said[1:]}"
+        cells = tuple(f"{cell}={signal}" for cell, signal in shown.signals.items())
+        return await self._command(Command("review", what=what, source="kiosk", cells=cells))
 
     async def _timeline(self, request: web.Request) -> web.Response:
         """A game's timeline (referee/timeline.py) from the journal's flight recording, read
@@ -272,7 +274,7 @@ class KioskServer(LiveServer):
         return web.Response(text=text, content_type="text/csv", charset="utf-8",
                             headers=CSV_HEADERS)  # fmt: skip
 
-    async def _read_limited(self, read: Callable[[], str]) -> str:
+    async def _read_limited(self, read: Callable[[], T]) -> T:
         """Run a journal read: one reader at a time, and a few a second at most, so a page
         looping on records queues here instead of taking every core from the referee."""
         now = time.monotonic()  # a token bucket: RECORDS_PER_SECOND, bursts of RECORDS_BURST

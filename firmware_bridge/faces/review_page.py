@@ -40,8 +40,7 @@ class Shown:
     number: int  # the move's number
     text: str  # what happened, in words
     pieces: tuple[dict[str, object], ...]
-    signals: dict[str, str]  # cell -> LED signal: the better move
-    cells: tuple[tuple[str, str], ...]  # (cell, signal) for the board's LEDs
+    signals: dict[str, str]  # cell -> LED signal: the better move, on the page and the LEDs
     board: str  # the board's picture as JSON (snapshot.py), for the page's drawing
 
 
@@ -148,20 +147,16 @@ def review_view(journal: Path, number: int, config_dir: Path | None, analyst: An
         review = None
     judged = review.judged if review is not None else ()
     complete = review is not None and review.complete
-    sentence = ""
+    sentence, stopped = "", False
     if not complete:
         if analyst is None:
             raise ReviewError("This referee has no engine to analyse games with "
                               "(it runs without its kiosk's analyst).")  # fmt: skip
-        said = analyst.ask(number)
-        problem = analyst.problem(number)
-        sentence = (
-            problem
-            or said
-            or (
-                f"The engine is analysing this game at low priority: {len(judged)} of "
-                f"{len(moves) + 1} positions so far. This page fills in as it goes."
-            )
+        said = analyst.ask(number, retry)  # why it stopped, if it did and no retry is asked
+        stopped = bool(said) and said == analyst.problem(number)
+        sentence = said or (
+            f"The engine is analysing this game at low priority: {len(judged)} of "
+            f"{len(moves) + 1} positions so far. This page fills in as it goes."
         )
     people = record.players
     turns = turning_points(judged, moves)
@@ -169,26 +164,18 @@ def review_view(journal: Path, number: int, config_dir: Path | None, analyst: An
                    shown_move(positions[t.number - 1], t.better)) for t in turns)  # fmt: skip
     shown = None
     if at is not None:
-        turn = next((t for t in turns if t.number == at), None)
-        if turn is None:
+        found = next((t for t in texts if t[0] == at), None)
+        if found is None:
             raise ReviewError(f"Move {at} is not one of this game's turning points.")
-        state = positions[at - 1]
-        signals = shown_move(state, turn.better)
-        shown = Shown(
-            at,
-            next(text for number, text, _ in texts if number == at),
-            _pieces(state),
-            signals,
-            tuple(signals.items()),
-            board_picture(game).text,
-        )
+        _, said_turn, signals = found
+        shown = Shown(at, said_turn, _pieces(positions[at - 1]), signals, board_picture(game).text)
     names = tuple(words.person(game.player_names, people, p) for p in (Player.ONE, Player.TWO))
     return ReviewView(
         number=number, title=game.title,
         result=result_words(record, str(config_dir) if config_dir else None),
         sentence=sentence, graph=graph(judged, len(moves), (names[0], names[1]), turns),
         turns=texts, complete=complete, shown=shown, previous=number - 1,
-        stopped=analyst is not None and bool(analyst.problem(number)),
+        stopped=stopped,
     )  # fmt: skip
 
 

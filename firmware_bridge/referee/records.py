@@ -63,6 +63,11 @@ def result_words(record: GameRecord, config_dir: str | None) -> str:
     return Outcome(Player(int(str(winner))), reason).describe(names, record.players)
 
 
+def option_text(value: object) -> str:
+    """An option's value as the command line and the engine protocol write it (true, 3)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def record_text(
     record: GameRecord, config_dir: str | None = None, result: str | None = None
 ) -> str:
@@ -72,8 +77,7 @@ def record_text(
     game = _record_game(record, config_dir)
     title = game.title if game is not None else record.game
     names = game.player_names if game is not None else ("Player 1", "Player 2")
-    options = " ".join(f"--option {k}={str(v).lower() if isinstance(v, bool) else v}"
-                       for k, v in record.options.items())  # fmt: skip
+    options = " ".join(f"--option {k}={option_text(v)}" for k, v in record.options.items())
     if result is None:
         result = f": {result_words(record, config_dir)}" if record.outcome else ""
     else:

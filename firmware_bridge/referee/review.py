@@ -26,6 +26,7 @@ from engine.search.review import Judged
 from firmware_bridge.link import catalog
 from firmware_bridge.opponent import REVIEW_MS
 from firmware_bridge.referee.journal import GameRecord, JournalError, read_records
+from firmware_bridge.referee.records import option_text
 
 # A game that ends is analysed after this long with no new game begun (players often set up
 # the next at once: that game keeps the Pi), or at once when its review is asked for.
@@ -226,11 +227,6 @@ class Analyst:
         with self._lock:
             return self._problems.get(number, "")
 
-    def waiting(self) -> bool:
-        """Whether the analysis waits for a game under way."""
-        with self._lock:
-            return bool(self._playing)
-
     def stop(self) -> None:
         """Stop the thread and its engine (what is found so far is kept)."""
         self.close()
@@ -345,8 +341,7 @@ class Analyst:
         record = game_record(self.journal, number)
         game, positions = reviewable(record, self.config_dir)
         moves = played_moves(record)
-        options = {k: str(v).lower() if isinstance(v, bool) else str(v)
-                   for k, v in record.options.items()}  # fmt: skip
+        options = {k: option_text(v) for k, v in record.options.items()}
         kept = load_review(self.journal, number)
         fresh = Review(number, game.id, options, moves, (), self.ms)
         if kept is None or (kept.game, kept.options, kept.moves) != (game.id, options, moves):
@@ -362,7 +357,7 @@ class Analyst:
         for k in range(len(kept.judged), len(positions)):
             if not self._go_on():
                 break
-            judged = final_judgement(positions[k]) or self._judge(engine, moves, k, positions[k])
+            judged = final_judgement(positions[k]) or self._judge(engine, moves[:k], positions[k])
             review = replace(review, judged=(*review.judged, judged))
             if time.monotonic() - saved_at >= SAVE_EVERY_S:
                 save_review(self.journal, review)
@@ -372,32 +367,19 @@ class Analyst:
             self.log.info("review of game %d: done", number)
         return review.complete
 
-    def _judge(self, engine: Any, moves: tuple[str, ...], k: int, state: State) -> Judged:
-        """Position ``k`` (before ``moves[k]``) judged by one search."""
-        engine.position(moves[:k])
+    def _judge(self, engine: Any, moves: tuple[str, ...], state: State) -> Judged:
+        """The position after ``moves`` judged by one search."""
+        engine.position(moves)
         answer = self._go(engine)
         info = answer.last
         chance = info.chance if info is not None else 0.5
         playouts = info.playouts if info is not None else 0
         mover = state.to_move.value
         first = chance if mover == 1 else 1.0 - chance
-        # An answer without a playout and without a win found did not weigh the position
-        # (its only move, the only one that does not lose): its chance is the chance after
-        # that move. After the move played, the next position says it; after another, the
-        # position it leads to is judged here.
+        # The engine answers in analysis (setoption analyse): a position with a single move
+        # left is searched too. An answer without a playout nor a win found (a search the
+        # clock stopped at once) did not weigh it: its chance is then the next position's.
         known = playouts > 0 or chance != 0.5
-        if not known and k < len(moves) and answer.move != moves[k]:
-            after = state.copy()
-            after.apply(after.parse(answer.move))
-            end = final_judgement(after)
-            if end is not None:
-                first, known = end.first, True
-            else:
-                engine.position((*moves[:k], answer.move))
-                reply = self._go(engine).last
-                if reply is not None and (reply.playouts > 0 or reply.chance != 0.5):
-                    first = reply.chance if after.to_move.value == 1 else 1.0 - reply.chance
-                    known = True
         return Judged(mover, min(max(first, 0.0), 1.0), answer.move, playouts, known)
 
     def _go(self, engine: Any) -> Any:
