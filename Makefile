@@ -75,7 +75,9 @@ test: $(STAMP)
 
 # What make test leaves out for its six minutes: the soak runs, and the emulated chip's tests
 # whose firmware code make test runs on the Unix port (every game's board on the chip, the
-# board check, the table, a wrong LED count, hostile bytes). Before a firmware change lands.
+# board check, the table, a wrong LED count, hostile bytes), and the misbehaving table's
+# hands on the firmware in MicroPython (its games, noise and faults are in make test).
+# Before a firmware change lands.
 test-slow: export PYTHONDONTWRITEBYTECODE :=
 test-slow: $(STAMP)
 	tools/ensure-chromium.sh

@@ -50,6 +50,9 @@ def test_a_bounded_table_loses_nothing_accepts_nothing_wrong_and_never_sticks() 
     _check(moves=20, seed=4, per_game=4)
 
 
+# The firmware's own games, noise, unplugs and faults are refereed in make test
+# (test_firmware_end_to_end); these hands on it, in make test-slow.
+@pytest.mark.slow
 def test_a_bounded_table_on_the_pico_firmware_in_micropython() -> None:
     _check(moves=15, seed=5, kind="firmware", per_game=3)
 

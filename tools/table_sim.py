@@ -127,6 +127,9 @@ class Table:
             choices = CHOICE.findall(self.daemon.text())
             if len(choices) > offered:
                 offered = len(choices)
+                # Each choice offered is the referee answering: the wait runs from the
+                # newest (five pieces to step through on a loaded machine outlast one wait).
+                deadline = max(deadline, time.monotonic() + timeout * self.slow / 2)
                 wanted = self._offered_as(len(journal))
                 self.emu.do("press confirm" if choices[-1] == wanted else "press select")
             time.sleep(0.03)
