@@ -60,8 +60,8 @@ pytestmark = pytest.mark.skipif(
 # Every game's board on the chip, its first 4 moves (a whole game costs the emulated chip up
 # to a minute, and every game is played to its end on the firmware in MicroPython,
 # test_firmware_end_to_end), with ``pytest -m slow``. In make test, Three Dragons (the
-# capture's test), Vanguard (the watchdog's) and Goats Wintering (the UF2 file's, a whole
-# game) are played below, and a reed board is scanned (the signal line's tests): the chip
+# capture's test, on the file firmware uf2 writes) and Vanguard (the watchdog's) are played
+# below (Goats Wintering's whole game on the written file, with -m slow), and a reed board is scanned (the signal line's tests): the chip
 # runs a core flat out, and make test's six minutes on two cores keep to the things only the
 # chip can get wrong (its USB port, PIO waveform, watchdog, ADC and signal line).
 GAMES = [
@@ -334,7 +334,13 @@ def test_a_game_on_the_emulated_rp2040(
 def test_a_capture_read_back_from_the_ws2812_waveform_and_an_illegal_move_put_right(
     rigs: list[Rig], tmp_path: Path
 ) -> None:
-    rig = chip_rig(rigs, tmp_path, "three-dragons", "three-dragons", position=TD_POSITION)
+    """On the file ``firmware uf2`` writes, run as it is: the UF2 a builder drags onto the
+    Pico is the one refereed."""
+    out = tmp_path / "board.uf2"
+    subprocess.run([*PYTHON, "firmware", "uf2", "--board", "three-dragons", "-o", str(out)],
+                   check=True, capture_output=True)  # fmt: skip
+    rig = chip_rig(rigs, tmp_path, "three-dragons", "three-dragons", position=TD_POSITION,
+                   board_args=("--uf2", str(out)))  # fmt: skip
     emu, daemon = rig.emu, rig.daemon
     profile = catalog.load_profile("three-dragons", rig.game)
     config = board_config(profile, rig.game)
@@ -359,6 +365,7 @@ def test_a_capture_read_back_from_the_ws2812_waveform_and_an_illegal_move_put_ri
     emu.do("play h8-h6")
     daemon.wait_moves(["c2-c4", "h8-h6"])
     assert not emu.errors
+    assert "firmware board-referee-pico" in daemon.text()
     # The session's flight recording, made on the chip, replays through this referee (issue 29).
     assert daemon.stop() == 0
     replay = subprocess.run([*PYTHON, "replay", str(daemon.journal), "--quiet"],
@@ -367,6 +374,7 @@ def test_a_capture_read_back_from_the_ws2812_waveform_and_an_illegal_move_put_ri
     assert "decided identically" in replay.stdout
 
 
+@pytest.mark.slow  # make test runs the written file in the capture's test above
 def test_the_firmware_uf2_file_is_refereed_as_written(rigs: list[Rig], tmp_path: Path) -> None:
     """The file ``firmware uf2`` writes, on the chip: a whole game of Goats Wintering (its
     shortest self-played one) to the referee's result."""
