@@ -61,9 +61,10 @@ pytestmark = pytest.mark.skipif(
 # to a minute, and every game is played to its end on the firmware in MicroPython,
 # test_firmware_end_to_end), with ``pytest -m slow``. In make test, Three Dragons (the
 # capture's test, on the file firmware uf2 writes) and Vanguard (the watchdog's) are played
-# below (Goats Wintering's whole game on the written file, with -m slow), and a reed board is scanned (the signal line's tests): the chip
-# runs a core flat out, and make test's six minutes on two cores keep to the things only the
-# chip can get wrong (its USB port, PIO waveform, watchdog, ADC and signal line).
+# below, and a reed board is scanned (the signal line's tests); Goats Wintering's whole game
+# on the written file is slow too. The chip runs a core flat out, and make test's six minutes
+# on two cores keep to the things only the chip can get wrong (its USB port, PIO waveform,
+# watchdog, ADC and signal line).
 GAMES = [
     pytest.param(("three-dragons", "three-dragons", 94, {"variant": "dragons"}, 4),
                  marks=pytest.mark.slow, id="three-dragons"),
