@@ -69,8 +69,11 @@ _pressed = {}
 # A press is held for a time in the firmware's clock, not the host's: when this process is
 # starved (a loaded machine), a press and its release can arrive in one _sync, and the
 # firmware would never see the button down. A finger's press lasts past the debounce on a
-# Pico, so the release waits until the button has been down _hold_ms here.
-_down_at = {}  # name -> ticks_ms when the firmware first could see it pressed
+# Pico, so the release waits until the firmware has read the button down twice, _hold_ms
+# apart (a starved loop can take longer than the hold between two scans: counted from the
+# press, the release could come at the firmware's second look, and the press go unseen).
+_down_at = {}  # name -> ticks_ms when the firmware first read it pressed
+_held = set()  # the names the firmware has read pressed _hold_ms after that
 _release = set()  # the names the host released before they were held long enough
 _levels = {}  # output pin -> level
 
@@ -132,12 +135,11 @@ def _sync():
             name = words[1]
             if words[2] == "1":
                 _pressed[name] = True
-                _down_at[name] = time.ticks_ms()
+                _down_at.pop(name, None)
+                _held.discard(name)
                 _release.discard(name)
-            elif name in _down_at:
+            elif _pressed.get(name):
                 _release.add(name)
-            else:
-                _pressed[name] = False
         elif words[0] == "hang":
             _hang = True
 
@@ -164,11 +166,20 @@ class Pin:
         if self.number in _button_pins:  # the host's latest news first: a button held
             _sync()  # at power-on is read before any scan (maintenance, calibration)
             name = _button_pins[self.number]
-            if name in _release and time.ticks_diff(time.ticks_ms(), _down_at[name]) >= _hold_ms:
+            if not _pressed.get(name):
+                return 1
+            now = time.ticks_ms()
+            if name not in _down_at:
+                _down_at[name] = now
+            elif name in _held and name in _release:
                 _pressed[name] = False
                 _release.remove(name)
+                _held.remove(name)
                 del _down_at[name]
-            return 0 if _pressed.get(name) else 1
+                return 1
+            elif time.ticks_diff(now, _down_at[name]) >= _hold_ms:
+                _held.add(name)
+            return 0
         if self.number in _signal_pins:
             index = _connected(_signal_pins.index(self.number))
             if index >= 0:
