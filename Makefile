@@ -17,6 +17,11 @@ $(STAMP): pyproject.toml
 	  { $(PYTHON) -m venv $(VENV) && $(BIN)/python -m pip install --quiet --upgrade pip; }
 	@# --no-compile: Python compiles a module's bytecode when first imported; compiling
 	@# all 290 MB of the tools up front took 6 s, mostly for modules nothing imports.
+	@# make test's compiled engine (see test) needs only mypyc and setuptools: installed first,
+	@# its build starts here, on the core pip's unpacking of the rest leaves idle.
+	$(if $(filter test,$(MAKECMDGOALS)),$(BIN)/python -m pip install --quiet --no-compile \
+	  'mypy>=1.10' 'setuptools>=68' && \
+	  { $(BIN)/python tools/compiled_engine.py --for-tests > $(VENV)/compiled-engine.log 2>&1 & })
 	@# The editable install's one warning (folders named like the packages, which is how a
 	@# checkout is) is said in ten lines of stars: left out.
 	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet \
@@ -59,7 +64,7 @@ test: export PYTHONDONTWRITEBYTECODE :=
 test: $(STAMP)
 	@# The compiled engine's build for its tests (a minute of one core) starts first, beside
 	@# the installs and lint below; the suite's fixture waits for it (tools/compiled_engine.py)
-	@$(BIN)/python tools/compiled_engine.py --for-tests > $(VENV)/compiled-engine.log 2>&1 &
+	@$(BIN)/python tools/compiled_engine.py --for-tests >> $(VENV)/compiled-engine.log 2>&1 &
 	tools/ensure-chromium.sh
 	tools/ensure-chip.sh
 	$(BIN)/python tools/compile_firmware.py
@@ -68,11 +73,7 @@ test: $(STAMP)
 	@# mypy (a single core's 12 s, cold) beside the tests, its verdict said after theirs.
 	@# Four workers on two cores: the end-to-end tests spend much of their time waiting on
 	@# settle windows and hands (six were no quicker, and the club's timing less sure).
-	@# One collection first writes the bytecode of every module the tests import (a fresh
-	@# clone has none, nor the venv: pip --no-compile): otherwise each worker compiles all of
-	@# it at once, four times over (7.5 s a worker cold against 3 s).
 	@$(BIN)/mypy > $(VENV)/mypy.log 2>&1 & checking=$$!; \
-	$(BIN)/pytest -q --collect-only -p no:cacheprovider > /dev/null; \
 	$(BIN)/pytest -q -n $(TEST_WORKERS) --dist worksteal --durations=10; tests=$$?; \
 	wait $$checking; typed=$$?; cat $(VENV)/mypy.log; \
 	[ $$tests -eq 0 ] && [ $$typed -eq 0 ]
