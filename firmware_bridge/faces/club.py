@@ -108,6 +108,7 @@ class ClubServer(LiveServer):
         self.refused_reads: list[str] = []  # topics the broker does not let the club read
         self.broker_lost_at: float | None = None  # when the club last lost the broker
         self.broker_back_at: float | None = None  # ... and when it had it again
+        self.club_serial = 0  # the serial of the last change that is the club's, not a board's
         self.complaints = Complaints(log, "club view: %s")
 
     # -- life cycle -----------------------------------------------------------------------
@@ -136,6 +137,7 @@ class ClubServer(LiveServer):
         self.mqtt_connected.set()
         if self.broker_lost_at is not None:
             self.broker_back_at = time.time()
+        self._club_changed()
         self.log.info("club view: connected to %s, following %s/+/", self.broker.describe(),
                       prefix)  # fmt: skip
 
@@ -156,6 +158,13 @@ class ClubServer(LiveServer):
                 f"{self.broker.prefix}/#` in its ACL (docs/mqtt.md)"
             )
 
+    def _club_changed(self) -> None:
+        """The broker lost or back (paho's thread): the pages are told on the loop."""
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._changed, None)
+
     def _refused_reads(self, refused: list[str]) -> None:
         self.refused_reads = refused
         self._changed(None)
@@ -165,6 +174,7 @@ class ClubServer(LiveServer):
     ) -> None:
         self.mqtt_connected.clear()
         self.broker_lost_at, self.broker_back_at = time.time(), None
+        self._club_changed()
         if reason.is_failure:
             self.complaints.say(f"lost the broker {self.broker.describe()} ({reason}); retrying")
 
@@ -313,7 +323,9 @@ class ClubServer(LiveServer):
 
     def _changed(self, entry: BoardEntry | None) -> None:
         self.serial += 1
-        if entry is not None:
+        if entry is None:
+            self.club_serial = self.serial
+        else:
             entry.seq = self.serial
             entry.summary_text = json.dumps(entry.summary(), separators=(",", ":"))
         task = asyncio.ensure_future(self._notify())
@@ -592,18 +604,20 @@ class ClubServer(LiveServer):
 
     async def _events(self, request: web.Request) -> web.StreamResponse:
         """The club's stream: everything at once (``club``), then the boards that changed
-        (``boards``), coalesced so a slow page never falls behind."""
+        (``boards``), coalesced so a slow page never falls behind. A change of the club's own
+        (the broker lost or back, a board forgotten) sends the whole club again, even when
+        boards changed with it: coalesced into theirs, the broker's outage went unsaid."""
         sent: int | None = None
 
         def produce() -> bytes | None:
             nonlocal sent
             if sent is None or self.serial != sent:
+                whole = sent is None or self.club_serial > sent
                 changed = [e.summary_text for e in self.boards.values()
                            if sent is not None and e.seq > sent and e.summary_text]  # fmt: skip
                 sent = self.serial
-                if changed:
+                if changed and not whole:
                     return f"event: boards\ndata: [{','.join(changed)}]\n\n".encode()
-                # the first event, or a board was forgotten: the whole club again
                 return f"event: club\ndata: {json.dumps(self._club_json())}\n\n".encode()
             return None
 
