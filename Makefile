@@ -63,7 +63,8 @@ TEST_WORKERS ?= 4
 test: export PYTHONDONTWRITEBYTECODE :=
 test: $(STAMP)
 	@# The compiled engine's build for its tests (a minute of one core) starts first, beside
-	@# the installs and lint below; the suite's fixture waits for it (tools/compiled_engine.py)
+	@# the installs and lint below; the suite's fixture waits for it (tools/compiled_engine.py).
+	@# When this run made the venv, the build is under way already: this one waits on its lock.
 	@$(BIN)/python tools/compiled_engine.py --for-tests >> $(VENV)/compiled-engine.log 2>&1 &
 	tools/ensure-chromium.sh
 	tools/ensure-chip.sh

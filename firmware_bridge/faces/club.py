@@ -13,7 +13,6 @@ the club's state; a message that is not what the contract says is ignored with a
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import datetime
 import html
 import json
@@ -137,7 +136,7 @@ class ClubServer(LiveServer):
         self.mqtt_connected.set()
         if self.broker_lost_at is not None:
             self.broker_back_at = time.time()
-        self._club_changed()
+        self.on_loop(self._changed, None)  # the broker back: the pages are told
         self.log.info("club view: connected to %s, following %s/+/", self.broker.describe(),
                       prefix)  # fmt: skip
 
@@ -147,23 +146,13 @@ class ClubServer(LiveServer):
         the club's login read a topic) is said on the page and in the log."""
         refused = [kind for kind, reason in zip(SUBSCRIBED, reasons, strict=False)
                    if reason.is_failure]  # fmt: skip
-        loop = self.loop
-        if loop is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(self._refused_reads, refused)
+        self.on_loop(self._refused_reads, refused)
         if refused:
             self.complaints.say(
                 f"the broker {self.broker.describe()} refuses to let us read "
                 f"{', '.join(refused)}: give the club's login `topic read "
                 f"{self.broker.prefix}/#` in its ACL (docs/mqtt.md)"
             )
-
-    def _club_changed(self) -> None:
-        """The broker lost or back (paho's thread): the pages are told on the loop."""
-        loop = self.loop
-        if loop is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(self._changed, None)
 
     def _refused_reads(self, refused: list[str]) -> None:
         self.refused_reads = refused
@@ -174,7 +163,7 @@ class ClubServer(LiveServer):
     ) -> None:
         self.mqtt_connected.clear()
         self.broker_lost_at, self.broker_back_at = time.time(), None
-        self._club_changed()
+        self.on_loop(self._changed, None)  # the broker lost: the pages are told
         if reason.is_failure:
             self.complaints.say(f"lost the broker {self.broker.describe()} ({reason}); retrying")
 
@@ -182,12 +171,7 @@ class ClubServer(LiveServer):
         self.complaints.say(f"cannot reach the broker {self.broker.describe()}; retrying")
 
     def _on_message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
-        received = time.time()
-        loop = self.loop
-        if loop is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(self._message, message.topic, message.payload,
-                                          message.retain, received)  # fmt: skip
+        self.on_loop(self._message, message.topic, message.payload, message.retain, time.time())
 
     # -- the club's state (the event loop's thread) ----------------------------------------
     def _ignore(self, topic: str, why: str, key: str | None = None) -> None:
@@ -611,15 +595,15 @@ class ClubServer(LiveServer):
 
         def produce() -> bytes | None:
             nonlocal sent
-            if sent is None or self.serial != sent:
-                whole = sent is None or self.club_serial > sent
+            if sent is not None and self.serial == sent:
+                return None
+            since, sent = sent, self.serial
+            if since is not None and self.club_serial <= since:
                 changed = [e.summary_text for e in self.boards.values()
-                           if sent is not None and e.seq > sent and e.summary_text]  # fmt: skip
-                sent = self.serial
-                if changed and not whole:
+                           if e.seq > since and e.summary_text]  # fmt: skip
+                if changed:
                     return f"event: boards\ndata: [{','.join(changed)}]\n\n".encode()
-                return f"event: club\ndata: {json.dumps(self._club_json())}\n\n".encode()
-            return None
+            return f"event: club\ndata: {json.dumps(self._club_json())}\n\n".encode()
 
         return await self.stream(request, produce)
 

@@ -119,12 +119,7 @@ class KioskServer(LiveServer):
     # -- the listener -----------------------------------------------------------------------
     def publish(self, snapshot: Snapshot) -> None:
         """Called from the daemon's main loop: hand the snapshot over, nothing more."""
-        loop = self.loop
-        if loop is not None and not loop.is_closed():
-            try:
-                loop.call_soon_threadsafe(self._take, snapshot)
-            except RuntimeError:  # the loop is shutting down
-                return
+        self.on_loop(self._take, snapshot)
 
     def _take(self, snapshot: Snapshot) -> None:
         self.current = (snapshot.game_id, snapshot.profile)

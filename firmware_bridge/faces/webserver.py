@@ -241,12 +241,17 @@ class LiveServer:
             self.refused[kind], self.refused_logged[kind] = 0, now
 
     # -- state ------------------------------------------------------------------------------
-    def publish_text(self, text: str) -> None:
-        """New state as JSON text, from any thread; returns at once."""
+    def on_loop(self, callback: Callable[..., object], *args: object) -> None:
+        """Run ``callback(*args)`` on the server's loop, from any thread; returns at once (and
+        does nothing before the loop runs or once it is shutting down)."""
         loop = self.loop
         if loop is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(self._take_text, text)
+                loop.call_soon_threadsafe(callback, *args)
+
+    def publish_text(self, text: str) -> None:
+        """New state as JSON text, from any thread; returns at once."""
+        self.on_loop(self._take_text, text)
 
     def _take_text(self, text: str) -> None:
         self.latest = text
