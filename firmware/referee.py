@@ -235,10 +235,12 @@ class Referee:
 
     def notices(self):
         """What a host that just said HOST_HELLO should know: a restart, sensors out of band,
-        a board that was never calibrated."""
+        a board that was never calibrated. The restart is said again to each HOST_HELLO until
+        the host goes on to ask for a scan or send LEDs (``heard``): a host that gave up on a
+        slow-booting board and reopened the port, or a probe that only listened for HELLO,
+        would otherwise take the only telling of it with them."""
         if self.notice:
             self.fault(FAULT_RESTART, self.notice)
-            self.notice = ""
         sensors = self.sensors
         if self.unpowered:
             self.fault(FAULT_POWER, NO_POWER)
@@ -311,6 +313,7 @@ class Referee:
             self.hello()
             self.notices()
         elif kind == SCAN_REQUEST:
+            self.notice = ""  # heard: only a host that had HELLO (and the notices) asks
             if size:
                 self.reply(NAK, seq, BAD_PAYLOAD)
             else:
@@ -323,6 +326,7 @@ class Referee:
                 self.out.body[3] = buf[3]
                 self.out.send(PONG, 2)
         elif kind == LEDS:
+            self.notice = ""
             count = buf[2] << 8 | buf[3] if size >= 2 else -1
             if count < 0 or size != 2 + 4 * count:
                 self.reply(NAK, seq, BAD_PAYLOAD)
@@ -332,6 +336,7 @@ class Referee:
                 self.leds.set_frame(buf, 4)
                 self.reply(ACK, seq)
         elif kind == LED_DELTA and self.protocol >= 2:
+            self.notice = ""
             self.delta(seq, buf, size)
         else:
             self.reply(NAK, seq, UNKNOWN_TYPE)  # LED_DELTA too, to a host speaking v1

@@ -55,11 +55,14 @@ def play_choosing(rig: Rig, state: State, moves: list[str]) -> None:
         emu.do(f"play {hand_text(state, text)}")
         effect = state.apply(state.parse(text))
         done.append(text)
+        # 30 s from the newest choice offered: five to step through with SELECT on a loaded
+        # machine take longer than one wait for all of them.
         deadline = time.monotonic() + 30
         while daemon.moves() != done and time.monotonic() < deadline:
             choices = CHOICE.findall(daemon.text())
             if len(choices) > offered:
                 offered = len(choices)
+                deadline = time.monotonic() + 30
                 emu.do("press confirm" if choices[-1] == offer else "press select")
             time.sleep(0.03)
         daemon.wait_moves(done)

@@ -340,6 +340,13 @@ def test_a_reading_in_no_band_is_one_fault_and_a_restart_is_told(tmp_path: Path)
         assert not of(Change, board.frames(0.1))  # and never a piece
         board.tell(f"v 30 {board.rest} 100\n")
         assert Fault(2, "sensor 30: reads normally again") in board.frames(1.0, until=Fault)
+        # A host that said HOST_HELLO and never went on (it gave up on a slow boot, or was a
+        # probe) did not take the restart's news with it: the next is told it too ...
+        board.send(HostHello(2, "a referee reopening the port"))
+        told = board.frames(1.0, until=Fault) + board.frames(0.3)
+        assert Fault(3, "restarted by its watchdog: the firmware stalled") in of(Fault, told)
+        board.send(ScanRequest())  # ... until one goes on, having heard it
+        board.frames(1.0, until=Scan)
         board.send(HostHello(2, "a referee restarted"))  # the next host: no restart news again
         again = of(Fault, board.frames(0.6))
         assert all(f.code == 4 for f in again)

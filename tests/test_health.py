@@ -180,3 +180,32 @@ def test_the_boards_no_power_fault_is_said_in_plain_words_until_power_is_back(
     board_says(5, table.hello)
     assert daemon.snapshot().sensor_brief == ""
     table.journal.close()
+
+
+def test_a_restart_told_after_each_retried_hello_is_logged_once_a_connection(
+    tmp_path: Path, caplog: Any
+) -> None:
+    """The board says a restart (and no calibration) after each HOST_HELLO until the host goes
+    on: a slow boot answering every queued HELLO tells it many times, and the log says it
+    once; after a reconnect it is news again."""
+    table = _Table(tmp_path)
+    restart = Fault(FaultCode.RESTART, "restarted by its watchdog: the firmware stalled")
+    calibration = Fault(FaultCode.CALIBRATION, "not calibrated: ...")
+    caplog.set_level(logging.INFO, logger="test")
+    table.daemon._connect(table.now)
+    seq = 0
+    for _ in range(3):
+        for message in (table.hello, restart, calibration):
+            table.says(seq, message, 0.1)
+            seq += 1
+    table.says(seq, Scan(0, tuple(table.readings)), 0.1)
+    told = [r.getMessage() for r in caplog.records if r.getMessage().startswith("board fault")]
+    assert told == [f"board fault 3: {restart.text}", f"board fault 4: {calibration.text}"]
+    assert [f[1] for f in table.daemon.faults] == [3, 4]
+    table.daemon._drop_link("unplugged")
+    table.daemon._connect(table.now + 5)
+    table.says(0, table.hello, 5.1)
+    table.says(1, restart, 0.1)
+    told = [r.getMessage() for r in caplog.records if r.getMessage().startswith("board fault")]
+    assert told[-1] == f"board fault 3: {restart.text}" and len(told) == 3
+    table.journal.close()

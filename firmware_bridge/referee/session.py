@@ -128,6 +128,9 @@ class BoardSession:
         # Sensors the board says read outside every band (FAULT 1, until FAULT 2): a board
         # check started later is told them (the board says them once, and after each HELLO).
         self.out_of_band: set[int] = set()
+        # The board's notices (a restart, no calibration) heard on this connection: it says
+        # them after each HELLO until it knows they were heard, so a retried HELLO repeats them.
+        self.notices_heard: set[tuple[int, str]] = set()
         self.have_scan = False
         # Presses that came while the board was being (re)scanned: acted on once the scan is in
         # (a player pressing as the referee comes back must not be ignored without a word).
@@ -319,6 +322,10 @@ class BoardSession:
 
     def _fault(self, message: Fault, now: float) -> None:
         said = (message.code, message.text)
+        if message.code in (FaultCode.RESTART, FaultCode.CALIBRATION):
+            if said in self.notices_heard:
+                return
+            self.notices_heard.add(said)
         if self.faults and self.faults[-1][1:] == said:  # said again (FAULT 6 every HELLO)
             self.faults = [*self.faults[:-1], (time.time(), *said)]
         else:
