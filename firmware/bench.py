@@ -177,7 +177,7 @@ def run(rounds=200, loops=2000):
         for step in range(sensors.steps):
             sensors.scan_step(step, time.ticks_us())
             board.receive(port)
-        board.buttons.scan(now)
+        board.buttons.scan()
         if sensors.nchanged:
             board.changes()
         board.leds.render(now)

@@ -31,7 +31,7 @@ def _fill(leds, colour):
 def _wait_confirm(leds, buttons):
     while True:
         now = time.ticks_ms()
-        buttons.scan(now)
+        buttons.scan()
         for k in range(buttons.nevents):
             if buttons.events[k] == (CONFIRM << 1 | 1):
                 buttons.nevents = 0

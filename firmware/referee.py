@@ -380,7 +380,7 @@ class Referee:
                 continue
             step = 0
             now = time.ticks_ms()
-            self.buttons.scan(now)
+            self.buttons.scan()
             if self.buttons.nevents:
                 self.button_events()
             if sensors.pending:

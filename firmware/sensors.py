@@ -441,9 +441,13 @@ class Buttons:
                 return pin.value() == 0
         return False
 
-    def scan(self, now):
+    def scan(self):
         for number, pin in self.pins:
             level = 1 if pin.value() == 0 else 0
+            # The time of this reading, not of the loop's turn: a loop held up between the two
+            # (a busy host running the Unix port) would date a reading too early, and a press
+            # held past the debounce could be judged a bounce and go unreported.
+            now = time.ticks_ms()
             if level != self.cand[number]:
                 self.cand[number] = level
                 self.since[number] = now

@@ -668,3 +668,38 @@ def test_a_computers_move_carried_out_wrongly_keeps_its_target_lit() -> None:
     rec.evaluate(1.0 + profile.settle + 0.1)
     assert _shown(rec, state) == {"B3": "illegal", "C2": "put_back", "C3": "hint"}
     assert rec.status.startswith("illegal move (the computer plays outrider C2 to C3)")
+
+
+def test_a_ram_put_straight_onto_the_cell_it_runs_on_to_is_its_move() -> None:
+    """Vanguard's E2-F3 runs on to G5. A player who knows it, or who follows the LEDs (they
+    show the move's end), puts the ram straight on G5, or passes F3 within the settle
+    window: the move is taken either way, as it is when the ram stops on F3 first."""
+    for hands in (["E2", "G5"], ["E2", "F3", "G5"]):
+        table = Table(VG.new_state(), VG_OWNER)
+        table.lift("E2")
+        for cell in hands[1:-1]:
+            table.place(cell)
+            table.lift(cell)
+        table.place(hands[-1])
+        table.settle()
+        assert table.committed() == ["E2-F3"], hands
+        assert table.signals() == {} and table.rec.status == "Player 2 to move"
+    table = Table(VG.new_state(), VG_OWNER)  # on its first step: the run-on is asked for
+    table.move("E2", "F3")
+    table.settle()
+    assert table.committed() == ["E2-F3"]
+    assert table.signals() == {"F3": "move_from", "G5": "move_to"}
+
+
+def test_the_computers_ram_carried_to_where_the_leds_show_is_taken() -> None:
+    """The LEDs show the computer's E2-F3 as E2 to G5, where the ram ends: hands that do
+    just that have made the move."""
+    rec, state, profile = _computer_plans("vanguard", "E2-F3")
+    rec.evaluate(profile.settle + 0.1)
+    assert _shown(rec, state) == {"E2": "move_from", "G5": "move_to"}
+    board = state.game.board
+    layout = dict(state.layout())
+    layout[board.cell("G5")] = layout.pop(board.cell("E2"))
+    rec.observe(profile.tokens(layout), 1.0)
+    records = rec.evaluate(1.0 + profile.settle + 0.1)
+    assert [r.text for r in records if isinstance(r, Committed)] == ["E2-F3"]

@@ -71,7 +71,9 @@ _pressed = {}
 # firmware would never see the button down. A finger's press lasts past the debounce on a
 # Pico, so the release waits until the firmware has read the button down twice, _hold_ms
 # apart (a starved loop can take longer than the hold between two scans: counted from the
-# press, the release could come at the firmware's second look, and the press go unseen).
+# press, the release could come at the firmware's second look, and the press go unseen). The
+# firmware dates each button reading as it reads it (Buttons.scan), so two readings a hold
+# apart here are a hold apart to its debounce too.
 _down_at = {}  # name -> ticks_ms when the firmware first read it pressed
 _held = set()  # the names the firmware has read pressed _hold_ms after that
 _release = set()  # the names the host released before they were held long enough

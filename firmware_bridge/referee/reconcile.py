@@ -418,8 +418,10 @@ class Reconciler(Prompts):
         found: list[Path],
         *,
         first_touch: frozenset[Cell] = frozenset(),
+        origin: Mapping[Cell, Piece] | None = None,
     ) -> None:
         state = self.state
+        origin = layout if origin is None else origin
         for move in list(state.legal_moves()):
             if len(found) >= MAX_PATHS:
                 return
@@ -434,10 +436,11 @@ class Reconciler(Prompts):
                 touch = _placed(layout, hand, self.profile)
             steps, seen = (*moves, move), (*layouts, hand, after)
             if state.deciding and state.outcome() is None:
-                self._extend(after, steps, seen, cells, found, first_touch=touch)
+                self._extend(after, steps, seen, cells, found, first_touch=touch, origin=origin)
             else:
                 tokens = tuple(self._tokens(x) for x in seen)
-                found.append(Path(steps, tokens, cells, touch))
+                found.append(Path(steps, tokens, cells, touch,
+                                  _placed(origin, after, self.profile)))  # fmt: skip
             state.undo()
 
     def _forget_turn(self) -> None:
@@ -514,7 +517,7 @@ class Reconciler(Prompts):
         that takes a piece but leaves its own piece where it stands (a cobra's strike and
         return, an elephant's squash) also needs that piece lifted and put back: a piece
         knocked off the board must never pass for one."""
-        if not path.hand_cells or not path.touch_cells <= self.touched:
+        if not path.hand_cells:
             return False
         current = self._tokens(self.state.layout())
         held = _held(path.moves[0])
@@ -524,11 +527,26 @@ class Reconciler(Prompts):
             and (held not in self.lifted or self.sensed.get(held) != current.get(held))
         ):
             return False  # not lifted yet, or still in the hand
-        for cell in path.hand_cells:
-            shown = self.sensed.get(cell)
-            if shown == current.get(cell) or shown not in {t.get(cell) for t in path.tokens}:
-                return False
-        return True
+        if path.touch_cells <= self.touched and all(
+            self.sensed.get(cell) != current.get(cell)
+            and self.sensed.get(cell) in {t.get(cell) for t in path.tokens}
+            for cell in path.hand_cells
+        ):
+            return True
+        return self._ended(path, current)
+
+    def _ended(self, path: Path, current: Tokens) -> bool:
+        """Whether the board shows where the path ends, every cell it changes touched: a
+        player who knows the rules (or follows the LEDs, which show a move's end) puts a
+        ram that runs on straight onto the cell it stops on, never on its first step, whose
+        cell the hand action changes and the run-on changes back."""
+        final = path.tokens[-1]
+        changed = {c for c in final.keys() | current.keys() if final.get(c) != current.get(c)}
+        return (
+            bool(changed)
+            and (changed | path.end_touch) <= self.touched
+            and all(self.sensed.get(c) == final.get(c) for c in changed)
+        )
 
     def _knocked(self, consistent: list[Path], current: Tokens) -> list[Cell]:
         """Cells whose piece is gone while nothing a hand does for any consistent step has

@@ -23,3 +23,6 @@ class Path:
     # capture by replacement on an occupancy board changes a piece, not what the sensor reads):
     # a hand must have been there.
     touch_cells: frozenset[Cell] = frozenset()
+    # The same, between the turn's start and the path's end: where hands must have been for
+    # the board to show the path's end straight away (a ram put on the cell it runs on to).
+    end_touch: frozenset[Cell] = frozenset()
