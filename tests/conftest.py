@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
 
 from tests.test_end_to_end import Rig
+
+CHROMIUM = os.environ.get("BOARD_REFEREE_CHROMIUM", "/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 
 # No per-example deadline: the tests run in parallel (make test: pytest -n), and an example
 # that took 600 ms on a busy core once failed a run as "flaky". Speed is the benchmarks' to
@@ -24,6 +30,36 @@ def rigs() -> Iterator[list[Rig]]:
     yield made
     for rig in made:
         rig.close()
+
+
+@pytest.fixture(scope="session")
+def _chromium() -> Iterator[dict[str, Any]]:
+    """Playwright and one Chromium for all of a worker's page tests: started per test module
+    (as it was, 30 times in make test) they cost some 40 s of CPU on two cores."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium package")
+    with sync_playwright() as playwright:
+        held: dict[str, Any] = {"playwright": playwright, "browser": None}
+        yield held
+        if held["browser"] is not None and held["browser"].is_connected():
+            held["browser"].close()
+
+
+@pytest.fixture
+def browser(_chromium: dict[str, Any]) -> Iterator[Any]:
+    """The worker's Chromium (started again if it died); each page a test opens is its own
+    context (``Browser.new_page``), and every context it left open is closed after it, so no
+    page of one test (a kiosk's event stream, its timers) runs on into the next."""
+    instance = _chromium["browser"]
+    if instance is None or not instance.is_connected():
+        launch = _chromium["playwright"].chromium.launch
+        instance = _chromium["browser"] = launch(executable_path=CHROMIUM, args=ARGS)
+    yield instance
+    if instance.is_connected():
+        for context in list(instance.contexts):
+            context.close()
 
 
 # The suites that take longest, started first: with pytest -n (make test) the long whole games

@@ -62,7 +62,7 @@ def test_every_shipped_templates_text_stays_on_its_sheet() -> None:
     line once ran 5 mm past Vanguard's 244 mm)."""
     from playwright.sync_api import sync_playwright
 
-    from tests.test_kiosk import ARGS, CHROMIUM
+    from tests.conftest import ARGS, CHROMIUM
 
     config = catalog.config_dir(None)
     sheets = []

@@ -25,10 +25,8 @@ from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import Browser, expect
 
 from tests.mosquitto import Mosquitto
-from tests.test_kiosk import TIMEOUT, LoggedProcess, Referee, browser, click
+from tests.test_kiosk import TIMEOUT, LoggedProcess, Referee, click
 from tests.test_kiosk_screen import MEASURE
-
-__all__ = ["browser"]  # the fixture, shared with the kiosk tests
 
 PREFIX = "board-referee/v1"
 

@@ -21,9 +21,9 @@ from playwright.sync_api import Browser, expect
 
 from tests.mosquitto import Mosquitto
 from tests.test_club import PREFIX, Club, Listener, board_action, cleanup, referee
-from tests.test_kiosk import TIMEOUT, browser
+from tests.test_kiosk import TIMEOUT
 
-__all__ = ["browser", "cleanup"]
+__all__ = ["cleanup"]
 
 XSS = '"><img src=x onerror="window.pwned=1">'
 

@@ -25,14 +25,13 @@ from tests.mosquitto import free_port
 from tests.test_kiosk import (
     TIMEOUT,
     Referee,
-    browser,
     click,
     open_pages,
     referees,
 )
 
 CHOSE = re.compile(r"the computer chose (\S+)")
-__all__ = ["browser", "referees"]  # the kiosk tests' fixtures, used here too
+__all__ = ["referees"]  # the kiosk tests' fixtures, used here too
 GAMES = ["goats-wintering", "protect-the-goat", "the-lion-game", "three-dragons", "vanguard"]
 # Plies played: Goats Wintering to its end (5 to 10 s), the journal's result checked; The
 # Lion Game and Three Dragons take 30 to 60 s to end, Protect the Goat and Vanguard 15 to 30 s

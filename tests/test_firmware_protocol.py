@@ -266,14 +266,25 @@ def test_noise_is_answered_sparingly_and_what_went_unanswered_is_told(pico: Pico
     pico.frames(0.5, until=Hello)
     pico.send(HostHello(2, "referee"))
     pico.frames(0.5, until=Hello)
+    sent = time.monotonic()
     pico.raw(b"\x01\x00" * 2048)
     told = pico.frames(2.5, until=Fault)
-    told += pico.frames(0.3)
-    naks = [m for m in told if m == Nak(255, NakReason.BAD_FRAME)]
-    faults = [m for m in told if isinstance(m, Fault) and m.code == 5]
+
+    def said() -> tuple[list[Nak], list[Fault], int]:
+        naks = [m for m in told if isinstance(m, Nak) and m == Nak(255, NakReason.BAD_FRAME)]
+        faults = [m for m in told if isinstance(m, Fault) and m.code == 5]
+        return naks, faults, sum(int(f.text.split(": ")[1].split()[0]) for f in faults)
+
+    # A starved board (a loaded machine) is still reading the noise after its first report:
+    # the rest is told a second later, and every damaged frame is answered or counted.
+    deadline = time.monotonic() + 20
+    while len(said()[0]) + said()[2] < 2048 and time.monotonic() < deadline:
+        told += pico.frames(0.5)
+    naks, faults, unanswered = said()
     assert faults, told
-    unanswered = sum(int(f.text.split(": ")[1].split()[0]) for f in faults)
-    assert 1 <= len(naks) <= 5 and len(naks) + unanswered == 2048, (len(naks), faults)
+    # At most one NAK per 100 ms of the time the board took to read it all.
+    most = max(5, 1 + int(10 * (time.monotonic() - sent)))
+    assert 1 <= len(naks) <= most and len(naks) + unanswered == 2048, (len(naks), faults)
     assert faults[0].text.endswith("damaged frames not answered")
     pico.send(Ping(77))
     assert Pong(77) in pico.frames(0.5, until=Pong)

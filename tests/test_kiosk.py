@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import re
 import signal
 import subprocess
@@ -23,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from firmware_bridge.faces.hosts import machine_addresses
 from firmware_bridge.link import catalog
@@ -32,20 +31,7 @@ from tests.helpers import GOAT_IN_REACH
 from tests.mosquitto import free_port
 from tests.test_end_to_end import TD_POSITION
 
-CHROMIUM = os.environ.get("BOARD_REFEREE_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]  # fmt: skip
 TIMEOUT = 20_000  # ms, for the page to show what is expected
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium package")
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield instance
-        instance.close()
 
 
 class LoggedProcess:

@@ -20,14 +20,13 @@ from playwright.sync_api import Browser, Page, expect
 from tests.test_kiosk import (
     TIMEOUT,
     Referee,
-    browser,
     capture_referee,
     click,
     open_pages,
     referees,
 )
 
-__all__ = ["browser", "referees"]  # the fixtures this file uses
+__all__ = ["referees"]  # the fixtures this file uses
 
 MEASURE = """(kiosk) => {
   const bad = [];

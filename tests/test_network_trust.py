@@ -24,9 +24,7 @@ from playwright.sync_api import Browser
 from firmware_bridge.faces.hosts import machine_addresses
 from firmware_bridge.faces.webserver import IDLE_TIMEOUT, PER_ADDRESS
 from tests.mosquitto import free_port
-from tests.test_kiosk import Referee, browser, click
-
-__all__ = ["browser"]
+from tests.test_kiosk import Referee, click
 
 
 def request(

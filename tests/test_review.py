@@ -29,8 +29,8 @@ from firmware_bridge.referee.review import (
 from tests.test_kiosk import TIMEOUT, Referee, signal_tag
 from tests.test_kiosk_screen import MEASURE
 
-__all__ = ["browser", "referees"]  # the fixtures this file uses
-from tests.test_kiosk import browser, referees
+__all__ = ["referees"]  # the fixtures this file uses
+from tests.test_kiosk import referees
 
 # The Lion Game's demo: White's rhinoceros takes the lion at move 7. Black's c7-c6 (move 6)
 # let it: the engine sees the capture at once, so move 6 is a turning point every run.

@@ -369,7 +369,8 @@ def test_the_pis_own_screen_uses_every_control_and_strangers_still_need_the_toke
     token typed by anyone. A request from another machine without the token is still refused."""
     from playwright.sync_api import expect, sync_playwright
 
-    from tests.test_kiosk import ARGS, CHROMIUM, TIMEOUT
+    from tests.conftest import ARGS, CHROMIUM
+    from tests.test_kiosk import TIMEOUT
 
     emu = EmulatorProcess(tmp_path, "three-dragons", "three-dragons")
     port = free_port()
