@@ -8,9 +8,13 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from firmware_bridge.commands.template import template
 from firmware_bridge.link import catalog
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 PYTHON = [sys.executable, "-m", "firmware_bridge.cli"]
 
@@ -57,13 +61,9 @@ def test_a_bad_cell_size_is_one_line() -> None:
     assert "--cell-mm" in result.stderr
 
 
-def test_every_shipped_templates_text_stays_on_its_sheet() -> None:
+def test_every_shipped_templates_text_stays_on_its_sheet(browser: Browser) -> None:
     """Each profile's template drawn by Chromium: every text's box inside the sheet (a legend
     line once ran 5 mm past Vanguard's 244 mm)."""
-    from playwright.sync_api import sync_playwright
-
-    from tests.conftest import ARGS, CHROMIUM
-
     config = catalog.config_dir(None)
     sheets = []
     for path in sorted((config / "boards").glob("*.yaml")):
@@ -71,21 +71,19 @@ def test_every_shipped_templates_text_stays_on_its_sheet() -> None:
         game = catalog.load_game(catalog.profile_game(profile_id, config))
         (sheet,) = template(game, catalog.load_profile(profile_id, game))
         sheets.append((profile_id, sheet.svg))
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page()
-        for profile_id, svg in sheets:
-            page.set_content(svg)
-            outside: list[str] = page.evaluate("""() => {
-                const svg = document.querySelector("svg");
-                const [, , w, h] = svg.getAttribute("viewBox").split(" ").map(Number);
-                return [...svg.querySelectorAll("text")].filter((t) => {
-                    const b = t.getBBox();
-                    return b.x < 0 || b.y < 0 || b.x + b.width > w || b.y + b.height > h;
-                }).map((t) => t.textContent.slice(0, 50));
-            }""")
-            assert not outside, (profile_id, outside)
-        browser.close()
+    page = browser.new_page()
+    for profile_id, svg in sheets:
+        page.set_content(svg)
+        outside: list[str] = page.evaluate("""() => {
+            const svg = document.querySelector("svg");
+            const [, , w, h] = svg.getAttribute("viewBox").split(" ").map(Number);
+            return [...svg.querySelectorAll("text")].filter((t) => {
+                const b = t.getBBox();
+                return b.x < 0 || b.y < 0 || b.x + b.width > w || b.y + b.height > h;
+            }).map((t) => t.textContent.slice(0, 50));
+        }""")
+        assert not outside, (profile_id, outside)
+    page.close()
 
 
 def test_the_guides_price_table_is_the_one_the_code_makes() -> None:

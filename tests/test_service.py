@@ -15,6 +15,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from firmware_bridge.commands import service
 from firmware_bridge.faces import screen
@@ -22,6 +23,9 @@ from firmware_bridge.faces.hosts import machine_addresses, page_urls
 from firmware_bridge.referee.notify import Notifier
 from tests.e2e import DaemonProcess, EmulatorProcess
 from tests.mosquitto import free_port
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 
 def install(dest: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -361,15 +365,14 @@ def unit_environment(root: Path, unit: str, board: str) -> dict[str, str]:
 
 
 def test_the_pis_own_screen_uses_every_control_and_strangers_still_need_the_token(
-    tmp_path: Path,
+    tmp_path: Path, browser: Browser
 ) -> None:
     """The recipe's own set-up (install-service --kiosk 0.0.0.0:PORT --kiosk-user): the referee
     and kiosk-screen started as their units start them; a stand-in for Chromium records the
     address kiosk-screen gives it; that address, opened in Chromium, presses a control with no
     token typed by anyone. A request from another machine without the token is still refused."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    from tests.conftest import ARGS, CHROMIUM
     from tests.test_kiosk import TIMEOUT
 
     emu = EmulatorProcess(tmp_path, "three-dragons", "three-dragons")
@@ -404,23 +407,21 @@ def test_the_pis_own_screen_uses_every_control_and_strangers_still_need_the_toke
         assert shown.returncode == 0, shown.stderr
         address = given.read_text().split()[-1]
         assert address == f"http://127.0.0.1:{port}/?screen=1", address
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = browser.new_page(viewport={"width": 800, "height": 480})
-            page.goto(address)
-            expect(page.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
-            # A touchscreen shows no mouse arrow over the page (?screen=1).
-            cursor = "getComputedStyle(document.getElementById('btn-menu')).cursor"
-            assert page.evaluate(cursor) == "none"
-            assert page.evaluate("getComputedStyle(document.body).cursor") == "none"
-            page.locator("#btn-menu").click()
-            page.locator("#btn-newgame").click()
-            page.locator('#ng-players input[name="player-1"]').fill("Alice")
-            page.locator("#ng-start").click()  # a control, pressed by touch: nothing typed
-            expect(page.locator("#players")).to_contain_text("Alice (White)", timeout=TIMEOUT)
-            expect(page.locator("#newgame")).to_be_hidden()  # taken: the dialog closed
-            expect(page.locator("#status")).to_have_text("Alice to move", timeout=TIMEOUT)
-            browser.close()
+        page = browser.new_page(viewport={"width": 800, "height": 480})
+        page.goto(address)
+        expect(page.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
+        # A touchscreen shows no mouse arrow over the page (?screen=1).
+        cursor = "getComputedStyle(document.getElementById('btn-menu')).cursor"
+        assert page.evaluate(cursor) == "none"
+        assert page.evaluate("getComputedStyle(document.body).cursor") == "none"
+        page.locator("#btn-menu").click()
+        page.locator("#btn-newgame").click()
+        page.locator('#ng-players input[name="player-1"]').fill("Alice")
+        page.locator("#ng-start").click()  # a control, pressed by touch: nothing typed
+        expect(page.locator("#players")).to_contain_text("Alice (White)", timeout=TIMEOUT)
+        expect(page.locator("#newgame")).to_be_hidden()  # taken: the dialog closed
+        expect(page.locator("#status")).to_have_text("Alice to move", timeout=TIMEOUT)
+        page.close()
         # From another machine (this one's own network address is not its loopback): refused.
         elsewhere = next(a for a in machine_addresses() if ":" not in a)
         request = urllib.request.Request(f"http://{elsewhere}:{port}/api/takeback", b"{}",
