@@ -331,6 +331,8 @@ class Faces:
                 publisher = _publisher(args, mqtt, daemon, self.directory, log)
                 if not self._kept("publisher", publisher):
                     return
+                if self.analyst is not None:  # its finished reviews, to the club view
+                    self.analyst.listeners.append(publisher.reviewed)
             if emulated is not None:
                 emulator, board_url = _start_emulator(
                     args, game=daemon.game, profile=daemon.profile, directory=self.directory,

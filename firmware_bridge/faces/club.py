@@ -31,10 +31,12 @@ from aiohttp import web
 from engine import moves_played
 from firmware_bridge.faces.broker import BOARD_NAME, MAX_BOARDS, Broker
 from firmware_bridge.faces.club_board import BoardEntry
+from firmware_bridge.faces.club_review import ClubReviews
 from firmware_bridge.faces.contract import (
     event_problem,
     result_problem,
     results_problem,
+    reviews_problem,
     state_problem,
     status_problem,
     timeline_problem,
@@ -57,7 +59,8 @@ TIMELINES_KEPT = 10  # games' timelines kept per board (the latest each board pu
 TIMELINE_BYTES_KEPT = 48 * 1024 * 1024  # all boards' together: past it the largest board's
 # oldest go first (a board publishing many large timelines cannot crowd the others out)
 RESULTS_KEPT = 10000  # results kept in memory (the file keeps them all)
-SUBSCRIBED = ("state", "status", "events", "timeline", "results")  # each board's topics read
+# Each board's topics read.
+SUBSCRIBED = ("state", "status", "events", "timeline", "results", "reviews")
 
 
 class ClubServer(LiveServer):
@@ -90,6 +93,7 @@ class ClubServer(LiveServer):
         self.boards: dict[str, BoardEntry] = {}
         self.timelines: dict[str, dict[int, str]] = {}  # board -> game number -> its timeline
         self.timeline_bytes = 0
+        self.reviews = ClubReviews()  # what each board published of its games' reviews
         self.results: deque[dict[str, Any]] = deque(maxlen=RESULTS_KEPT)
         self.games: list[dict[str, Any]] = []
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}  # command id -> answer
@@ -203,6 +207,7 @@ class ClubServer(LiveServer):
                 del self.boards[name]  # with its state and picture
                 gone = self.timelines.pop(name, {})
                 self.timeline_bytes -= sum(map(len, gone.values()))
+                self.reviews.forget(name)
                 self._changed(None)
             return
         entry = self.boards.get(name)
@@ -254,6 +259,14 @@ class ClubServer(LiveServer):
                 self._ignore(topic, "timelines of too many boards", "too many timelines")
                 return
             self._keep_timeline(name, int(body["game"]), bytes(payload).decode("utf-8"))
+            return  # the board's card and page do not change
+        elif kind == "reviews":
+            problem = reviews_problem(body)
+            if problem or name not in self.boards:  # a board's card first: it names the board
+                self._ignore(topic, problem or "reviews of a board that has not published")
+                return
+            if problem := self.reviews.take(name, body, len(payload)):
+                self._ignore(topic, problem, "too many reviews")
             return  # the board's card and page do not change
         elif kind == "status":
             if problem := status_problem(body):
@@ -433,6 +446,7 @@ class ClubServer(LiveServer):
         app.router.add_get("/board/{name}/api/games", self._games)
         app.router.add_get("/board/{name}/api/record/{number}", self._record)
         app.router.add_get("/board/{name}/api/timeline/{number}", self._timeline)
+        app.router.add_get("/board/{name}/review/{number}", self._review)
         app.router.add_post("/board/{name}/api/takeback", self._takeback)
         app.router.add_post("/board/{name}/api/new-game", self._new_game)
         app.router.add_post("/board/{name}/api/button", self._button)
@@ -470,7 +484,8 @@ class ClubServer(LiveServer):
         held = self.timelines
         rows = [{k: v for k, v in r.items() if k != "moves"}
                 | {"moves": moves_played(str(m[0]) for m in r["moves"]),
-                   "timeline": r["game_number"] in held.get(r["board"], {})}
+                   "timeline": r["game_number"] in held.get(r["board"], {}),
+                   "review": self.reviews.has(r["board"], r["game_number"])}
                 for r in self.results]  # fmt: skip
         return web.json_response({"results": rows})
 
@@ -537,8 +552,22 @@ class ClubServer(LiveServer):
         if request.match_info["number"].endswith(".txt"):  # what play --moves-file replays
             return web.Response(text=text, content_type="text/plain", charset="utf-8")
         links = [(f"{number}.txt", "Plain text"), ("/", "The club view")]
+        if self.reviews.has(name, number):
+            links.insert(1, (f"/board/{name}/review/{number}", "Review"))
         page = record_page(f"{name}: game {number}", text, links)
         return web.Response(text=page, content_type="text/html", charset="utf-8")
+
+    async def _review(self, request: web.Request) -> web.Response:
+        """A game's review as its board published it (faces/club_review.py); ``?at=M``: turning
+        point M's position with the better move."""
+        name = board_name(request)
+        number_text, at_text = request.match_info["number"], request.query.get("at", "")
+        if not number_text.isdigit() or len(number_text) > 12:
+            raise BadRequest(404, "a game number, like /board/table1/review/3")
+        if at_text and (not at_text.isdigit() or len(at_text) > 6):
+            raise BadRequest(404, "a move number, like /board/table1/review/3?at=14")
+        status, page = self.reviews.page(name, int(number_text), int(at_text) if at_text else None)
+        return web.Response(status=status, text=page, content_type="text/html", charset="utf-8")
 
     async def _timeline(self, request: web.Request) -> web.Response:
         """A game's timeline as the board last published it (its ``timeline`` topic)."""

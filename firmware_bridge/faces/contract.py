@@ -249,6 +249,21 @@ TIMELINE = _object(
 )  # fmt: skip
 
 
+_REVIEW_TURN = _object(
+    {"number": _whole, "text": _text, "pieces": _list(_PIECE),
+     "signals": _mapping(_one_of("move_from", "move_to", "remove"))},
+    ("number", "text", "signals", "pieces"),
+)  # fmt: skip
+_REVIEW = _object(
+    {"game": _whole, "title": _text, "result": _text, "names": _list(_text, 2),
+     "moves": _whole, "chances": _list(_number), "turns": _list(_REVIEW_TURN),
+     "picture": _text},
+    ("game", "title", "result", "names", "moves", "chances", "turns", "picture"),
+)  # fmt: skip
+REVIEWS = _object({"board": _text, "reviews": _list(_REVIEW), "pictures": _mapping(PICTURE)},
+                  ("board", "reviews", "pictures"))  # fmt: skip
+
+
 def state_problem(body: Any) -> str | None:
     return STATE(body, "state")
 
@@ -273,5 +288,18 @@ def timeline_problem(body: Any) -> str | None:
     return TIMELINE(body, "timeline")
 
 
-__all__ = ["event_problem", "result_problem", "results_problem", "state_problem",
-           "status_problem", "timeline_problem"]  # fmt: skip
+def reviews_problem(body: Any) -> str | None:
+    """A board's published reviews: the contract's shape, then what the page relies on (each
+    review's board picture among those sent, a chance per position at most)."""
+    if problem := REVIEWS(body, "reviews"):
+        return problem
+    for k, review in enumerate(body["reviews"]):
+        if review["picture"] not in body["pictures"]:
+            return f"reviews.reviews[{k}].picture: not among the pictures sent"
+        if len(review["chances"]) > review["moves"] + 1:
+            return f"reviews.reviews[{k}].chances: more than a chance a position"
+    return None
+
+
+__all__ = ["event_problem", "result_problem", "results_problem", "reviews_problem",
+           "state_problem", "status_problem", "timeline_problem"]  # fmt: skip

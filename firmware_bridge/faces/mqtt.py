@@ -17,6 +17,8 @@ down, slow or refusing us never delays refereeing. Per board, under ``PREFIX/BOA
               move), read from its journal, again whenever a game ends, is taken back into
               play, or a new one starts: the club's results are exactly these, so a result
               the board withdrew is withdrawn from the club too;
+- ``reviews`` retained: the finished reviews (referee/review.py) of the board's latest games
+              that ended, as their pages show them, again whenever one is finished;
 - ``command`` subscribed only with ``--mqtt-commands``: new game and take back from the club
               view; the broker's per-board credentials and ACLs decide who may send them.
 """
@@ -61,6 +63,9 @@ RETRY_MIN, RETRY_MAX = 1, 30  # seconds of reconnect back-off
 TIMELINE_EVERY = 2.0
 TIMELINE_BYTES = 400 * 1024  # a timeline past this drops its oldest moves' events to fit
 RESULTS_PUBLISHED = 150  # the latest games a board publishes as its results (an evening's)
+REVIEWS_PUBLISHED = 10  # the latest ended games whose finished reviews a board publishes
+REVIEWS_BYTES = 400 * 1024  # past this the oldest reviews are left out
+REVIEWED = "reviewed"  # queued by the analyst's thread: a review was finished
 COMMAND_BYTES = 16 * 1024  # a command is a few dozen bytes
 COMMAND_DEPTH = 8
 
@@ -117,6 +122,10 @@ class Topics:
     @property
     def results(self) -> str:
         return f"{self.base}/results"
+
+    @property
+    def reviews(self) -> str:
+        return f"{self.base}/reviews"
 
 
 def new_client(broker: Broker, client_id: str) -> paho.Client:
@@ -249,11 +258,12 @@ class MqttPublisher:
         self.log = log
         self.submit = submit
         self.commands = commands if submit is not None else None
-        self.snapshots: queue.Queue[Snapshot | None] = queue.Queue()
+        self.snapshots: queue.Queue[Snapshot | str | None] = queue.Queue()
         self.lock = threading.Lock()
         self.latest = ""  # the latest state payload, for a (re)connect
         self.latest_timeline = ""
         self.latest_results = ""
+        self.latest_reviews = ""
         self.current = ("", "")  # (game id, profile id) in use, for a new-game command
         self.connected = False
         self.ever_connected = False
@@ -299,6 +309,10 @@ class MqttPublisher:
     def publish(self, snapshot: Snapshot) -> None:
         self.snapshots.put(snapshot)
 
+    def reviewed(self, number: int) -> None:
+        """The analyst finished game ``number``'s review (from its thread): never blocks."""
+        self.snapshots.put(REVIEWED)
+
     # -- our worker ---------------------------------------------------------------------
     def _work(self) -> None:
         previous: Snapshot | None = None
@@ -321,13 +335,14 @@ class MqttPublisher:
                 snapshot = previous
             if snapshot is None:
                 return
+            if isinstance(snapshot, str):  # a review finished
+                self._try(self._send_reviews, "the reviews")
+                continue
             ended = (snapshot.game_number, snapshot.outcome)
             if self.journal is not None and ended != results_for:
                 results_for = ended
-                try:
-                    self._send_results()
-                except Exception:  # the broker's face must never take anything else down
-                    self.log.exception("MQTT: could not publish the results")
+                self._try(self._send_results, "the results")
+                self._try(self._send_reviews, "the reviews")
             key = (snapshot.game_number, len(snapshot.moves), snapshot.outcome)
             if self.journal is not None and key != timeline_for:
                 due = key
@@ -368,6 +383,42 @@ class MqttPublisher:
                 self._put(self.topics.timeline, text, retain=True)
             self.latest_timeline = text
         return made >= len(snapshot.moves) or not timeline["recorded"]
+
+    def _try(self, send: Callable[[], None], what: str) -> None:
+        try:
+            send()
+        except Exception:  # the broker's face must never take anything else down
+            self.log.exception("MQTT: could not publish %s", what)
+
+    def _send_reviews(self) -> None:
+        """The finished reviews of the board's latest ended games, published retained, with
+        the board pictures they are drawn on (faces/review_page.py's published_review)."""
+        from firmware_bridge.faces.review_page import published_review
+        from firmware_bridge.referee.journal import read_records
+
+        if self.journal is None:
+            return
+        records = [r for r in read_records(self.journal) if r.status != "playing"]
+        reviews: list[dict[str, Any]] = []
+        pictures: dict[str, Any] = {}
+        for record in records[-REVIEWS_PUBLISHED:]:
+            found = published_review(self.journal, record.id, self.config_dir)
+            if found is not None:
+                reviews.append(found[0])
+                pictures[found[1].key] = found[1].to_json()
+        # (no "at": the same reviews are the same text, and not sent again)
+        body = {"schema": SCHEMA_VERSION, "board": self.topics.board, "reviews": reviews,
+                "pictures": pictures}  # fmt: skip
+        text = json.dumps(body, separators=(",", ":"))
+        while len(text) > REVIEWS_BYTES and body["reviews"]:
+            reviews.pop(0)  # the oldest first
+            text = json.dumps(body, separators=(",", ":"))
+        with self.lock:
+            if text == self.latest_reviews:
+                return
+            self.latest_reviews = text
+            if self.connected:
+                self._put(self.topics.reviews, text, retain=True)
 
     def _send_results(self) -> None:
         """The board's latest ended games, read from its journal, published retained."""
@@ -456,6 +507,8 @@ class MqttPublisher:
                 self._put(self.topics.timeline, self.latest_timeline, retain=True)
             if self.latest_results:
                 self._put(self.topics.results, self.latest_results, retain=True)
+            if self.latest_reviews:
+                self._put(self.topics.reviews, self.latest_reviews, retain=True)
         if self.commands is not None:
             client.subscribe(self.topics.command, qos=1)
         again = " again" if self.ever_connected else ""

@@ -15,20 +15,23 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine import NO_CELL, Game, Player, State
-from engine.search.review import Judged, Turn, filled, turning_points
+from engine.search.review import Turn, filled, turning_points
 from firmware_bridge import words
+from firmware_bridge.referee.journal import GameRecord
 from firmware_bridge.referee.records import result_words
 from firmware_bridge.referee.review import (
     Analyst,
+    Review,
     ReviewError,
     game_record,
     load_review,
     played_moves,
     reviewable,
 )
-from firmware_bridge.referee.snapshot import board_picture
+from firmware_bridge.referee.snapshot import BoardPicture, board_picture
 
 GRAPH_W, GRAPH_H, PAD = 760, 200, 30
 
@@ -84,11 +87,11 @@ def _pieces(state: State) -> tuple[dict[str, object], ...]:
     )  # fmt: skip
 
 
-def graph(judged: Sequence[Judged], total: int, names: tuple[str, str],
-          turns: Sequence[Turn]) -> str:  # fmt: skip
-    """Player 1's chance position by position, as inline SVG (presentation attributes only:
-    the page's security policy allows no inline style)."""
-    chances = [j.first for j in filled(judged)]
+def graph(chances: Sequence[float], total: int, names: tuple[str, str],
+          turns: Sequence[int]) -> str:  # fmt: skip
+    """Player 1's chance position by position (``turns``: the turning points' move numbers),
+    as inline SVG (presentation attributes only: the page's security policy allows no inline
+    style)."""
     inner_w, inner_h = GRAPH_W - 2 * PAD, GRAPH_H - 2 * PAD
 
     def xy(k: int, chance: float) -> tuple[float, float]:
@@ -110,14 +113,32 @@ def graph(judged: Sequence[Judged], total: int, names: tuple[str, str],
     if len(chances) > 1:
         parts.append(f'<polyline points="{points}" fill="none" stroke="#1d4ed8" '
                      'stroke-width="3"/>')  # fmt: skip
-    for turn in turns:
-        if turn.number < len(chances):
-            x, y = xy(turn.number, chances[turn.number])
+    for number in turns:
+        if 0 <= number < len(chances):
+            x, y = xy(number, chances[number])
             parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="7" fill="#b91c1c"/>'
                          f'<text x="{x:.1f}" y="{y - 12:.1f}" font-size="16" fill="#b91c1c" '
-                         f'text-anchor="middle">{turn.number}</text>')  # fmt: skip
+                         f'text-anchor="middle">{number}</text>')  # fmt: skip
     parts.append("</svg>")
     return "".join(parts)
+
+
+@dataclass(frozen=True)
+class Paths:
+    """Where a review page's links go: the kiosk's own pages, or the club view's for one of
+    its boards (which lights no LEDs: it is not at the board)."""
+
+    back: str = "/"
+    back_words: str = "Back to the board"
+    record: str = "/record/{n}"
+    review: str = "/review/{n}"
+    lights: bool = True
+
+    def of(self, template: str, number: int) -> str:
+        return template.replace("{n}", str(number))
+
+
+KIOSK = Paths()
 
 
 @dataclass(frozen=True)
@@ -139,12 +160,7 @@ class ReviewView:
 def review_view(journal: Path, number: int, config_dir: Path | None, analyst: Analyst | None,
                 at: int | None = None, *, retry: bool = False) -> ReviewView:  # fmt: skip
     """Raises ReviewError (in words) for a game that cannot be reviewed."""
-    record = game_record(journal, number)
-    game, positions = reviewable(record, config_dir)
-    moves = played_moves(record)
-    review = load_review(journal, number)
-    if review is not None and review.moves != moves:
-        review = None
+    record, game, positions, moves, review = _analysed(journal, number, config_dir)
     judged = review.judged if review is not None else ()
     complete = review is not None and review.complete
     sentence, stopped = "", False
@@ -169,29 +185,99 @@ def review_view(journal: Path, number: int, config_dir: Path | None, analyst: An
             raise ReviewError(f"Move {at} is not one of this game's turning points.")
         _, said_turn, signals = found
         shown = Shown(at, said_turn, _pieces(positions[at - 1]), signals, board_picture(game).text)
-    names = tuple(words.person(game.player_names, people, p) for p in (Player.ONE, Player.TWO))
+    names = _names(game, people)
+    chances = [j.first for j in filled(judged)]
     return ReviewView(
         number=number, title=game.title,
         result=result_words(record, str(config_dir) if config_dir else None),
-        sentence=sentence, graph=graph(judged, len(moves), (names[0], names[1]), turns),
+        sentence=sentence, graph=graph(chances, len(moves), names, [t.number for t in turns]),
         turns=texts, complete=complete, shown=shown, previous=number - 1,
         stopped=stopped,
     )  # fmt: skip
 
 
-def review_page(view: ReviewView) -> str:
+def _names(game: Game, people: tuple[str, str]) -> tuple[str, str]:
+    one, two = (words.person(game.player_names, people, p) for p in (Player.ONE, Player.TWO))
+    return one, two
+
+
+def _analysed(
+    journal: Path, number: int, config_dir: Path | None
+) -> tuple[GameRecord, Game, tuple[State, ...], tuple[str, ...], Review | None]:
+    """Game ``number``'s record, game, positions and moves, and its kept analysis (None: none
+    of these moves). Raises ReviewError for a game that cannot be reviewed."""
+    record = game_record(journal, number)
+    game, positions = reviewable(record, config_dir)
+    moves = played_moves(record)
+    review = load_review(journal, number)
+    if review is not None and review.moves != moves:
+        review = None
+    return record, game, positions, moves, review
+
+
+def published_review(
+    journal: Path, number: int, config_dir: Path | None
+) -> tuple[dict[str, Any], BoardPicture] | None:
+    """Game ``number``'s finished review as a board publishes it for the club view (the MQTT
+    ``reviews`` topic, docs/mqtt.md): everything its page shows, worked out here, so the club
+    view draws it without the game's rules or its journal. None: not analysed to its end."""
+    try:
+        record, game, positions, moves, review = _analysed(journal, number, config_dir)
+    except ReviewError:
+        return None
+    if review is None or not review.complete:
+        return None
+    people = record.players
+    turns = turning_points(review.judged, moves)
+    picture = board_picture(game)
+    entry = {
+        "game": number, "title": game.title,
+        "result": result_words(record, str(config_dir) if config_dir else None),
+        "names": list(_names(game, people)), "moves": len(moves),
+        "chances": [round(j.first, 4) for j in filled(review.judged)],
+        "turns": [{"number": t.number, "text": turn_text(game, positions, people, t),
+                   "signals": shown_move(positions[t.number - 1], t.better),
+                   "pieces": list(_pieces(positions[t.number - 1]))} for t in turns],
+        "picture": picture.key,
+    }  # fmt: skip
+    return entry, picture
+
+
+def club_view(entry: dict[str, Any], picture: str, at: int | None, previous: int) -> ReviewView:
+    """A published review (checked against the contract: faces/contract.py) as the club
+    view's page shows it; ``picture``: its board's picture as JSON. Raises ReviewError for a
+    move that is not one of its turning points."""
+    turns = tuple((int(t["number"]), str(t["text"]), dict(t["signals"])) for t in entry["turns"])
+    shown = None
+    if at is not None:
+        found = next((t for t in entry["turns"] if t["number"] == at), None)
+        if found is None:
+            raise ReviewError(f"Move {at} is not one of this game's turning points.")
+        shown = Shown(at, str(found["text"]), tuple(found["pieces"]), dict(found["signals"]),
+                      picture)  # fmt: skip
+    chances = [min(max(float(c), 0.0), 1.0) for c in entry["chances"]]
+    names = (str(entry["names"][0]), str(entry["names"][1]))
+    return ReviewView(
+        number=int(entry["game"]), title=str(entry["title"]), result=str(entry["result"]),
+        sentence="", graph=graph(chances, int(entry["moves"]), names, [t[0] for t in turns]),
+        turns=turns, complete=True, shown=shown, previous=previous,
+    )  # fmt: skip
+
+
+def review_page(view: ReviewView, paths: Paths = KIOSK) -> str:
     """The page's HTML."""
     esc = html.escape
     n = view.number
     still = view.complete or view.shown or view.stopped
     refresh = "" if still else '<meta http-equiv="refresh" content="3">'
-    links = [("/", "Back to the board", "back"), (f"/record/{n}", "Record", "")]
+    review = paths.of(paths.review, n)
+    links = [(paths.back, paths.back_words, "back"), (paths.of(paths.record, n), "Record", "")]
     if view.stopped:
-        links.insert(1, (f"/review/{n}?retry=1", "Try again", "retry"))
+        links.insert(1, (f"{review}?retry=1", "Try again", "retry"))
     if view.shown is not None:
-        links.insert(1, (f"/review/{n}", "All turning points", ""))
+        links.insert(1, (review, "All turning points", ""))
     if view.previous > 0:
-        links.append((f"/review/{view.previous}", "Previous game", ""))
+        links.append((paths.of(paths.review, view.previous), "Previous game", ""))
     nav = " ".join(f'<a href="{esc(h)}"{f" id={chr(34)}{i}{chr(34)}" if i else ""}>{esc(w)}</a>'
                    for h, w, i in links)  # fmt: skip
     body = [f"<h1>Review of game {n}: {esc(view.title)}</h1>", f'<p class="nav">{nav}</p>']
@@ -215,7 +301,7 @@ def review_page(view: ReviewView) -> str:
             body.append('<h2>Where the chances turned</h2><ol class="turns">')
             for number, text, cells in view.turns:
                 lit = esc(json.dumps(cells))
-                body.append(f'<li><a class="turn" href="/review/{n}?at={number}" '
+                body.append(f'<li><a class="turn" href="{esc(review)}?at={number}" '
                             f'data-cells="{lit}">{esc(text)}</a></li>')  # fmt: skip
             body.append("</ol>")
         elif view.complete:
@@ -228,12 +314,13 @@ def review_page(view: ReviewView) -> str:
         + f"<title>Review of game {n}</title>"
         '<link rel="stylesheet" href="/static/board.css">'
         '<link rel="stylesheet" href="/static/review.css">'
-        '<script type="module" src="/static/review.js"></script>'
-        f"</head><body>{''.join(body)}</body></html>\n"
+        '<script type="module" src="/static/review.js"></script></head>'
+        + ("<body>" if paths.lights else '<body data-lights="off">')
+        + f"{''.join(body)}</body></html>\n"
     )
 
 
-def problem_page(number: int, sentence: str) -> str:
+def problem_page(number: int, sentence: str, paths: Paths = KIOSK) -> str:
     """A review that cannot be shown: the sentence that says why, and the way back."""
     esc = html.escape
     return (
@@ -242,6 +329,6 @@ def problem_page(number: int, sentence: str) -> str:
         f"<title>Review of game {number}</title>"
         '<link rel="stylesheet" href="/static/review.css"></head><body>'
         f"<h1>Review of game {number}</h1>"
-        '<p class="nav"><a href="/">Back to the board</a></p>'
+        f'<p class="nav"><a href="{esc(paths.back)}">{esc(paths.back_words)}</a></p>'
         f'<p class="sentence" role="status">{esc(sentence)}</p></body></html>\n'
     )

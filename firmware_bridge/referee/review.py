@@ -17,6 +17,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -190,6 +191,9 @@ class Analyst:
         self._asked: set[int] = set()  # games a person asked for: analysed at once
         self._ended_at: dict[int, float] = {}  # when each game was seen ended (AFTER_S)
         self._closed = False
+        # Told each game whose review is finished, from the analyst's thread (the MQTT
+        # publisher, which sends it to the club view): each must return at once.
+        self.listeners: list[Callable[[int], None]] = []
         self._thread = threading.Thread(target=self._work, daemon=True, name="analyst")
         self._thread.start()
 
@@ -327,6 +331,9 @@ class Analyst:
             if number in self._queue:
                 self._queue.remove(number)
             self._lock.notify_all()
+        if not why:
+            for listener in self.listeners:
+                listener(number)
 
     def wait(self, number: int, timeout: float) -> bool:
         """Wait until game ``number``'s review is complete or stopped; whether it is complete

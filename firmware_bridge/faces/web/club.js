@@ -225,7 +225,7 @@ async function loadResults() {
   const response = await fetch("/api/results");
   if (!response.ok) return;
   const { results } = await response.json();
-  const seen = JSON.stringify(results.map((r) => [r.board, r.game_number, r.outcome]));
+  const seen = JSON.stringify(results.map((r) => [r.board, r.game_number, r.outcome, r.timeline, r.review]));
   if (seen === resultsShown) return;
   resultsShown = seen;
   loadStandings();
@@ -256,6 +256,12 @@ async function loadResults() {
       line.href = `/board/${encodeURIComponent(r.board)}/#timeline=${r.game_number}`;
       line.textContent = "timeline";
       links.append(" · ", line);
+    }
+    if (r.review) {  // the board's published review of it
+      const review = document.createElement("a");
+      review.href = `/board/${encodeURIComponent(r.board)}/review/${r.game_number}`;
+      review.textContent = "review";
+      links.append(" · ", review);
     }
   }
   $("no-results").hidden = results.length > 0;
