@@ -14,6 +14,7 @@ from engine.search import (
     LEVELS,
     flat_monte_carlo,
     greedy_move,
+    level_of,
     random_move,
     think,
     think_at,
@@ -127,6 +128,11 @@ def test_levels_cap_the_search_and_the_lowest_slips() -> None:
     slips = sum(think_at(state, random.Random(n), 1).why == "slip" for n in range(24))
     assert 8 <= slips <= 21  # about 60% of moves
     assert all(think_at(state, random.Random(n), 4, playouts=40).why != "slip" for n in range(5))
+    # Protect the Goat's beginner slips more (measured against the greedy player: levels.py).
+    goat = load("protect-the-goat").new_state()
+    assert level_of("protect-the-goat", 1).slip == 0.8 and level_of("vanguard", 1) == LEVELS[1]
+    slips = sum(think_at(goat, random.Random(n), 1).why == "slip" for n in range(24))
+    assert slips >= 14  # about 80% of moves
 
 
 def test_flat_monte_carlo_shares_its_playouts_between_the_moves() -> None:
