@@ -16,6 +16,7 @@ from playwright.sync_api import Browser, expect
 from firmware_bridge.faces.club_review import ClubReviews
 from firmware_bridge.faces.contract import reviews_problem
 from firmware_bridge.faces.review_page import published_review
+from firmware_bridge.referee.journal import read_records
 from firmware_bridge.referee.review import Analyst
 from tests.test_club import ACL, CONF, cleanup, club_with_logins, wait_until
 from tests.test_kiosk import TIMEOUT, Referee
@@ -39,7 +40,8 @@ def reviewed_journal(folder: Path) -> Path:
 
 
 def published(journal: Path) -> dict[str, Any]:
-    found = published_review(journal, 1, None)
+    (record,) = read_records(journal, 1)
+    found = published_review(journal, record, None)
     assert found is not None
     entry, picture = found
     return {"schema": 1, "board": "table1", "reviews": [entry],

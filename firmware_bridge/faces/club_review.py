@@ -11,7 +11,6 @@ hostile payload is text and numbers in their places, escaped on the page, never 
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 from firmware_bridge.faces.review_page import Paths, club_view, problem_page, review_page
@@ -38,7 +37,7 @@ class ClubReviews:
         before = self._held.get(name, ({}, {}, 0))[2]
         if self.size - before + size > REVIEW_BYTES_KEPT:
             return "the club view holds as many reviews as it keeps"
-        reviews = {int(r["game"]): _clean(r) for r in body["reviews"]}
+        reviews = {int(r["game"]): r for r in body["reviews"]}
         pictures = {key: json.dumps(p, separators=(",", ":"))
                     for key, p in body["pictures"].items()}  # fmt: skip
         self._held[name] = (reviews, pictures, size)
@@ -74,13 +73,6 @@ def club_paths(name: str) -> Paths:
     '.', '_' and '-', checked when its messages arrive)."""
     return Paths(back="/", back_words="The club view", record=f"/records/{name}/{{n}}",
                  review=f"/board/{name}/review/{{n}}", lights=False)  # fmt: skip
-
-
-def _clean(review: dict[str, Any]) -> dict[str, Any]:
-    """A review as the page reads it: chances that are numbers from 0 to 1 (JSON lets a
-    sender write NaN and Infinity), turns by their numbers."""
-    chances = [min(max(c, 0.0), 1.0) if math.isfinite(c) else 0.5 for c in review["chances"]]
-    return {**review, "chances": chances}
 
 
 __all__ = ["REVIEW_BYTES_KEPT", "ClubReviews", "club_paths"]

@@ -52,6 +52,8 @@ from firmware_bridge.referee.snapshot import Snapshot
 if TYPE_CHECKING:  # paho is imported when a client is made: a run without MQTT never loads it
     import paho.mqtt.client as paho
 
+    from firmware_bridge.referee.journal import GameRecord
+
 SCHEMA_VERSION = 1
 MAX_QUEUED = 1000  # messages paho keeps while the broker is away (events; state is refreshed)
 REFRESH = 30.0  # seconds: a state that only moves the last frame's time on waits this long
@@ -261,9 +263,7 @@ class MqttPublisher:
         self.snapshots: queue.Queue[Snapshot | str | None] = queue.Queue()
         self.lock = threading.Lock()
         self.latest = ""  # the latest state payload, for a (re)connect
-        self.latest_timeline = ""
-        self.latest_results = ""
-        self.latest_reviews = ""
+        self.retained: dict[str, str] = {}  # topic -> its latest timeline, results, reviews
         self.current = ("", "")  # (game id, profile id) in use, for a new-game command
         self.connected = False
         self.ever_connected = False
@@ -336,13 +336,12 @@ class MqttPublisher:
             if snapshot is None:
                 return
             if isinstance(snapshot, str):  # a review finished
-                self._try(self._send_reviews, "the reviews")
+                self._try(lambda: self._send_reviews(self._records()), "the reviews")
                 continue
             ended = (snapshot.game_number, snapshot.outcome)
             if self.journal is not None and ended != results_for:
                 results_for = ended
-                self._try(self._send_results, "the results")
-                self._try(self._send_reviews, "the reviews")
+                self._try(self._send_ended, "the results")
             key = (snapshot.game_number, len(snapshot.moves), snapshot.outcome)
             if self.journal is not None and key != timeline_for:
                 due = key
@@ -377,11 +376,7 @@ class MqttPublisher:
         made = sum(1 for step in steps if not step["taken_back"])
         body = {"schema": SCHEMA_VERSION, "board": self.topics.board, "at": time.time(),
                 **timeline}  # fmt: skip
-        text = fit_timeline(body, TIMELINE_BYTES)
-        with self.lock:
-            if self.connected:
-                self._put(self.topics.timeline, text, retain=True)
-            self.latest_timeline = text
+        self._retain(self.topics.timeline, fit_timeline(body, TIMELINE_BYTES), again=True)
         return made >= len(snapshot.moves) or not timeline["recorded"]
 
     def _try(self, send: Callable[[], None], what: str) -> None:
@@ -390,19 +385,39 @@ class MqttPublisher:
         except Exception:  # the broker's face must never take anything else down
             self.log.exception("MQTT: could not publish %s", what)
 
-    def _send_reviews(self) -> None:
+    def _retain(self, topic: str, text: str, *, again: bool = False) -> None:
+        """Publish ``text`` retained on ``topic``, kept for a reconnect; the same text as last
+        time is not sent again, unless ``again``."""
+        with self.lock:
+            if not again and self.retained.get(topic) == text:
+                return
+            self.retained[topic] = text
+            if self.connected:
+                self._put(topic, text, retain=True)
+
+    def _records(self) -> list[GameRecord]:
+        from firmware_bridge.referee.journal import read_records
+
+        assert self.journal is not None
+        return read_records(self.journal)
+
+    def _send_ended(self) -> None:
+        """A game ended or began: the results and the reviews, from one read of the journal."""
+        records = self._records()
+        self._try(lambda: self._send_results(records), "the results")
+        self._try(lambda: self._send_reviews(records), "the reviews")
+
+    def _send_reviews(self, records: list[GameRecord]) -> None:
         """The finished reviews of the board's latest ended games, published retained, with
         the board pictures they are drawn on (faces/review_page.py's published_review)."""
         from firmware_bridge.faces.review_page import published_review
-        from firmware_bridge.referee.journal import read_records
 
-        if self.journal is None:
-            return
-        records = [r for r in read_records(self.journal) if r.status != "playing"]
+        assert self.journal is not None
+        ended = [r for r in records if r.status != "playing"]
         reviews: list[dict[str, Any]] = []
         pictures: dict[str, Any] = {}
-        for record in records[-REVIEWS_PUBLISHED:]:
-            found = published_review(self.journal, record.id, self.config_dir)
+        for record in ended[-REVIEWS_PUBLISHED:]:
+            found = published_review(self.journal, record, self.config_dir)
             if found is not None:
                 reviews.append(found[0])
                 pictures[found[1].key] = found[1].to_json()
@@ -413,20 +428,12 @@ class MqttPublisher:
         while len(text) > REVIEWS_BYTES and body["reviews"]:
             reviews.pop(0)  # the oldest first
             text = json.dumps(body, separators=(",", ":"))
-        with self.lock:
-            if text == self.latest_reviews:
-                return
-            self.latest_reviews = text
-            if self.connected:
-                self._put(self.topics.reviews, text, retain=True)
+        self._retain(self.topics.reviews, text)
 
-    def _send_results(self) -> None:
-        """The board's latest ended games, read from its journal, published retained."""
-        from firmware_bridge.referee.journal import read_records
+    def _send_results(self, records: list[GameRecord]) -> None:
+        """The board's latest ended games, from its journal, published retained."""
         from firmware_bridge.referee.records import played, result_of
 
-        assert self.journal is not None
-        records = read_records(self.journal)
         config = str(self.config_dir) if self.config_dir else None
         window = records[-RESULTS_PUBLISHED:]
         since = window[0].id if len(records) > RESULTS_PUBLISHED else 1
@@ -434,13 +441,7 @@ class MqttPublisher:
                  if r.status != "playing"]  # fmt: skip
         body = {"schema": SCHEMA_VERSION, "board": self.topics.board, "at": time.time(),
                 "since": since, "results": ended}  # fmt: skip
-        text = json.dumps(body, separators=(",", ":"))
-        with self.lock:
-            if text == self.latest_results:
-                return
-            self.latest_results = text
-            if self.connected:
-                self._put(self.topics.results, text, retain=True)
+        self._retain(self.topics.results, json.dumps(body, separators=(",", ":")))
 
     def _send(self, previous: Snapshot | None, snapshot: Snapshot) -> None:
         text = snapshot.to_text()
@@ -503,12 +504,8 @@ class MqttPublisher:
             self._put(self.topics.status, self._status("online", "connected"), retain=True)
             if self.latest:
                 self._put(self.topics.state, self.latest, retain=True)
-            if self.latest_timeline:
-                self._put(self.topics.timeline, self.latest_timeline, retain=True)
-            if self.latest_results:
-                self._put(self.topics.results, self.latest_results, retain=True)
-            if self.latest_reviews:
-                self._put(self.topics.reviews, self.latest_reviews, retain=True)
+            for topic, text in self.retained.items():
+                self._put(topic, text, retain=True)
         if self.commands is not None:
             client.subscribe(self.topics.command, qos=1)
         again = " again" if self.ever_connected else ""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,7 +161,8 @@ class ReviewView:
 def review_view(journal: Path, number: int, config_dir: Path | None, analyst: Analyst | None,
                 at: int | None = None, *, retry: bool = False) -> ReviewView:  # fmt: skip
     """Raises ReviewError (in words) for a game that cannot be reviewed."""
-    record, game, positions, moves, review = _analysed(journal, number, config_dir)
+    record = game_record(journal, number)
+    game, positions, moves, review = _analysed(journal, record, config_dir)
     judged = review.judged if review is not None else ()
     complete = review is not None and review.complete
     sentence, stopped = "", False
@@ -202,27 +204,27 @@ def _names(game: Game, people: tuple[str, str]) -> tuple[str, str]:
 
 
 def _analysed(
-    journal: Path, number: int, config_dir: Path | None
-) -> tuple[GameRecord, Game, tuple[State, ...], tuple[str, ...], Review | None]:
-    """Game ``number``'s record, game, positions and moves, and its kept analysis (None: none
-    of these moves). Raises ReviewError for a game that cannot be reviewed."""
-    record = game_record(journal, number)
+    journal: Path, record: GameRecord, config_dir: Path | None
+) -> tuple[Game, tuple[State, ...], tuple[str, ...], Review | None]:
+    """A game's rules, positions and moves, and its kept analysis (None: none of these
+    moves). Raises ReviewError for a game that cannot be reviewed."""
     game, positions = reviewable(record, config_dir)
     moves = played_moves(record)
-    review = load_review(journal, number)
+    review = load_review(journal, record.id)
     if review is not None and review.moves != moves:
         review = None
-    return record, game, positions, moves, review
+    return game, positions, moves, review
 
 
 def published_review(
-    journal: Path, number: int, config_dir: Path | None
+    journal: Path, record: GameRecord, config_dir: Path | None
 ) -> tuple[dict[str, Any], BoardPicture] | None:
-    """Game ``number``'s finished review as a board publishes it for the club view (the MQTT
+    """A game's finished review as a board publishes it for the club view (the MQTT
     ``reviews`` topic, docs/mqtt.md): everything its page shows, worked out here, so the club
     view draws it without the game's rules or its journal. None: not analysed to its end."""
+    number = record.id
     try:
-        record, game, positions, moves, review = _analysed(journal, number, config_dir)
+        game, positions, moves, review = _analysed(journal, record, config_dir)
     except ReviewError:
         return None
     if review is None or not review.complete:
@@ -255,7 +257,9 @@ def club_view(entry: dict[str, Any], picture: str, at: int | None, previous: int
             raise ReviewError(f"Move {at} is not one of this game's turning points.")
         shown = Shown(at, str(found["text"]), tuple(found["pieces"]), dict(found["signals"]),
                       picture)  # fmt: skip
-    chances = [min(max(float(c), 0.0), 1.0) for c in entry["chances"]]
+    # Numbers from 0 to 1 on the graph (JSON lets a sender write NaN and Infinity).
+    chances = [min(max(c, 0.0), 1.0) if math.isfinite(c) else 0.5
+               for c in map(float, entry["chances"])]  # fmt: skip
     names = (str(entry["names"][0]), str(entry["names"][1]))
     return ReviewView(
         number=int(entry["game"]), title=str(entry["title"]), result=str(entry["result"]),
