@@ -3,6 +3,7 @@ position alone, repeats itself from a seed, and stops when told."""
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import replace
 
@@ -20,6 +21,7 @@ from engine.search import (
     think_at,
     threats,
 )
+from engine.search.alphabeta import WIN, AlphaBeta, search
 from engine.search.mcts import DEFAULT, GAME_SETTINGS, Settings, playout
 from engine.search.proof import Prover, prove
 from engine.search.threats import (
@@ -73,10 +75,16 @@ def test_the_search_stops_when_told() -> None:
         asked.append(1)
         return len(asked) > 10
 
-    # (Vanguard's proof search before the tree has its own stop: told never to stop here.)
-    thought = think(state, random.Random(1), time_up=time_up, proof_up=lambda: False)
+    # (Vanguard's proof search before the tree has its own stop: told never to stop here.
+    # The tree, not Vanguard's alpha-beta, which asks every 512 positions: below.)
+    tree = replace(GAME_SETTINGS["vanguard"], alphabeta=False)
+    thought = think(state, random.Random(1), time_up=time_up, proof_up=lambda: False,
+                    settings=tree)  # fmt: skip
     assert thought.playouts == 10
     assert state.is_legal(thought.move)
+    asked.clear()
+    looked = think(state, random.Random(1), time_up=time_up)
+    assert looked.playouts == 11 * 512 and state.is_legal(looked.move)
 
 
 def test_a_decision_is_a_move_the_search_chooses() -> None:
@@ -546,3 +554,114 @@ def _forced(state: State, attacker: Player, plies: int) -> bool:
         results.append(_forced(state, attacker, plies - 1))
         state.undo()
     return any(results) if state.to_move is attacker else all(results)
+
+
+def _vanguard_positions(seed: int, count: int, plies: tuple[int, int] = (6, 40)) -> list[State]:
+    """Positions from random Vanguard games, between ``plies`` plies in."""
+    game = load("vanguard")
+    rng = random.Random(seed)
+    found: list[State] = []
+    while len(found) < count:
+        state = game.new_state()
+        stop = rng.randint(*plies)
+        while state.outcome() is None and state.plies < stop:
+            state.apply(rng.choice(list(state.legal_moves())))
+        if state.outcome() is None:
+            found.append(state)
+    return found
+
+
+def _plain(look: AlphaBeta, depth: int, ply: int) -> float:
+    """Plain negamax over every move, to ``depth`` plies, the quiescence look below."""
+    state = look.state
+    outcome = state.outcome()
+    if outcome is not None:
+        return WIN - ply if outcome.winner is state.to_move else -(WIN - ply)
+    if depth == 0:
+        return look.quiesce(-math.inf, math.inf, ply, 0)
+    best = -math.inf
+    for move in list(state.legal_moves()):
+        mover = state.to_move
+        state.apply(move, check=False)
+        value = _plain(look, depth - 1, ply + 1)
+        state.undo()
+        best = max(best, value if state.to_move is not mover else -value)
+    return best
+
+
+def test_alpha_beta_finds_plain_minimax_values() -> None:
+    """Vanguard: alpha-beta's value of a position, its pruning and ordering on and its table
+    off, is plain negamax's over every move at the same depth, over random positions."""
+    from engine.search.flag import flag_in_danger, victim
+
+    for n, state in enumerate(_vanguard_positions(5, 10)):
+        for depth in (1, 2, 3) if n < 2 else (1, 2):
+            look = AlphaBeta(state, None, victim, flag_in_danger, table=False)
+            before = state.to_json()
+            value = look.negamax(depth, -math.inf, math.inf, 0)
+            assert state.to_json() == before
+            assert value == _plain(look, depth, 0), (state.to_json(), depth)
+
+
+def test_what_a_vanguard_move_takes_is_what_it_takes() -> None:
+    """Vanguard: the victim alpha-beta orders by (a step's target, a ram run's end) is the
+    piece the move removes, and no other move removes one."""
+    from engine.search.flag import victim
+
+    rams = 0
+    for state in _vanguard_positions(8, 30, (4, 60)):
+        for move in list(state.legal_moves()):
+            taken = victim(state, move)
+            before = {cell: piece for cell, piece in state.layout().items()
+                      if piece.owner is not state.to_move}  # fmt: skip
+            state.apply(move)
+            after = {cell: piece for cell, piece in state.layout().items()
+                     if piece.owner is not state.last_mover}  # fmt: skip
+            state.undo()
+            gone = [piece for cell, piece in before.items() if after.get(cell) is not piece]
+            assert gone == ([] if taken is None else [taken]), (state.to_json(), move)
+            piece = state.piece_at(move.frm)
+            rams += piece is not None and piece.kind == "ram" and taken is not None
+    assert rams >= 1
+
+
+def test_alpha_beta_forces_the_flag_and_escapes_a_hunt() -> None:
+    """Vanguard: where the player to move takes the flag by force with its second move,
+    alpha-beta plays a move that does (plain minimax checks it); where some moves let the
+    opponent do that and others do not, it plays one that does not."""
+    from engine.search.flag import flag_in_danger, victim
+
+    forcing = escaping = 0
+    for state in _vanguard_positions(21, 400, (10, 60)):
+        moves = list(state.legal_moves())
+        mover = state.to_move
+        if _forced(state, mover, 3):
+            move, score, _, _, _ = search(state, moves, None, victim=victim,
+                                          in_danger=flag_in_danger, most=4)  # fmt: skip
+            state.apply(move)
+            assert state.outcome() is not None or _forced(state, mover, 2), state.to_json()
+            state.undo()
+            assert score >= WIN - 1000
+            forcing += 1
+            continue
+        hunted = [m for m in moves if _after_forced(state, m)]
+        if hunted and len(hunted) < len(moves) and escaping < 6:
+            move, _, _, _, _ = search(state, moves, None, victim=victim,
+                                      in_danger=flag_in_danger, most=4)  # fmt: skip
+            assert move not in hunted, state.to_json()
+            escaping += 1
+        if forcing >= 4 and escaping >= 4:
+            break
+    assert forcing >= 4 and escaping >= 4, (forcing, escaping)
+
+
+def test_a_timed_vanguard_search_is_alpha_beta_and_a_counted_one_the_tree() -> None:
+    """Vanguard's full-strength timed move comes from alpha-beta (its positions counted, and
+    deeper than one ply); a counted search (a level's cap, ``go nodes``) and a review stay
+    the tree, whose playouts are the count asked."""
+    state = load("vanguard").new_state()
+    asked = iter(range(1_000_000))
+    thought = think(state, random.Random(1), time_up=lambda: next(asked) > 40)
+    assert thought.depth >= 3 and thought.playouts > 1000 and thought.pv[0] == thought.move
+    assert think(state, random.Random(1), playouts=50).playouts == 50
+    assert think(state, random.Random(1), playouts=50, analyse=True).playouts == 50

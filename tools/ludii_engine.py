@@ -52,6 +52,16 @@ def goats_options(game: Game) -> str:
     return f"Board Size/{item};Placements/Gap {game.options['gap']}"
 
 
+def same_board(ours: str, ludii: str) -> bool:
+    """Whether the project's board (``mover=0`` once the game is over) is Ludii's. A player
+    left with no move has lost here at once, where Ludii still names them to move (it makes
+    them pass first, docs/rules/vanguard.md): the cells decide then."""
+    if ours == ludii:
+        return True
+    mover, _, cells = ours.partition(" ")
+    return mover == "mover=0" and cells == ludii.partition(" ")[2]
+
+
 class Bridge:
     """The Java side: one process, one line at a time."""
 
@@ -142,7 +152,7 @@ class LudiiEngine:
             want = self.board(state)
             listing = self.bridge.ask("moves")
             found = [line.split(" ", 2)[1] for line in listing[:-1]
-                     if self.ludii_board(line.split(" ", 2)[2]) == want]  # fmt: skip
+                     if same_board(want, self.ludii_board(line.split(" ", 2)[2]))]  # fmt: skip
             if not found:
                 raise ProtocolError(f"Ludii has no move to the board after {text}: {want}")
             self.bridge.ask(f"apply {found[0]}")
@@ -158,7 +168,7 @@ class LudiiEngine:
             state.apply(move, check=False)
             board = self.board(state)
             state.undo()
-            if board == want:
+            if same_board(board, want):
                 return move
         raise ProtocolError(f"no project move gives Ludii's board {want}")
 

@@ -10,12 +10,15 @@ minimax look that asks only "is the flag taken by force" sees it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 from engine.game import State
 from engine.games.vanguard import CAPTAIN, FLAG, OUTRIDER, RAM, Vanguard, VanguardState
 from engine.moves import Move
+from engine.pieces import Piece
 from engine.player import Player
+from engine.search.evaluate import PIECE_VALUES
 from engine.search.threats import cell_of
 
 
@@ -56,3 +59,91 @@ def flag_runs(state: State, more: int) -> list[Move]:
         win = flag_taken(state)
         return [] if win is None else [win]
     return list(state.legal_moves())
+
+
+def victim(state: State, move: Move) -> Piece | None:
+    """The enemy piece ``move`` takes at once: where a step lands, or where a ram's run ends
+    (alpha-beta's ordering and its quiescence look)."""
+    cells = state.cells
+    mover = state.to_move
+    target = cells[move.to]
+    if target is not None:
+        return target if target.owner is not mover else None
+    piece = cells[move.frm]
+    if piece is None or piece.kind != RAM:
+        return None
+    rules = cast(VanguardState, state)
+    capture = rules.ram_run(move.frm, move.to, mover).capture
+    return cells[capture] if capture >= 0 else None
+
+
+def flag_in_danger(state: State, player: Player) -> bool:
+    """Whether the other player could take ``player``'s flag with its next move."""
+    return flag_taken(state, player.other) is not None
+
+
+class Judge:
+    """Vanguard's position for the player to move, as alpha-beta reads it at its horizon:
+    material (evaluate.PIECE_VALUES), and each outrider's reach of the enemy flag. With
+    material alone a look of seven plies saw nothing to do in a level position and walked
+    its captain to and fro while the other side came on (the first arena games against
+    Ludii's Alpha-Beta, docs/engine.md): the flag is won by outriders near it."""
+
+    def __init__(self, game: Vanguard, values: dict[str, float], approach: float) -> None:
+        self.game = game
+        self.values = values
+        self.approach = approach
+        size = game.board.size
+        # Outrider steps between any two cells (12 directions, never blocked).
+        far = size
+        self.steps = [[far] * size for _ in range(size)]
+        for start in range(size):
+            row = self.steps[start]
+            row[start] = 0
+            frontier = [start]
+            while frontier:
+                nxt: list[int] = []
+                for cell in frontier:
+                    for target, _ in game.outrider_moves[cell]:
+                        if row[target] == far:
+                            row[target] = row[cell] + 1
+                            nxt.append(target)
+                frontier = nxt
+        self.reach = max(max(row) for row in self.steps) + 1
+
+    def __call__(self, state: State) -> float:
+        values = self.values
+        mover = state.to_move
+        cells = state.cells
+        flags = [-1, -1]
+        for cell in range(len(cells)):
+            piece = cells[cell]
+            if piece is not None and piece.kind == FLAG:
+                flags[piece.owner.index] = cell
+        score = 0.0
+        reach = self.reach
+        approach = self.approach
+        for cell in range(len(cells)):
+            piece = cells[cell]
+            if piece is None:
+                continue
+            worth = values.get(piece.kind, 1.0)
+            if piece.kind == OUTRIDER:
+                target = flags[1 - piece.owner.index]
+                if target >= 0:
+                    worth += approach * (reach - self.steps[cell][target])
+            score += worth if piece.owner is mover else -worth
+        return score
+
+
+APPROACH = 0.1  # an outrider's step nearer the enemy flag, against its worth of 3
+_JUDGES: dict[int, Judge] = {}
+
+
+def judge_of(state: State) -> Callable[[State], float]:
+    """The Judge of ``state``'s game (made once a game: its table of distances)."""
+    game = cast(Vanguard, state.game)
+    found = _JUDGES.get(id(game))
+    if found is None or found.game is not game:
+        found = _JUDGES[id(game)] = Judge(game, dict(PIECE_VALUES["vanguard"]), APPROACH)
+    return found

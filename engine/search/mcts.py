@@ -30,7 +30,7 @@ from engine.game import State
 from engine.moves import Move, MoveKind
 from engine.pieces import Piece
 from engine.player import Player
-from engine.search import flag, threats
+from engine.search import alphabeta, flag, threats
 from engine.search.evaluate import judge
 from engine.search.proof import prove
 
@@ -90,6 +90,10 @@ class Settings:
     # is ``minimax`` of that blended with its playouts' mean; 0: plain UCT. Tactics the tree
     # has seen (a piece hanging two moves on) count at once, not after many playouts.
     minimax: float = 0.0
+    # A timed search at full strength (no playout cap, not a review) by alpha-beta instead
+    # (alphabeta.py), in the games that say what a move takes (VICTIM): where tactics
+    # decide, a full-width look sees them deeper than playouts do (Vanguard, docs/engine.md).
+    alphabeta: bool = False
 
 
 DEFAULT = Settings()
@@ -104,7 +108,7 @@ GAME_SETTINGS: dict[str, Settings] = {
     "goats_wintering": Settings(exploration=0.4),
     # Vanguard is lost by a flag hunted down a few moves on (docs/engine.md): the root's
     # proof search looks for it, up to the opponent's second move.
-    "vanguard": Settings(proof=2),
+    "vanguard": Settings(proof=2, alphabeta=True),
     "protect_the_goat": Settings(
         exploration=0.35,
         decisive=True,
@@ -127,6 +131,12 @@ RUNS: dict[str, Callable[[State, int], list[Move]]] = {
     "protect_the_goat": threats.goat_runs,
     "vanguard": flag.flag_runs,
 }
+# A game's piece taken at once by a move, and its royal piece in danger, for alpha-beta.
+VICTIM: dict[str, alphabeta.Victim] = {"vanguard": flag.victim}
+IN_DANGER: dict[str, alphabeta.InDanger] = {"vanguard": flag.flag_in_danger}
+# A game's own score for alpha-beta's horizon (the player to move's), made for a position's
+# game; else material.
+JUDGE: dict[str, Callable[[State], Callable[[State], float]]] = {"vanguard": flag.judge_of}
 # A game's check of a step that only gives its piece away, for ``careful`` playouts.
 CARELESS: dict[str, Callable[[State, Move], bool]] = {
     "protect_the_goat": threats.goat_loses_piece,
@@ -459,6 +469,19 @@ def think(
     win = winning_move(state)
     if win is not None:
         return Thought(win, 0, 1, 1.0, (win,), "wins at once")
+    rules = state.game.rules
+    if settings.alphabeta and playouts is None and not analyse and rules in VICTIM:
+        judging = JUDGE.get(rules)
+        move, score, reached, looked, line = alphabeta.search(
+            state,
+            moves,
+            time_up,
+            victim=VICTIM[rules],
+            in_danger=IN_DANGER.get(rules),
+            judge=None if judging is None else judging(state),
+            before=_earlier(root_state),
+        )
+        return Thought(move, looked, reached, alphabeta.chance_of(score), line)
     hold_back = HOLD_BACK.get(state.game.rules) if settings.hold_back else None
     if hold_back is not None:
         moves = hold_back(state, moves)
@@ -567,6 +590,16 @@ def think(
         if report is not None and report_every and done % report_every == 0:
             report(_thought(root, done, depth))
     return _thought(root, done, depth)
+
+
+def _earlier(state: State) -> list[State]:
+    """The positions ``state``'s game was in before it (as far as it can undo)."""
+    walk = state.copy()
+    found: list[State] = []
+    while walk.plies:
+        walk.undo()
+        found.append(walk.copy(stack=False))
+    return found
 
 
 def _back_up(path: list[Node]) -> None:
