@@ -22,7 +22,7 @@ from engine.search import (
     threats,
 )
 from engine.search.alphabeta import WIN, AlphaBeta, search
-from engine.search.mcts import DEFAULT, GAME_SETTINGS, Settings, playout
+from engine.search.mcts import DEFAULT, GAME_SETTINGS, Settings, Thought, playout
 from engine.search.proof import Prover, prove
 from engine.search.threats import (
     goat_approaches,
@@ -594,8 +594,8 @@ def test_alpha_beta_finds_plain_minimax_values() -> None:
     off, is plain negamax's over every move at the same depth, over random positions."""
     from engine.search.flag import flag_in_danger, victim
 
-    for n, state in enumerate(_vanguard_positions(5, 10)):
-        for depth in (1, 2, 3) if n < 2 else (1, 2):
+    for state in _vanguard_positions(5, 12):
+        for depth in (1, 2):  # (3: 40 s of pure Python for the plain look)
             look = AlphaBeta(state, None, victim, flag_in_danger, table=False)
             before = state.to_json()
             value = look.negamax(depth, -math.inf, math.inf, 0)
@@ -661,7 +661,11 @@ def test_a_timed_vanguard_search_is_alpha_beta_and_a_counted_one_the_tree() -> N
     the tree, whose playouts are the count asked."""
     state = load("vanguard").new_state()
     asked = iter(range(1_000_000))
-    thought = think(state, random.Random(1), time_up=lambda: next(asked) > 40)
+    heard: list[Thought] = []
+    thought = think(state, random.Random(1), time_up=lambda: next(asked) > 40,
+                    report=heard.append, report_every=1)  # fmt: skip
     assert thought.depth >= 3 and thought.playouts > 1000 and thought.pv[0] == thought.move
+    # each finished look is told, deeper each time, up to the deepest finished
+    assert [t.depth for t in heard] == list(range(1, thought.depth + 1))
     assert think(state, random.Random(1), playouts=50).playouts == 50
     assert think(state, random.Random(1), playouts=50, analyse=True).playouts == 50

@@ -36,7 +36,7 @@ from engine.search.evaluate import PIECE_VALUES
 WIN = 100_000.0  # a won game's score, less the plies to it (a quicker win is better)
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 MAX_DEPTH = 64
-MAX_TABLE = 1_000_000  # positions kept at most (about 200 MB at the limit)
+MAX_TABLE = 250_000  # positions kept at most (some 80 MB at the limit; then only those kept)
 
 # A game's piece (if any) that ``move`` takes at once: its victim, for ordering and for the
 # quiescence look. The default reads the cell the move goes to.
@@ -90,7 +90,8 @@ class AlphaBeta:
         self.table: dict[tuple[object, ...], tuple[int, int, float, Move | None]] = {}
         self.killers: list[list[int]] = [[-1, -1] for _ in range(MAX_DEPTH + 2)]
         self.history: dict[int, int] = {}
-        self.codes: dict[int, int] = {}
+        self.codes: dict[int, tuple[Piece, int]] = {}
+        self.kinds: dict[tuple[str, Player, int | None], int] = {}
         # Positions the game has been in, and those on the line being looked at: coming back
         # to one is scored as a draw. Vanguard has no rule against repeating, and a look that
         # sees nothing better walks to and fro for ever; a side ahead on the judgement avoids
@@ -120,18 +121,24 @@ class AlphaBeta:
         return self.key_of(self.state)
 
     def key_of(self, state: State) -> tuple[object, ...]:
-        """A position as a table key: a code per cell (the piece's kind and owner)."""
+        """A position as a table key: a small number per cell for the piece's kind, owner and
+        state, packed in bytes (some 140 bytes a key, against 600 as a tuple of pieces)."""
         codes = self.codes
         out: list[int] = []
+        wide = False
         for piece in state.cells:
             if piece is None:
                 out.append(0)
             else:
-                code = codes.get(id(piece))
-                if code is None:
-                    code = codes[id(piece)] = hash((piece.kind, piece.owner, piece.state)) | 1
-                out.append(code)
-        return (tuple(out), state.to_move, state.phase)
+                known = codes.get(id(piece))
+                if known is None:  # (the piece is kept with its code: its id stays its own)
+                    number = self.kinds.setdefault((piece.kind, piece.owner, piece.state),
+                                                   len(self.kinds) + 1)  # fmt: skip
+                    known = codes[id(piece)] = (piece, number)
+                wide = wide or known[1] > 255
+                out.append(known[1])
+        packed: object = tuple(out) if wide else bytes(out)
+        return (packed, state.to_move, state.phase)
 
     # -- the look -------------------------------------------------------------------------------
     def _tick(self) -> None:
@@ -330,11 +337,13 @@ def search(
     most: int = MAX_DEPTH,
     judge: Callable[[State], float] | None = None,
     before: list[State] | None = None,
+    report: Callable[[Move, float, int, int, tuple[Move, ...]], None] | None = None,
 ) -> tuple[Move, float, int, int, tuple[Move, ...]]:
     """Deepen one ply at a time over ``moves`` (the root's, at least one) until ``time_up()``
     or ``nodes`` positions: the best move, its score for the player to move, the depth of
     the deepest finished look, the positions looked at, and the line expected. ``before``:
-    the positions the game has been in (a return to one scores as a draw)."""
+    the positions the game has been in (a return to one scores as a draw). ``report``
+    hears each finished look's result (as this returns it)."""
     look = AlphaBeta(state, time_up, victim, in_danger, nodes, judge=judge)
     look.seen.add(look._key())
     for earlier in before or ():
@@ -371,6 +380,8 @@ def search(
             break
         assert found is not None
         best_move, best_score, finished = found, found_score, depth
+        if report is not None:
+            report(best_move, best_score, depth, look.nodes, look.principal(best_move))
         # Next look: this one's best first, the rest as they scored (fail-low values are
         # bounds, still a fair order).
         order.sort(key=lambda m: -scores.get(m, -math.inf))

@@ -471,17 +471,7 @@ def think(
         return Thought(win, 0, 1, 1.0, (win,), "wins at once")
     rules = state.game.rules
     if settings.alphabeta and playouts is None and not analyse and rules in VICTIM:
-        judging = JUDGE.get(rules)
-        move, score, reached, looked, line = alphabeta.search(
-            state,
-            moves,
-            time_up,
-            victim=VICTIM[rules],
-            in_danger=IN_DANGER.get(rules),
-            judge=None if judging is None else judging(state),
-            before=_earlier(root_state),
-        )
-        return Thought(move, looked, reached, alphabeta.chance_of(score), line)
+        return _alpha_beta(root_state, state, moves, time_up, report if report_every else None)
     hold_back = HOLD_BACK.get(state.game.rules) if settings.hold_back else None
     if hold_back is not None:
         moves = hold_back(state, moves)
@@ -590,6 +580,29 @@ def think(
         if report is not None and report_every and done % report_every == 0:
             report(_thought(root, done, depth))
     return _thought(root, done, depth)
+
+
+def _alpha_beta(
+    root_state: State,
+    state: State,
+    moves: list[Move],
+    time_up: Callable[[], bool] | None,
+    report: Callable[[Thought], None] | None,
+) -> Thought:
+    """``think`` by alpha-beta (``Settings.alphabeta``): each finished look reported."""
+    rules = state.game.rules
+    judging = JUDGE.get(rules)
+
+    def told(move: Move, score: float, reached: int, looked: int, line: tuple[Move, ...]) -> None:
+        if report is not None:
+            report(Thought(move, looked, reached, alphabeta.chance_of(score), line))
+
+    move, score, reached, looked, line = alphabeta.search(
+        state, moves, time_up, victim=VICTIM[rules], in_danger=IN_DANGER.get(rules),
+        judge=None if judging is None else judging(state), before=_earlier(root_state),
+        report=told if report is not None else None,
+    )  # fmt: skip
+    return Thought(move, looked, reached, alphabeta.chance_of(score), line)
 
 
 def _earlier(state: State) -> list[State]:
