@@ -25,6 +25,7 @@ hundred positions), no I/O.
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
 
 from engine.game import State
@@ -338,12 +339,14 @@ def search(
     judge: Callable[[State], float] | None = None,
     before: list[State] | None = None,
     report: Callable[[Move, float, int, int, tuple[Move, ...]], None] | None = None,
+    rng: random.Random | None = None,
 ) -> tuple[Move, float, int, int, tuple[Move, ...]]:
     """Deepen one ply at a time over ``moves`` (the root's, at least one) until ``time_up()``
     or ``nodes`` positions: the best move, its score for the player to move, the depth of
     the deepest finished look, the positions looked at, and the line expected. ``before``:
     the positions the game has been in (a return to one scores as a draw). ``report``
-    hears each finished look's result (as this returns it)."""
+    hears each finished look's result (as this returns it). ``rng``: a move drawn among
+    those a look scores alike (else the first listed of them)."""
     look = AlphaBeta(state, time_up, victim, in_danger, nodes, judge=judge)
     look.seen.add(look._key())
     for earlier in before or ():
@@ -353,6 +356,12 @@ def search(
     best_score = 0.0
     finished = 0
     order = list(moves)
+    if rng is not None:
+        # The root's moves in a random order: of moves a look scores alike, the first it
+        # meets is kept (the sort below keeps their order), so the draw costs nothing and a
+        # game is not the same every time (a player who beat the computer once could
+        # otherwise play the same game again).
+        rng.shuffle(order)
     for depth in range(1, most + 1):
         alpha = -math.inf
         found: Move | None = None

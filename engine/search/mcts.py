@@ -471,7 +471,8 @@ def think(
         return Thought(win, 0, 1, 1.0, (win,), "wins at once")
     rules = state.game.rules
     if settings.alphabeta and playouts is None and not analyse and rules in VICTIM:
-        return _alpha_beta(root_state, state, moves, time_up, report if report_every else None)
+        chosen = report if report_every else None
+        return _alpha_beta(root_state, state, moves, rng, time_up=time_up, report=chosen)
     hold_back = HOLD_BACK.get(state.game.rules) if settings.hold_back else None
     if hold_back is not None:
         moves = hold_back(state, moves)
@@ -586,6 +587,8 @@ def _alpha_beta(
     root_state: State,
     state: State,
     moves: list[Move],
+    rng: random.Random,
+    *,
     time_up: Callable[[], bool] | None,
     report: Callable[[Thought], None] | None,
 ) -> Thought:
@@ -600,7 +603,7 @@ def _alpha_beta(
     move, score, reached, looked, line = alphabeta.search(
         state, moves, time_up, victim=VICTIM[rules], in_danger=IN_DANGER.get(rules),
         judge=None if judging is None else judging(state), before=_earlier(root_state),
-        report=told if report is not None else None,
+        report=told if report is not None else None, rng=rng,
     )  # fmt: skip
     return Thought(move, looked, reached, alphabeta.chance_of(score), line)
 
