@@ -591,12 +591,13 @@ def _plain(look: AlphaBeta, depth: int, ply: int) -> float:
 
 def test_alpha_beta_finds_plain_minimax_values() -> None:
     """Vanguard: alpha-beta's value of a position, its pruning and ordering on and its table
-    off, is plain negamax's over every move at the same depth, over random positions."""
+    and extensions off, is plain negamax's over every move at the same depth, over random
+    positions."""
     from engine.search.flag import flag_in_danger, victim
 
     for state in _vanguard_positions(5, 12):
         for depth in (1, 2):  # (3: 40 s of pure Python for the plain look)
-            look = AlphaBeta(state, None, victim, flag_in_danger, table=False)
+            look = AlphaBeta(state, None, victim, flag_in_danger, table=False, extend=False)
             before = state.to_json()
             value = look.negamax(depth, -math.inf, math.inf, 0)
             assert state.to_json() == before

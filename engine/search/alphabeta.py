@@ -78,9 +78,15 @@ class AlphaBeta:
         *,
         table: bool = True,
         judge: Callable[[State], float] | None = None,
+        extend: bool = True,
     ) -> None:
         self.state = state
         self.use_table = table  # off: every position looked at afresh (a test's plain look)
+        # A position whose mover's royal piece can be taken is looked at a ply deeper (as a
+        # chess engine extends a check), up to twice the look's own depth: a flag hunted down
+        # is a chase of threats, and a look that stops in its middle misjudges it.
+        self.extend = extend
+        self.reach = 0  # plies deep the extensions may go (set by each look)
         self.time_up = time_up
         self.victim = victim or _victim
         self.in_danger = in_danger
@@ -192,6 +198,13 @@ class AlphaBeta:
         if depth <= 0:
             return self.quiesce(alpha, beta, ply, 0)
         self._tick()
+        if (
+            self.extend
+            and ply < self.reach
+            and self.in_danger is not None
+            and self.in_danger(state, state.to_move)
+        ):
+            depth += 1  # a flag in danger: its answers looked at a ply deeper (a chase)
         key = self._key()
         if ply > 0 and key in self.seen:  # back where the game or this line has been
             return 0.0
@@ -363,6 +376,7 @@ def search(
         # otherwise play the same game again).
         rng.shuffle(order)
     for depth in range(1, most + 1):
+        look.reach = 2 * depth
         alpha = -math.inf
         found: Move | None = None
         found_score = -math.inf
