@@ -670,3 +670,29 @@ def test_a_timed_vanguard_search_is_alpha_beta_and_a_counted_one_the_tree() -> N
     assert [t.depth for t in heard] == list(range(1, thought.depth + 1))
     assert think(state, random.Random(1), playouts=50).playouts == 50
     assert think(state, random.Random(1), playouts=50, analyse=True).playouts == 50
+
+
+def test_a_position_the_game_has_been_in_scores_a_little_below_level() -> None:
+    """Vanguard has no rule against repeating: alpha-beta scores a return to a position the
+    game has been in as a draw a little worse than level for itself (CONTEMPT), so a level
+    game goes on instead of walking to and fro, and the moves that do not return keep their
+    own score."""
+    from engine.search.alphabeta import CONTEMPT
+    from engine.search.flag import flag_in_danger, victim
+
+    checked = 0
+    for state in _vanguard_positions(31, 6, (8, 30)):
+        for back in list(state.legal_moves()):
+            fresh = search(state, [back], None, victim=victim, in_danger=flag_in_danger,
+                           most=3)[1]  # fmt: skip
+            if abs(fresh) < WIN - 1000:  # (a move that loses or wins by force is not level)
+                break
+        else:
+            continue
+        been = state.copy(stack=False)
+        been.apply(back)
+        score = search(state, [back], None, victim=victim, in_danger=flag_in_danger,
+                       before=[been], most=3)[1]  # fmt: skip
+        assert score == -CONTEMPT and fresh != -CONTEMPT, (state.to_json(), back)
+        checked += 1
+    assert checked >= 4

@@ -36,6 +36,10 @@ from engine.search.evaluate import PIECE_VALUES
 
 WIN = 100_000.0  # a won game's score, less the plies to it (a quicker win is better)
 _EXACT, _LOWER, _UPPER = 0, 1, 2
+# A repetition's score for the player the look is for: a sixth of an outrider below level.
+# At 0 the search took a repeated position over a move judged a tenth below level, and in an
+# even ending the two sides walked one outrider each to and fro until the arena's 600 plies.
+CONTEMPT = 0.5
 MAX_DEPTH = 64
 MAX_TABLE = 250_000  # positions kept at most (some 80 MB at the limit; then only those kept)
 
@@ -100,10 +104,12 @@ class AlphaBeta:
         self.codes: dict[int, tuple[Piece, int]] = {}
         self.kinds: dict[tuple[str, Player, int | None], int] = {}
         # Positions the game has been in, and those on the line being looked at: coming back
-        # to one is scored as a draw. Vanguard has no rule against repeating, and a look that
-        # sees nothing better walks to and fro for ever; a side ahead on the judgement avoids
-        # that, a side behind may take it (docs/engine.md).
+        # to one is scored as a draw a little worse than level for the player the look is
+        # for (CONTEMPT). Vanguard has no rule against repeating, and a look that sees nothing
+        # better walks to and fro for ever; a side ahead or level on the judgement avoids
+        # that, a side clearly behind may take it (docs/engine.md).
         self.seen: set[tuple[object, ...]] = set()
+        self.root = state.to_move  # who the look is for: a repetition is a little worse for it
 
     # -- the judgement ------------------------------------------------------------------------
     def evaluate(self) -> float:
@@ -207,7 +213,7 @@ class AlphaBeta:
             depth += 1  # a flag in danger: its answers looked at a ply deeper (a chase)
         key = self._key()
         if ply > 0 and key in self.seen:  # back where the game or this line has been
-            return 0.0
+            return -CONTEMPT if state.to_move is self.root else CONTEMPT
         entry = self.table.get(key) if self.use_table else None
         first: Move | None = None
         if entry is not None:
