@@ -696,3 +696,17 @@ def test_a_position_the_game_has_been_in_scores_a_little_below_level() -> None:
         assert score == -CONTEMPT and fresh != -CONTEMPT, (state.to_json(), back)
         checked += 1
     assert checked >= 4
+
+
+def test_a_look_extended_past_its_nominal_depth_keeps_its_move_order() -> None:
+    """A flag in danger extends a look up to twice its depth: a position that far down (the
+    deepest look's doubled depth) is still ordered with its own killers, not past their end."""
+    from engine.search.alphabeta import MAX_DEPTH
+    from engine.search.flag import flag_in_danger, victim
+
+    state = _vanguard_positions(41, 1)[0]
+    look = AlphaBeta(state, None, victim, flag_in_danger)
+    look.reach = 2 * MAX_DEPTH
+    value = look.negamax(1, -math.inf, math.inf, 2 * MAX_DEPTH)
+    shallow = AlphaBeta(state, None, victim, flag_in_danger).negamax(1, -math.inf, math.inf, 1)
+    assert abs(shallow) < WIN - 1000 and value == shallow  # (no won game: no ply in the score)

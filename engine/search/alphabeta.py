@@ -99,7 +99,8 @@ class AlphaBeta:
         self.judge = judge  # the game's own score for the player to move; else material
         self.nodes = 0
         self.table: dict[tuple[object, ...], tuple[int, int, float, Move | None]] = {}
-        self.killers: list[list[int]] = [[-1, -1] for _ in range(MAX_DEPTH + 2)]
+        # (a ply of the look: up to twice its depth, where a flag in danger extends it)
+        self.killers: list[list[int]] = [[-1, -1] for _ in range(2 * MAX_DEPTH + 2)]
         self.history: dict[int, int] = {}
         self.codes: dict[int, tuple[Piece, int]] = {}
         self.kinds: dict[tuple[str, Player, int | None], int] = {}
