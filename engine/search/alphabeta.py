@@ -16,7 +16,8 @@ engine's quicker moves, so it looks deeper in the same time:
 - at the horizon, a quiescence look: captures only, until none is left, so a piece en prise
   is never judged as safe; a side whose flag can be taken may play any move there (a flag
   in danger is the check of this game);
-- the judgement is the search's evaluation (evaluate.py) as a score: material.
+- the judgement is the game's own (Vanguard's: flag.Judge), else material as the search's
+  evaluation counts it (evaluate.material), theirs less the other's.
 
 Pure like the rest of the engine: no clock of its own (``time_up`` is asked every few
 hundred positions), no I/O.
@@ -26,13 +27,13 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from engine.game import State
 from engine.moves import Move
 from engine.pieces import Piece
 from engine.player import Player
-from engine.search.evaluate import PIECE_VALUES
+from engine.search.evaluate import PIECE_VALUES, material
 
 WIN = 100_000.0  # a won game's score, less the plies to it (a quicker win is better)
 _EXACT, _LOWER, _UPPER = 0, 1, 2
@@ -52,6 +53,17 @@ InDanger = Callable[[State, Player], bool]
 
 class _TimeUpError(Exception):
     """``time_up()`` said stop: the look in progress is abandoned."""
+
+
+def _ended(state: State, ply: int) -> float | None:
+    """The score of a finished game for the player to move (a win ``ply`` plies from the
+    root, a loss, a draw); None while it goes on."""
+    outcome = state.outcome()
+    if outcome is None:
+        return None
+    if outcome.winner is None:
+        return 0.0
+    return WIN - ply if outcome.winner is state.to_move else -(WIN - ply)
 
 
 def _move_key(move: Move) -> int:
@@ -116,20 +128,11 @@ class AlphaBeta:
     def evaluate(self) -> float:
         """The position for the player to move: material, theirs less the other's (or the
         game's own judgement)."""
+        state = self.state
         if self.judge is not None:
-            return self.judge(self.state)
-        values = self.values
-        mine = 0.0
-        theirs = 0.0
-        mover = self.state.to_move
-        for piece in self.state.cells:
-            if piece is not None:
-                worth = values.get(piece.kind, 1.0)
-                if piece.owner is mover:
-                    mine += worth
-                else:
-                    theirs += worth
-        return mine - theirs
+            return self.judge(state)
+        one, two = material(state, self.values)
+        return one - two if state.to_move is Player.ONE else two - one
 
     def _key(self) -> tuple[object, ...]:
         return self.key_of(self.state)
@@ -197,11 +200,9 @@ class AlphaBeta:
     def negamax(self, depth: int, alpha: float, beta: float, ply: int) -> float:
         """The position's value for the player to move, looked at ``depth`` plies deep."""
         state = self.state
-        outcome = state.outcome()
-        if outcome is not None:
-            if outcome.winner is None:
-                return 0.0
-            return WIN - ply if outcome.winner is state.to_move else -(WIN - ply)
+        ended = _ended(state, ply)
+        if ended is not None:
+            return ended
         if depth <= 0:
             return self.quiesce(alpha, beta, ply, 0)
         self._tick()
@@ -271,11 +272,9 @@ class AlphaBeta:
         """The position's value when only captures are looked at (and every move while the
         mover's royal piece can be taken)."""
         state = self.state
-        outcome = state.outcome()
-        if outcome is not None:
-            if outcome.winner is None:
-                return 0.0
-            return WIN - ply if outcome.winner is state.to_move else -(WIN - ply)
+        ended = _ended(state, ply)
+        if ended is not None:
+            return ended
         self._tick()
         mover = state.to_move
         danger = self.in_danger is not None and extra < 4 and self.in_danger(state, mover)
@@ -357,7 +356,7 @@ def search(
     nodes: int | None = None,
     most: int = MAX_DEPTH,
     judge: Callable[[State], float] | None = None,
-    before: list[State] | None = None,
+    before: Iterable[State] = (),
     report: Callable[[Move, float, int, int, tuple[Move, ...]], None] | None = None,
     rng: random.Random | None = None,
 ) -> tuple[Move, float, int, int, tuple[Move, ...]]:
@@ -369,7 +368,7 @@ def search(
     those a look scores alike (else the first listed of them)."""
     look = AlphaBeta(state, time_up, victim, in_danger, nodes, judge=judge)
     look.seen.add(look._key())
-    for earlier in before or ():
+    for earlier in before:
         look.seen.add(look.key_of(earlier))
     mover = state.to_move
     best_move = moves[0]

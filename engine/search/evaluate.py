@@ -51,7 +51,7 @@ SHARPNESS: Mapping[str, float] = {
 }
 
 
-def _material(state: State, values: Mapping[str, float]) -> tuple[float, float]:
+def material(state: State, values: Mapping[str, float]) -> tuple[float, float]:
     """Each player's material on the board and in hand."""
     totals = [0.0, 0.0]
     dice = state.game.rules == "three_dragons"
@@ -75,7 +75,7 @@ def _squash(lead: float, scale: float) -> float:
 def material_chance(state: State) -> float:
     """Player 1's chance from material alone."""
     rules = state.game.rules
-    one, two = _material(state, PIECE_VALUES.get(rules, {}))
+    one, two = material(state, PIECE_VALUES.get(rules, {}))
     total = one + two
     if total <= 0.0:
         return 0.5

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from engine.game import State
@@ -608,14 +608,13 @@ def _alpha_beta(
     return Thought(move, looked, reached, alphabeta.chance_of(score), line)
 
 
-def _earlier(state: State) -> list[State]:
-    """The positions ``state``'s game was in before it (as far as it can undo)."""
+def _earlier(state: State) -> Iterator[State]:
+    """The positions ``state``'s game was in before it (as far as it can undo), each in turn
+    on one copy taken back a move at a time: read each before asking for the next."""
     walk = state.copy()
-    found: list[State] = []
     while walk.plies:
         walk.undo()
-        found.append(walk.copy(stack=False))
-    return found
+        yield walk
 
 
 def _back_up(path: list[Node]) -> None:
