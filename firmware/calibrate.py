@@ -12,6 +12,7 @@ import time
 
 import hw
 import settings as store
+from codec import zeros
 
 SAMPLES = 24
 PROMPT = (0, 80, 255, 0xF0)  # blue, slow blink: clear the board, press CONFIRM
@@ -23,9 +24,28 @@ CONFIRM = 1
 
 def _fill(leds, colour):
     frame = leds.frame
+    raw = bytes(colour)
     for i in range(leds.count):
-        frame[4 * i : 4 * i + 4] = bytes(colour)
+        frame[4 * i : 4 * i + 4] = raw
     leds._changed()
+
+
+def _save(base, bad):
+    """calibration.json, ``{"base": [...], "bad": [...]}`` (settings.read_calibration reads it),
+    written a number at a time: ``base`` is an array, which json cannot write, and one text of
+    a 300-cell board's numbers would be a 2 KB allocation at calibration's peak. Here, not in
+    settings.py, whose code every start keeps in the heap."""
+    with open(store.CALIBRATION + ".new", "w") as handle:
+        handle.write('{"base": [')
+        for i in range(len(base)):
+            handle.write((", " if i else "") + str(base[i]))
+        handle.write('], "bad": [')
+        for i in range(len(bad)):
+            handle.write((", " if i else "") + str(bad[i]))
+        handle.write("]}")
+    import os
+
+    os.rename(store.CALIBRATION + ".new", store.CALIBRATION)
 
 
 def _wait_confirm(leds, buttons):
@@ -49,15 +69,22 @@ def run(sensors, leds, buttons, bands):
     _wait_confirm(leds, buttons)
     _fill(leds, WORKING)
     leds.render(time.ticks_ms())
-    total = [0] * count
+    # The sums in an array, averaged in place, and one list of their exact size to sort for
+    # the median: lists grown an item at a time (a comprehension, sorted()) take up to twice
+    # their size, and a Vanguard board calibrating in the tests' 64 KB failed for 512 bytes.
+    base = zeros("I", count)  # 24 readings of 65535 at most: well inside 32 bits
     for _ in range(SAMPLES):
         for i in range(count):
-            total[i] += sensors.read(i)
+            base[i] += sensors.read(i)
         hw.sleep_ms(4)
         hw.pace()
-    base = [t // SAMPLES for t in total]
-    ordered = sorted(base)
+    ordered = [0] * count
+    for i in range(count):
+        base[i] //= SAMPLES
+        ordered[i] = base[i]
+    ordered.sort()
     median = ordered[count // 2]
+    del ordered
     delta = bands.get("delta", 5000)
     centre = bands.get("centre", 32768)
     fault_low = bands.get("fault_low", 1000)
@@ -70,7 +97,7 @@ def run(sensors, leds, buttons, bands):
             bad.append(i)
             base[i] = centre
     sensors.calibrate(base)  # delta either side of each base, as the board.json's bands say
-    store.save_calibration({"base": base, "bad": bad})
+    _save(base, bad)
     frame = leds.frame
     _fill(leds, GOOD)
     places = sensors.leds  # the LED of each sensor's cell (-1: none)

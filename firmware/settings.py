@@ -86,14 +86,6 @@ def read_calibration(base):
         handle.close()
 
 
-def save_calibration(data):
-    with open(CALIBRATION + ".new", "w") as handle:
-        json.dump(data, handle)
-    import os
-
-    os.rename(CALIBRATION + ".new", CALIBRATION)
-
-
 def errors():
     """(consecutive error restarts, the last error's text) from error.log."""
     try:

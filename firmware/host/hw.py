@@ -9,6 +9,8 @@ WS2812B chain (what it shows is reported back), the watchdog and the reset cause
 
 The host process talks to it over two pipes named in $BOARD_REFEREE_HW ("IN,OUT" descriptors):
   in:  ``v INDEX VALUE NOISE`` a sensor's raw reading (ADC counts, or a switch's level)
+       ``f INDEX VALUE US``   a flicker of a linear sensor: VALUE for US microseconds of the
+                              firmware's clock from its first read, then its reading again
        ``b NAME 0|1``         a button released / pressed
        ``hang``               stall the firmware (for the watchdog)
   out: ``T`` and a text line: ``ready``, ``wdt MS``, ``feed``, ``reset``; or ``L`` and the LED
@@ -63,6 +65,7 @@ def _wiring():
 
 
 _count, _select_pins, _enable_pins, _bank_pins, _signal_pins, _button_pins, _hold_ms = _wiring()
+del _wiring  # run once: its code is heap the firmware's budget can have back
 _values = zeros("i", _count)  # each sensor's raw reading ...
 _noise = zeros("i", _count)  # ... and how far it wanders
 _pressed = {}
@@ -78,6 +81,9 @@ _down_at = {}  # name -> ticks_ms when the firmware first read it pressed
 _held = set()  # the names the firmware has read pressed _hold_ms after that
 _release = set()  # the names the host released before they were held long enough
 _levels = {}  # output pin -> level
+# One flicker at a time, timed by the firmware's clock from its first read (as a press is
+# above): a host's two lines a few ms apart can reach a starved process tens of ms apart.
+_flick = [-1, 0, 0, -1]  # index, value, length in us, first read (-1: not yet)
 
 
 def _connected(signal_index):
@@ -133,6 +139,15 @@ def _sync():
             if 0 <= index < _count:
                 _values[index] = int(words[2])
                 _noise[index] = int(words[3])
+                if index == _flick[0]:
+                    _flick[0] = -1  # a new reading ends a flicker
+        elif words[0] == "f":
+            index = int(words[1])
+            if 0 <= index < _count:
+                _flick[0] = index
+                _flick[1] = int(words[2])
+                _flick[2] = int(words[3])
+                _flick[3] = -1
         elif words[0] == "b":
             name = words[1]
             if words[2] == "1":
@@ -213,6 +228,14 @@ class ADC:
         if index == -2:
             return random.getrandbits(16)
         value = _values[index]
+        if index == _flick[0]:  # (a linear sensor's: the tests' flickers are on those)
+            now = time.ticks_us()
+            if _flick[3] < 0:
+                _flick[3] = now
+            if time.ticks_diff(now, _flick[3]) < _flick[2]:
+                value = _flick[1]
+            else:
+                _flick[0] = -1
         noise = _noise[index]
         if noise:
             value += random.getrandbits(16) % (2 * noise + 1) - noise
