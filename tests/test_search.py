@@ -710,3 +710,166 @@ def test_a_look_extended_past_its_nominal_depth_keeps_its_move_order() -> None:
     value = look.negamax(1, -math.inf, math.inf, 2 * MAX_DEPTH)
     shallow = AlphaBeta(state, None, victim, flag_in_danger).negamax(1, -math.inf, math.inf, 1)
     assert abs(shallow) < WIN - 1000 and value == shallow  # (no won game: no ply in the score)
+
+
+def test_with_no_outrider_left_the_captain_with_more_safe_steps_is_ahead() -> None:
+    """Vanguard's ending of captain and flag against captain and flag is a hunt: the judgement
+    counts each captain's steps to a cell the other captain cannot take next, for the player
+    to move against the other; with an outrider on the board it is material and reach only."""
+    from engine.search.flag import ROOM, judge_of
+
+    game = load("vanguard")
+
+    def position(layout: dict[str, tuple[int, str]], to_move: int = 1) -> State:
+        return game.state_from_json({
+            "game": "vanguard", "options": {}, "to_move": to_move, "phase": "play",
+            "outcome": None, "quiet_moves": 0,
+            "layout": {cell: {"owner": owner, "piece": kind}
+                       for cell, (owner, kind) in layout.items()},
+        })  # fmt: skip
+
+    # Player 1's captain on E3 (flag E4) has F3, F4, D3 and D2: E2 is next to the other
+    # captain, E4 holds its flag. Player 2's in the corner E1 (flag D1) has F2 only: E2 is
+    # next to E3.
+    hunt = {"E3": (1, "captain"), "E4": (1, "flag"), "E1": (2, "captain"), "D1": (2, "flag")}
+    state = position(hunt)
+    judge = judge_of(state)
+    assert judge(state) == pytest.approx(ROOM * (4 - 1))  # material is level
+    assert judge(position(hunt, 2)) == pytest.approx(ROOM * (1 - 4))  # the other side's view
+    # An outrider each, as far from the enemy flag as the other: no hunt, and level.
+    assert judge(position({**hunt, "A1": (1, "outrider"), "H7": (2, "outrider")})) == 0.0
+
+
+def _wins_within(state: State, plies: int) -> bool:
+    """The player to move can force a win within ``plies`` plies (the engine's own moves)."""
+    if plies <= 0:
+        return False
+    mover = state.to_move
+    for move in list(state.legal_moves()):
+        state.apply(move)
+        try:
+            outcome = state.outcome()
+            if outcome is not None:
+                if outcome.winner is mover:
+                    return True
+            elif _loses_within(state, plies - 1):
+                return True
+        finally:
+            state.undo()
+    return False
+
+
+def _loses_within(state: State, plies: int) -> bool:
+    """The player to move cannot stop a loss within ``plies`` plies."""
+    outcome = state.outcome()
+    if outcome is not None:
+        return outcome.winner is not state.to_move
+    if plies <= 0:
+        return False
+    for move in list(state.legal_moves()):
+        state.apply(move)
+        try:
+            if not _wins_within(state, plies - 1):
+                return False
+        finally:
+            state.undo()
+    return True
+
+
+def test_the_solved_hunt_agrees_with_a_plain_look_over_the_engines_moves() -> None:
+    """Vanguard's ending of captain and flag against captain and flag, solved backwards
+    (engine/search/hunt.py): where it says won (or lost) in n plies, a plain look over the
+    rules engine's own moves finds the win (the loss) in n plies and not in fewer; where it
+    says neither side can force it, the look finds nothing forced within five plies."""
+    from engine.search.hunt import LOST, UNDECIDED, WON, hunt_of
+
+    game = load("vanguard")
+    hunt = hunt_of(game.new_state())
+    names = game.board.names
+    rng = random.Random(7)
+    seen = {WON: 0, LOST: 0, UNDECIDED: 0}
+    numbered = sorted(hunt.number.items())
+    rng.shuffle(numbered)
+    for key, i in numbered:
+        outcome, plies = hunt.outcome[i], hunt.plies[i]
+        if seen[outcome] >= 12 or (outcome != UNDECIDED and plies > 5):
+            continue
+        size = hunt.size
+        a, af, b, bf = key // size**3, key // size**2 % size, key // size % size, key % size
+        mover = rng.choice((1, 2))
+        other = 3 - mover
+        state = game.state_from_json({
+            "game": "vanguard", "options": {}, "to_move": mover, "phase": "play",
+            "outcome": None, "quiet_moves": 0,
+            "layout": {names[a]: {"owner": mover, "piece": "captain"},
+                       names[af]: {"owner": mover, "piece": "flag"},
+                       names[b]: {"owner": other, "piece": "captain"},
+                       names[bf]: {"owner": other, "piece": "flag"}},
+        })  # fmt: skip
+        assert hunt.of(state) == (outcome, plies)
+        if outcome == WON:
+            assert _wins_within(state, plies) and not _wins_within(state, plies - 1), key
+        elif outcome == LOST:
+            assert _loses_within(state, plies) and not _loses_within(state, plies - 1), key
+        else:
+            assert not _wins_within(state, 5) and not _loses_within(state, 5), key
+        seen[outcome] += 1
+        if min(seen.values()) >= 12:
+            break
+    assert min(seen.values()) >= 12, seen
+    # Anything else on the board, and it is not the hunt.
+    assert hunt.of(game.new_state()) is None
+
+
+def test_alpha_beta_plays_the_solved_hunt_past_its_horizon() -> None:
+    """With the solved hunt, alpha-beta plays a win twenty plies long and more within a few
+    thousand positions (each step to a position lost for the other, one ply nearer the
+    end), and where neither side can force it never steps into a position the other wins."""
+    from engine.search.flag import flag_in_danger, judge_of, victim
+    from engine.search.hunt import LOST, UNDECIDED, WON, hunt_of
+
+    game = load("vanguard")
+    hunt = hunt_of(game.new_state())
+    names, size = game.board.names, hunt.size
+
+    def state_of(key: int) -> State:
+        a, af, b, bf = key // size**3, key // size**2 % size, key // size % size, key % size
+        return game.state_from_json({
+            "game": "vanguard", "options": {}, "to_move": 1, "phase": "play",
+            "outcome": None, "quiet_moves": 0,
+            "layout": {names[a]: {"owner": 1, "piece": "captain"},
+                       names[af]: {"owner": 1, "piece": "flag"},
+                       names[b]: {"owner": 2, "piece": "captain"},
+                       names[bf]: {"owner": 2, "piece": "flag"}},
+        })  # fmt: skip
+
+    long_wins = [
+        k for k, i in hunt.number.items() if hunt.outcome[i] == WON and hunt.plies[i] >= 21
+    ]
+    risky = []  # undecided, with some step to a position the other wins
+    for key, i in hunt.number.items():
+        if hunt.outcome[i] != UNDECIDED:
+            continue
+        state = state_of(key)
+        after = []
+        for move in list(state.legal_moves()):
+            state.apply(move)
+            after.append(hunt.of(state))
+            state.undo()
+        if any(r is not None and r[0] == WON for r in after):
+            risky.append(key)
+    assert long_wins and risky
+    rng = random.Random(3)
+    for key in rng.sample(long_wins, 5) + rng.sample(risky, 10):
+        state = state_of(key)
+        outcome, plies = hunt.of(state)  # type: ignore[misc]
+        move, score, _, _, _ = search(state, list(state.legal_moves()), None, victim=victim,
+                                      in_danger=flag_in_danger, nodes=3000,
+                                      judge=judge_of(state), oracle=hunt.score)  # fmt: skip
+        state.apply(move)
+        answer = hunt.of(state)
+        assert answer is not None
+        if outcome == WON:
+            assert score == WIN - plies and answer == (LOST, plies - 1), key
+        else:
+            assert answer[0] != WON, key

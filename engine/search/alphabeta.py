@@ -47,6 +47,9 @@ MAX_TABLE = 250_000  # positions kept at most (some 80 MB at the limit; then onl
 # A game's piece (if any) that ``move`` takes at once: its victim, for ordering and for the
 # quiescence look. The default reads the cell the move goes to.
 Victim = Callable[[State, Move], Piece | None]
+# A game's solved ending: the exact score of a position (for the player to move, ``ply``
+# plies from the root, as a finished game's) where it knows one, else None.
+Oracle = Callable[[State, int], float | None]
 # A game's check that ``player``'s royal piece can be taken at once by the other player.
 InDanger = Callable[[State, Player], bool]
 
@@ -95,8 +98,10 @@ class AlphaBeta:
         table: bool = True,
         judge: Callable[[State], float] | None = None,
         extend: bool = True,
+        oracle: Oracle | None = None,
     ) -> None:
         self.state = state
+        self.oracle = oracle  # a game's solved endings: exact scores where it knows them
         self.use_table = table  # off: every position looked at afresh (a test's plain look)
         # A position whose mover's royal piece can be taken is looked at a ply deeper (as a
         # chess engine extends a check), up to twice the look's own depth: a flag hunted down
@@ -203,6 +208,10 @@ class AlphaBeta:
         ended = _ended(state, ply)
         if ended is not None:
             return ended
+        if self.oracle is not None:
+            known = self.oracle(state, ply)
+            if known is not None:
+                return known
         if depth <= 0:
             return self.quiesce(alpha, beta, ply, 0)
         self._tick()
@@ -356,6 +365,7 @@ def search(
     nodes: int | None = None,
     most: int = MAX_DEPTH,
     judge: Callable[[State], float] | None = None,
+    oracle: Oracle | None = None,
     before: Iterable[State] = (),
     report: Callable[[Move, float, int, int, tuple[Move, ...]], None] | None = None,
     rng: random.Random | None = None,
@@ -366,7 +376,7 @@ def search(
     the positions the game has been in (a return to one scores as a draw). ``report``
     hears each finished look's result (as this returns it). ``rng``: a move drawn among
     those a look scores alike (else the first listed of them)."""
-    look = AlphaBeta(state, time_up, victim, in_danger, nodes, judge=judge)
+    look = AlphaBeta(state, time_up, victim, in_danger, nodes, judge=judge, oracle=oracle)
     look.seen.add(look._key())
     for earlier in before:
         look.seen.add(look.key_of(earlier))

@@ -89,10 +89,12 @@ class Judge:
     its captain to and fro while the other side came on (the first arena games against
     Ludii's Alpha-Beta, docs/engine.md): the flag is won by outriders near it."""
 
-    def __init__(self, game: Vanguard, values: dict[str, float], approach: float) -> None:
+    def __init__(self, game: Vanguard, values: dict[str, float], approach: float,
+                 room: float = 0.0) -> None:  # fmt: skip
         self.game = game
         self.values = values
         self.approach = approach
+        self.room = room
         size = game.board.size
         # Outrider steps between any two cells (12 directions, never blocked).
         far = size
@@ -123,20 +125,50 @@ class Judge:
         score = 0.0
         reach = self.reach
         approach = self.approach
+        captains = [-1, -1]
+        outriders = 0
         for cell in range(len(cells)):
             piece = cells[cell]
             if piece is None:
                 continue
-            worth = values.get(piece.kind, 1.0)
-            if piece.kind == OUTRIDER:
+            kind = piece.kind
+            worth = values.get(kind, 1.0)
+            if kind == OUTRIDER:
+                outriders += 1
                 target = flags[1 - piece.owner.index]
                 if target >= 0:
                     worth += approach * (reach - self.steps[cell][target])
+            elif kind == CAPTAIN:
+                captains[piece.owner.index] = cell
             score += worth if piece.owner is mover else -worth
+        if outriders == 0 and self.room and captains[0] >= 0 and captains[1] >= 0:
+            mine = captains[mover.index]
+            theirs = captains[1 - mover.index]
+            score += self.room * (self._room(cells, mine, theirs) - self._room(cells, theirs, mine))
         return score
+
+    def _room(self, cells: list[Piece | None], captain: int, enemy: int) -> int:
+        """The captain's steps to a cell the enemy captain cannot take next: with no outrider
+        left, the captains hunt each other (the flag follows its captain), and the one with no
+        such step left is caught. Material alone saw nothing in those endings until the catch,
+        and lost them to Ludii's Alpha-Beta at a quarter of its time (its own default judgement
+        adds each side's mobility)."""
+        owner = cells[captain]
+        assert owner is not None
+        near = self.game.captain_moves[enemy]
+        room = 0
+        for target, _ in self.game.captain_moves[captain]:
+            held = cells[target]
+            if held is not None and held.owner is owner.owner:
+                continue
+            if target != enemy and any(t == target for t, _ in near):
+                continue
+            room += 1
+        return room
 
 
 APPROACH = 0.1  # an outrider's step nearer the enemy flag, against its worth of 3
+ROOM = 0.05  # with no outrider left: a captain's safe step more than the other's
 _JUDGES: dict[int, Judge] = {}
 
 
@@ -145,5 +177,5 @@ def judge_of(state: State) -> Callable[[State], float]:
     game = cast(Vanguard, state.game)
     found = _JUDGES.get(id(game))
     if found is None or found.game is not game:
-        found = _JUDGES[id(game)] = Judge(game, dict(PIECE_VALUES["vanguard"]), APPROACH)
+        found = _JUDGES[id(game)] = Judge(game, dict(PIECE_VALUES["vanguard"]), APPROACH, ROOM)
     return found

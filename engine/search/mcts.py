@@ -30,7 +30,7 @@ from engine.game import State
 from engine.moves import Move, MoveKind
 from engine.pieces import Piece
 from engine.player import Player
-from engine.search import alphabeta, flag, threats
+from engine.search import alphabeta, flag, hunt, threats
 from engine.search.evaluate import judge
 from engine.search.proof import prove
 
@@ -137,6 +137,10 @@ IN_DANGER: dict[str, alphabeta.InDanger] = {"vanguard": flag.flag_in_danger}
 # A game's own score for alpha-beta's horizon (the player to move's), made for a position's
 # game; else material.
 JUDGE: dict[str, Callable[[State], Callable[[State], float]]] = {"vanguard": flag.judge_of}
+# A game's solved endings for alpha-beta (made for a position's game).
+ORACLE: dict[str, Callable[[State], alphabeta.Oracle]] = {
+    "vanguard": lambda state: hunt.hunt_of(state).score,
+}
 # A game's check of a step that only gives its piece away, for ``careful`` playouts.
 CARELESS: dict[str, Callable[[State, Move], bool]] = {
     "protect_the_goat": threats.goat_loses_piece,
@@ -595,6 +599,7 @@ def _alpha_beta(
     """``think`` by alpha-beta (``Settings.alphabeta``): each finished look reported."""
     rules = state.game.rules
     judging = JUDGE.get(rules)
+    solved = ORACLE.get(rules)
 
     def told(move: Move, score: float, reached: int, looked: int, line: tuple[Move, ...]) -> None:
         if report is not None:
@@ -602,7 +607,8 @@ def _alpha_beta(
 
     move, score, reached, looked, line = alphabeta.search(
         state, moves, time_up, victim=VICTIM[rules], in_danger=IN_DANGER.get(rules),
-        judge=None if judging is None else judging(state), before=_earlier(root_state),
+        judge=None if judging is None else judging(state),
+        oracle=None if solved is None else solved(state), before=_earlier(root_state),
         report=told if report is not None else None, rng=rng,
     )  # fmt: skip
     return Thought(move, looked, reached, alphabeta.chance_of(score), line)
