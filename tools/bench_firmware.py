@@ -31,24 +31,34 @@ sys.path.insert(0, str(ROOT))
 from firmware_bridge.boards.firmware_files import board_config, install  # noqa: E402
 from firmware_bridge.boards.micropython import run_bench  # noqa: E402
 from firmware_bridge.link import catalog  # noqa: E402
+from firmware_bridge.link.protocol import LedKind  # noqa: E402
+from firmware_bridge.link.wiring import led_feeds_needed  # noqa: E402
 
 # The largest board of any game: Goats Wintering's 10-limp hexagon, 300 cells. So many linear
 # hall sensors need a 5 V supply of their own (docs/build-a-board.md): 4 A here, joined to its
-# 13 m LED chain at 3 points (the profile's check asks for that: one feed drops 1.7 V).
+# 13 m LED chain at as many points as the profile's check asks (3: one feed drops 1.7 V).
 LARGEST = ("goats-wintering", {"board": "10-limp"}, 4000)
-LARGEST_FEEDS = 3
 CLEAN_KB = 12  # smallest_heap: every size this far above it runs too
 BOARDS = [("three-dragons", {}, None), ("vanguard", {}, None), ("the-lion-game", {}, None),
           ("protect-the-goat-reed", {}, None), ("goats-wintering", {}, None), LARGEST]  # fmt: skip
 
 
 def bench_config(profile_id: str, options: dict[str, str], supply: int | None) -> dict[str, Any]:
-    """board.json of a board to measure, with ``supply`` mA where it needs a supply of its own."""
+    """board.json of a board to measure, with ``supply`` mA where it needs a supply of its own
+    (and the LED feeds that supply's chain then needs, as a builder would give it)."""
     game = catalog.load_game(catalog.profile_game(profile_id), options)
     profile = catalog.load_profile(profile_id, game)
     if supply is not None and profile.pico is not None:
-        power = dataclasses.replace(profile.pico.power, supply_ma=supply, led_feeds=LARGEST_FEEDS)
-        profile = dataclasses.replace(profile, pico=dataclasses.replace(profile.pico, power=power))
+        wiring = dataclasses.replace(
+            profile.pico, power=dataclasses.replace(profile.pico.power, supply_ma=supply)
+        )
+        leds = len(profile.led_cells) if profile.led_kind is not LedKind.NONE else 0
+        feeds = led_feeds_needed(wiring, len(profile.sensor_cells), leds)
+        if feeds is not None:
+            wiring = dataclasses.replace(
+                wiring, power=dataclasses.replace(wiring.power, led_feeds=feeds)
+            )
+        profile = dataclasses.replace(profile, pico=wiring)
     return board_config(profile, game, "bench")
 
 

@@ -316,6 +316,15 @@ def led_drop_v(wiring: PicoWiring, sensors: int, leds: int, *, awg: int | None =
     return led_current_ma(wiring, sensors, leds) / 1000 * ohms / (n * n)
 
 
+def led_feeds_needed(wiring: PicoWiring, sensors: int, leds: int) -> int | None:
+    """The fewest points (the profile's own at least, 16 at most) where the supply must join
+    the LED chain for its far end to keep within LED_DROP_LIMIT_V, or None if 16 do not."""
+    for feeds in range(wiring.power.led_feeds, 17):
+        if led_drop_v(wiring, sensors, leds, feeds=feeds) <= LED_DROP_LIMIT_V:
+            return feeds
+    return None
+
+
 def led_bus_problem(wiring: PicoWiring, sensors: int, leds: int) -> str | None:
     """Why the LED chain's far end sags too far, and what would do, or None."""
     drop = led_drop_v(wiring, sensors, leds)
@@ -326,7 +335,7 @@ def led_bus_problem(wiring: PicoWiring, sensors: int, leds: int) -> str | None:
     def fits(**how: int) -> bool:
         return led_drop_v(wiring, sensors, leds, **how) <= LED_DROP_LIMIT_V
 
-    feeds = next((n for n in range(power.led_feeds, 17) if fits(feeds=n)), None)
+    feeds = led_feeds_needed(wiring, sensors, leds)
     gauges = sorted(WIRE_OHMS_PER_M, reverse=True)
     thicker = next((g for g in gauges if g < power.led_wire_awg and fits(awg=g)), None)
     ways = [f"feed 5 V and ground at {feeds} points along the chain (pico: power: led_feeds: "
