@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
@@ -147,6 +148,54 @@ def test_flat_monte_carlo_shares_its_playouts_between_the_moves() -> None:
     state = load("goats-wintering").new_state()
     move, done = flat_monte_carlo(state, random.Random(1), playouts=57)
     assert done == 57 and state.is_legal(move) and state.plies == 0
+
+
+def test_implicit_minimax_backs_up_the_best_judgement_for_the_player_choosing() -> None:
+    """Each node's ``judged`` is its mover's share of the evaluation's minimax below it: a
+    move that looks good (0.6 for player 1) but lets player 2 reach 0.9 is worth 0.1."""
+    from engine.search.mcts import Node, _back_up
+
+    root = Node(None, Player.TWO)
+    a, b = Node(None, Player.ONE), Node(None, Player.ONE)
+    a.judged, b.judged = 0.6, 0.6
+    a1, a2 = Node(None, Player.TWO), Node(None, Player.TWO)
+    a1.judged, a2.judged = 0.9, 0.2  # player 2's shares after its two answers to a
+    root.children, a.children = [a, b], [a1, a2]
+    _back_up([root, a, a1])
+    assert a.judged == pytest.approx(0.1)  # player 2 answers with a1: 0.9 for it
+    assert root.judged == pytest.approx(0.4)  # player 1 plays b (0.6): 0.4 for player 2
+
+
+def _counted(calls: int) -> Callable[[], bool]:
+    """A ``time_up`` that says stop after ``calls`` questions: a timed search, repeatable."""
+    asked = [0]
+
+    def time_up() -> bool:
+        asked[0] += 1
+        return asked[0] > calls
+
+    return time_up
+
+
+def test_goats_wintering_uses_implicit_minimax_only_in_a_timed_search() -> None:
+    """Full strength (no cap: the clock decides) blends in the minimax of the score; a counted
+    search (a level, ``go nodes``) is the plain tree the levels were measured with."""
+    state = load("goats-wintering").new_state()
+    for move in ("C2", "D3", "D4", "B2"):
+        state.apply(next(m for m in state.legal_moves() if state.notation(m).endswith(move)))
+    shipped = GAME_SETTINGS["goats_wintering"]
+    plain = replace(shipped, minimax=0.0)
+    assert shipped.minimax > 0.0
+
+    def counted(settings: Settings) -> Thought:
+        return think(state, random.Random(5), playouts=400, settings=settings)
+
+    def timed(settings: Settings) -> Thought:
+        return think(state, random.Random(5), time_up=_counted(400), settings=settings)
+
+    assert counted(shipped) == counted(plain)
+    assert timed(plain) == counted(plain)  # the same 400 playouts either way
+    assert timed(shipped) != timed(plain)
 
 
 def test_every_registered_game_has_a_judgement() -> None:
