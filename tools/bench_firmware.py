@@ -31,7 +31,6 @@ sys.path.insert(0, str(ROOT))
 from firmware_bridge.boards.firmware_files import board_config, install  # noqa: E402
 from firmware_bridge.boards.micropython import run_bench  # noqa: E402
 from firmware_bridge.link import catalog  # noqa: E402
-from firmware_bridge.link.protocol import LedKind  # noqa: E402
 from firmware_bridge.link.wiring import led_feeds_needed  # noqa: E402
 
 # The largest board of any game: Goats Wintering's 10-limp hexagon, 300 cells. So many linear
@@ -52,7 +51,7 @@ def bench_config(profile_id: str, options: dict[str, str], supply: int | None) -
         wiring = dataclasses.replace(
             profile.pico, power=dataclasses.replace(profile.pico.power, supply_ma=supply)
         )
-        leds = len(profile.led_cells) if profile.led_kind is not LedKind.NONE else 0
+        leds = profile.led_count
         feeds = led_feeds_needed(wiring, len(profile.sensor_cells), leds)
         if feeds is not None:
             wiring = dataclasses.replace(

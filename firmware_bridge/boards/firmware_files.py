@@ -21,7 +21,7 @@ from typing import Any
 from engine import ConfigError, Game
 from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile
-from firmware_bridge.link.protocol import LedKind, Sensing
+from firmware_bridge.link.protocol import Sensing
 from firmware_bridge.link.wiring import (
     describe_power,
     power_problem,
@@ -193,7 +193,7 @@ def board_config(profile: BoardProfile, game: Game, board_id: str | None = None,
             "firmware of its own that speaks docs/protocol.md"
         )
     sensors = len(profile.sensor_cells)
-    leds = len(profile.led_cells) if profile.led_kind is not LedKind.NONE else 0
+    leds = profile.led_count
     problem = power_problem(wiring, sensors, leds)
     if problem:
         raise ConfigError(f"profile {profile.id!r}: {problem}")

@@ -14,7 +14,6 @@ from engine import Game
 from firmware_bridge.circuit import components as c
 from firmware_bridge.circuit.model import Circuit, Node, Part, PinKind
 from firmware_bridge.link.profile import BoardProfile
-from firmware_bridge.link.protocol import LedKind
 from firmware_bridge.link.wiring import PicoWiring, rail_3v3
 
 USB_SUPPLY_MA = 500
@@ -38,7 +37,7 @@ def board_circuit(profile: BoardProfile, game: Game, choices: Choices = Choices(
         raise ValueError(f"profile {profile.id} has no Pico wiring: it is not built from the guide")
     names = game.board.names
     sensors = ["no cell" if cell is None else names[cell] for cell in profile.sensor_cells]
-    leds = len(profile.led_cells) if profile.led_kind is not LedKind.NONE else 0
+    leds = profile.led_count
     circuit = Circuit(profile.id)
     usb = wiring.power.supply_ma <= USB_SUPPLY_MA
     linear = wiring.part.kind == "linear"

@@ -24,7 +24,6 @@ from firmware_bridge.boards.firmware_files import board_config, config_text
 from firmware_bridge.commands.common import Subparsers, parse_options
 from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile
-from firmware_bridge.link.protocol import LedKind
 from firmware_bridge.link.wiring import LED_DROP_LIMIT_V, USB_LIMIT_MA, power_figures
 
 BOARD_ID = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
@@ -332,7 +331,7 @@ def _config(args: argparse.Namespace, options: dict[str, str]) -> int:
         raise ConfigError(f"{path}: cannot write: {exc.strerror or exc}") from exc
     wiring = profile.pico
     assert wiring is not None  # board_config refused a board without one
-    leds = len(profile.led_cells) if profile.led_kind is not LedKind.NONE else 0
+    leds = profile.led_count
     power = {**config["power"], **power_figures(wiring, len(profile.sensor_cells), leds)}
     print(
         f"wrote {path} for profile {profile.id} ({len(profile.sensor_cells)} sensors, "

@@ -21,7 +21,6 @@ from typing import Any
 from engine import ConfigError, Game
 from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile
-from firmware_bridge.link.protocol import LedKind
 from firmware_bridge.link.wiring import rail_3v3
 
 PRICED = "2026-11-26"
@@ -131,7 +130,7 @@ def parts_list(profile: BoardProfile, game: Game) -> list[Line]:
     wiring = profile.pico
     assert wiring is not None, "an identity board is not built from this guide"
     sensors = len(profile.sensor_cells)
-    leds = len(profile.led_cells) if profile.led_kind is not LedKind.NONE else 0
+    leds = profile.led_count
     linear = wiring.part.kind == "linear"
     muxes = math.ceil(sensors / 16) + (len(wiring.signal) if wiring.bank_select else 0)
     sig_lines = len(wiring.signal)

@@ -49,6 +49,12 @@ class BoardProfile:
     build: object = None
     source: str = ""
 
+    @property
+    def led_count(self) -> int:
+        """The LEDs the board drives: one per entry of its LED wiring, none on a board
+        without LEDs (its wiring still lists the cells, for the sensors' sake)."""
+        return len(self.led_cells) if self.led_kind is not LedKind.NONE else 0
+
     # -- tokens ---------------------------------------------------------------------------
     def token(self, piece: Piece) -> Token:
         if self.sensing is Sensing.OCCUPANCY:
