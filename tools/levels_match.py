@@ -76,6 +76,9 @@ def main() -> None:
                 won += 1
             else:
                 lost += 1
+            # a long run says how far it has got (on stderr: stdout keeps the table's lines)
+            print(f"  {pair} game {number + 1}: {won} / {drawn} / {lost}, {state.plies} plies",
+                  file=sys.stderr, flush=True)  # fmt: skip
         points = won + drawn / 2
         low, high = wilson(points, args.games)
         shown = " ".join(args.option)
