@@ -1,10 +1,12 @@
 """The computer's levels measured: each level against the one below, and level 1 against the
 greedy player, in one process (no protocol: a level's playout cap, not the clock, decides
 what it plays, so hundreds of games take minutes), sides alternating, with a 95% (Wilson)
-interval. Level 5 plays 1 s a move. docs/engine.md's table of levels comes from it.
+interval. Level 5 plays 1 s a move (``--movetime``: the referee's own default is 2 s).
+docs/engine.md's table of levels comes from it.
 
 Run: ``python tools/levels_match.py --game vanguard [--option board=5x5] [--games 40]
-[--pairs 1-greedy,2-1,3-2,4-3,5-4]`` (``--compiled``: on this checkout's compiled engine).
+[--pairs 1-greedy,2-1,3-2,4-3,5-4] [--movetime MS]`` (``--compiled``: on this checkout's
+compiled engine).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ def main() -> None:
     parser.add_argument("--option", action="append", default=[], help="KEY=VALUE, repeatable")
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--pairs", default="1-greedy,2-1,3-2,4-3")
+    parser.add_argument("--movetime", type=int, default=1000, help="level 5's ms a move")
     parser.add_argument("--compiled", action="store_true")
     args = parser.parse_args()
     if args.compiled and "BOARD_REFEREE_LEVELS_COMPILED" not in os.environ:
@@ -52,7 +55,7 @@ def main() -> None:
         if level == 5:
 
             def full(state: State) -> object:
-                end = time.perf_counter() + 1.0
+                end = time.perf_counter() + args.movetime / 1000
                 return think_at(state, rng, 5, time_up=lambda: time.perf_counter() > end).move
 
             return full
