@@ -59,6 +59,15 @@ def compiled_engine(extra: tuple[Path, ...] = (), level: str = "3", *,
         return _build(folder, level, extra, rules_only)
 
 
+def rerun_compiled(marker: str) -> None:
+    """Run the calling script again on this checkout's compiled engine (built when needed),
+    unless ``marker`` in the environment says this run is that one already."""
+    if marker in os.environ:
+        return
+    env = {**os.environ, "PYTHONPATH": str(compiled_engine()), marker: "1"}
+    os.execve(sys.executable, [sys.executable, *sys.argv], env)
+
+
 def _build(folder: Path, level: str, extra: tuple[Path, ...], rules_only: bool) -> Path:
     if (folder / "done").exists():
         return folder

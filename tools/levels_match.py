@@ -12,12 +12,17 @@ compiled engine).
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from engine import Game, Move, State
+
+    Side = Callable[[State], Move]  # a player: the move it makes in a position
 
 HERE = Path(__file__).resolve().parent
 
@@ -31,57 +36,38 @@ def main() -> None:
     parser.add_argument("--movetime", type=int, default=1000, help="level 5's ms a move")
     parser.add_argument("--compiled", action="store_true")
     args = parser.parse_args()
-    if args.compiled and "BOARD_REFEREE_LEVELS_COMPILED" not in os.environ:
+    if args.compiled:
         sys.path.insert(0, str(HERE))
-        from compiled_engine import compiled_engine
+        from compiled_engine import rerun_compiled
 
-        env = {**os.environ, "PYTHONPATH": str(compiled_engine()),
-               "BOARD_REFEREE_LEVELS_COMPILED": "1"}  # fmt: skip
-        os.execve(sys.executable, [sys.executable, *sys.argv], env)
+        rerun_compiled("BOARD_REFEREE_LEVELS_COMPILED")
     from arena import wilson
 
-    from engine import State
-    from engine.player import Player
     from engine.search.baselines import greedy_move
     from engine.search.levels import think_at
     from firmware_bridge.link import catalog
 
     game = catalog.load_game(args.game, dict(o.split("=", 1) for o in args.option))
 
-    def player(spec: str, rng: random.Random) -> Callable[[State], object]:
+    def player(spec: str, rng: random.Random) -> Side:
         if spec == "greedy":
             return lambda state: greedy_move(state, rng)
         level = int(spec)
         if level == 5:
 
-            def full(state: State) -> object:
+            def full(state: State) -> Move:
                 end = time.perf_counter() + args.movetime / 1000
                 return think_at(state, rng, 5, time_up=lambda: time.perf_counter() > end).move
 
             return full
         return lambda state: think_at(state, rng, level).move
 
+    def pair_of(a: str, b: str) -> Callable[[random.Random], tuple[Side, Side]]:
+        return lambda rng: (player(a, rng), player(b, rng))
+
     for pair in args.pairs.split(","):
         a, b = pair.split("-")
-        won = drawn = lost = 0
-        for number in range(args.games):
-            rng = random.Random(7000 + number)
-            side_a, side_b = player(a, rng), player(b, rng)
-            state = game.new_state()
-            a_plays = Player.ONE if number % 2 == 0 else Player.TWO
-            while state.outcome() is None and state.plies < 400:
-                move = (side_a if state.to_move is a_plays else side_b)(state)
-                state.apply(move)  # type: ignore[arg-type]
-            outcome = state.outcome()
-            if outcome is None or outcome.winner is None:
-                drawn += 1
-            elif outcome.winner is a_plays:
-                won += 1
-            else:
-                lost += 1
-            # a long run says how far it has got (on stderr: stdout keeps the table's lines)
-            print(f"  {pair} game {number + 1}: {won} / {drawn} / {lost}, {state.plies} plies",
-                  file=sys.stderr, flush=True)  # fmt: skip
+        won, drawn, lost = play_match(game, pair_of(a, b), args.games, 7000, f"{pair} ")
         points = won + drawn / 2
         low, high = wilson(points, args.games)
         shown = " ".join(args.option)
@@ -90,6 +76,35 @@ def main() -> None:
             f"{100 * points / args.games:.1f}% ({100 * low:.0f}-{100 * high:.0f}%)",
             flush=True,
         )
+
+
+def play_match(
+    game: Game, sides: Callable[[random.Random], tuple[Side, Side]], games: int, seed: int,
+    label: str = "",
+) -> tuple[int, int, int]:  # fmt: skip
+    """Side A's wins, draws and losses over ``games`` games, sides alternating (A first in
+    the even ones), game ``n`` on ``random.Random(seed + n)`` handed to ``sides`` for both
+    players; a game still going at 400 plies is a draw. A line a game on stderr, so a long
+    run says how far it has got (stdout keeps the result's lines)."""
+    from engine.player import Player
+
+    won = drawn = lost = 0
+    for number in range(games):
+        side_a, side_b = sides(random.Random(seed + number))
+        state = game.new_state()
+        a_plays = Player.ONE if number % 2 == 0 else Player.TWO
+        while state.outcome() is None and state.plies < 400:
+            state.apply((side_a if state.to_move is a_plays else side_b)(state))
+        outcome = state.outcome()
+        if outcome is None or outcome.winner is None:
+            drawn += 1
+        elif outcome.winner is a_plays:
+            won += 1
+        else:
+            lost += 1
+        print(f"  {label}game {number + 1}: {won} / {drawn} / {lost}, {state.plies} plies",
+              file=sys.stderr, flush=True)  # fmt: skip
+    return won, drawn, lost
 
 
 if __name__ == "__main__":

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -47,17 +47,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=100)
     parser.add_argument("--compiled", action="store_true")
     args = parser.parse_args()
-    if args.compiled and "BOARD_REFEREE_SETTINGS_COMPILED" not in os.environ:
+    if args.compiled:
         sys.path.insert(0, str(HERE))
-        from compiled_engine import compiled_engine
+        from compiled_engine import rerun_compiled
 
-        env = {**os.environ, "PYTHONPATH": str(compiled_engine()),
-               "BOARD_REFEREE_SETTINGS_COMPILED": "1"}  # fmt: skip
-        os.execve(sys.executable, [sys.executable, *sys.argv], env)
+        rerun_compiled("BOARD_REFEREE_SETTINGS_COMPILED")
     from arena import wilson
+    from levels_match import play_match
 
     from engine import Move, State
-    from engine.player import Player
     from engine.search import mcts
     from firmware_bridge.link import catalog
 
@@ -99,23 +97,12 @@ def main() -> None:
         counts[name].append(thought.playouts)
         return thought.move
 
-    won = drawn = lost = 0
     started = time.perf_counter()
-    for number in range(args.games):
-        rng = random.Random(args.seed + number)
-        state = game.new_state()
-        a_plays = Player.ONE if number % 2 == 0 else Player.TWO
-        while state.outcome() is None and state.plies < 400:
-            state.apply(move_of("A" if state.to_move is a_plays else "B", state, rng))
-        outcome = state.outcome()
-        if outcome is None or outcome.winner is None:
-            drawn += 1
-        elif outcome.winner is a_plays:
-            won += 1
-        else:
-            lost += 1
-        print(f"  game {number + 1}: {won} / {drawn} / {lost}, {state.plies} plies",
-              file=sys.stderr, flush=True)  # fmt: skip
+
+    def both(rng: random.Random) -> tuple[Callable[[State], Move], Callable[[State], Move]]:
+        return (lambda state: move_of("A", state, rng)), (lambda state: move_of("B", state, rng))
+
+    won, drawn, lost = play_match(game, both, args.games, args.seed)
     points = won + drawn / 2
     low, high = wilson(points, args.games)
 
