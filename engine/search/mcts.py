@@ -478,7 +478,11 @@ def think(
     if win is not None:
         return Thought(win, 0, 1, 1.0, (win,), "wins at once")
     rules = state.game.rules
-    if settings.alphabeta and playouts is None and not analyse and rules in VICTIM:
+    # A timed search at full strength: no cap (a level's, ``go nodes``) and not a review.
+    # Its own parts (alpha-beta, implicit minimax) stay out of the tree the levels were
+    # measured with.
+    full_strength = playouts is None and not analyse
+    if settings.alphabeta and full_strength and rules in VICTIM:
         chosen = report if report_every else None
         return _alpha_beta(root_state, state, moves, rng, time_up=time_up, report=chosen)
     hold_back = HOLD_BACK.get(state.game.rules) if settings.hold_back else None
@@ -519,9 +523,7 @@ def think(
     places_only = settings.grave_places
     if places_only and not any(move.kind is MoveKind.PLACE for move in moves):
         grave = 0
-    # Implicit minimax only in a timed search at full strength: a level's capped search,
-    # ``go nodes`` and a review stay the tree the levels were measured with.
-    minimax = settings.minimax if playouts is None and not analyse else 0.0
+    minimax = settings.minimax if full_strength else 0.0
     chance = judge(state)
     while playouts is None or done < playouts:
         if time_up is not None and time_up():
