@@ -56,8 +56,8 @@ def main() -> None:
         if level == 5:
 
             def full(state: State) -> Move:
-                end = time.perf_counter() + args.movetime / 1000
-                return think_at(state, rng, 5, time_up=lambda: time.perf_counter() > end).move
+                time_up, proof_up = clocks(args.movetime / 1000)
+                return think_at(state, rng, 5, time_up=time_up, proof_up=proof_up).move
 
             return full
         return lambda state: think_at(state, rng, level).move
@@ -76,6 +76,19 @@ def main() -> None:
             f"{100 * points / args.games:.1f}% ({100 * low:.0f}-{100 * high:.0f}%)",
             flush=True,
         )
+
+
+def clocks(seconds: float) -> tuple[Callable[[], bool], Callable[[], bool]]:
+    """A timed search's two questions, as the engine process asks them
+    (firmware_bridge/opponent/server.py): is the time up, and is the root's proof search's
+    share of it (``PROOF_SHARE``) up. Without the second the proof may take all the time
+    (Protect the Goat's does), and the level measured is not the one a club plays."""
+    from firmware_bridge.opponent.server import PROOF_SHARE
+
+    start = time.perf_counter()
+    end = start + seconds
+    proof_end = start + seconds * PROOF_SHARE
+    return (lambda: time.perf_counter() > end), (lambda: time.perf_counter() > proof_end)
 
 
 def play_match(
@@ -102,7 +115,8 @@ def play_match(
             won += 1
         else:
             lost += 1
-        print(f"  {label}game {number + 1}: {won} / {drawn} / {lost}, {state.plies} plies",
+        how = outcome.reason if outcome is not None else "stopped at 400 plies"
+        print(f"  {label}game {number + 1}: {won} / {drawn} / {lost}, {state.plies} plies ({how})",
               file=sys.stderr, flush=True)  # fmt: skip
     return won, drawn, lost
 

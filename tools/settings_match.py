@@ -53,7 +53,7 @@ def main() -> None:
 
         rerun_compiled("BOARD_REFEREE_SETTINGS_COMPILED")
     from arena import wilson
-    from levels_match import play_match
+    from levels_match import clocks, play_match
 
     from engine import Move, State
     from engine.search import mcts
@@ -91,8 +91,8 @@ def main() -> None:
 
             thought = mcts.think(state, rng, time_up=time_up, settings=chosen)
         else:
-            end = time.perf_counter() + seconds
-            thought = mcts.think(state, rng, time_up=lambda: time.perf_counter() > end,
+            time_up, proof_up = clocks(seconds)
+            thought = mcts.think(state, rng, time_up=time_up, proof_up=proof_up,
                                  settings=chosen)  # fmt: skip
         counts[name].append(thought.playouts)
         return thought.move
