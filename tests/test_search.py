@@ -144,6 +144,18 @@ def test_levels_cap_the_search_and_the_lowest_slips() -> None:
     assert slips >= 14  # about 80% of moves
 
 
+def test_every_game_s_levels_rise_in_playouts_and_fall_in_slips() -> None:
+    """A game's own caps (the slow-playout games) keep each level above the one below."""
+    for game_id in ("vanguard", "protect-the-goat", "the-lion-game", "three-dragons"):
+        chosen = [level_of(game_id, n) for n in range(1, 6)]
+        assert [level.number for level in chosen] == [1, 2, 3, 4, 5]
+        caps = [level.playouts for level in chosen[:4]]
+        assert all(a is not None and b is not None and a < b for a, b in zip(caps, caps[1:]))
+        assert chosen[4].playouts is None and chosen[4].name == "full strength"
+        assert [level.slip for level in chosen] == sorted((c.slip for c in chosen), reverse=True)
+    assert level_of("the-lion-game", 4).playouts < LEVELS[4].playouts  # type: ignore[operator]
+
+
 def test_flat_monte_carlo_shares_its_playouts_between_the_moves() -> None:
     state = load("goats-wintering").new_state()
     move, done = flat_monte_carlo(state, random.Random(1), playouts=57)
