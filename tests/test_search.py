@@ -136,7 +136,12 @@ def test_levels_cap_the_search_and_the_lowest_slips() -> None:
     assert think_at(state, random.Random(1), 1).playouts <= (LEVELS[1].playouts or 0)
     slips = sum(think_at(state, random.Random(n), 1).why == "slip" for n in range(24))
     assert 8 <= slips <= 21  # about 60% of moves
-    assert all(think_at(state, random.Random(n), 4, playouts=40).why != "slip" for n in range(5))
+    vanguard = load("vanguard").new_state()
+    assert all(think_at(vanguard, random.Random(n), 4, playouts=40).why != "slip"
+               for n in range(5))  # fmt: skip
+    # The Lion Game's strong level slips now and then (levels.py: its draws).
+    slips = sum(think_at(state, random.Random(n), 4, playouts=5).why == "slip" for n in range(200))
+    assert 2 <= slips <= 25  # about 5% of moves
     # Protect the Goat's beginner slips more (measured against the greedy player: levels.py).
     goat = load("protect-the-goat").new_state()
     assert level_of("protect-the-goat", 1).slip == 0.8 and level_of("vanguard", 1) == LEVELS[1]
@@ -149,10 +154,11 @@ def test_every_game_s_levels_rise_in_playouts_and_fall_in_slips() -> None:
     for game_id in ("vanguard", "protect-the-goat", "the-lion-game", "three-dragons"):
         chosen = [level_of(game_id, n) for n in range(1, 6)]
         assert [level.number for level in chosen] == [1, 2, 3, 4, 5]
-        caps = [level.playouts for level in chosen[:4]]
-        assert all(a is not None and b is not None and a < b for a, b in zip(caps, caps[1:]))
+        caps = [level.playouts or 0 for level in chosen[:4]]
+        assert 0 < caps[0] < caps[1] < caps[2] < caps[3]
         assert chosen[4].playouts is None and chosen[4].name == "full strength"
-        assert [level.slip for level in chosen] == sorted((c.slip for c in chosen), reverse=True)
+        slips = [level.slip for level in chosen]
+        assert slips == sorted(slips, reverse=True) and slips[4] == 0.0
     assert level_of("the-lion-game", 4).playouts < LEVELS[4].playouts  # type: ignore[operator]
 
 

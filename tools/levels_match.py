@@ -6,7 +6,8 @@ docs/engine.md's table of levels comes from it.
 
 Run: ``python tools/levels_match.py --game vanguard [--option board=5x5] [--games 40]
 [--pairs 1-greedy,2-1,3-2,4-3,5-4] [--movetime MS]`` (``--compiled``: on this checkout's
-compiled engine).
+compiled engine; ``--start 20 --games 20``: the second half of a 40-game match, to run
+beside the first on the other core).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ def main() -> None:
     parser.add_argument("--pairs", default="1-greedy,2-1,3-2,4-3")
     parser.add_argument("--movetime", type=int, default=1000, help="level 5's ms a move")
     parser.add_argument("--compiled", action="store_true")
+    parser.add_argument("--start", type=int, default=0,
+                        help="the first game's number: halves of a match on two cores")  # fmt: skip
     args = parser.parse_args()
     if args.compiled:
         sys.path.insert(0, str(HERE))
@@ -67,7 +70,8 @@ def main() -> None:
 
     for pair in args.pairs.split(","):
         a, b = pair.split("-")
-        won, drawn, lost = play_match(game, pair_of(a, b), args.games, 7000, f"{pair} ")
+        won, drawn, lost = play_match(game, pair_of(a, b), args.games, 7000, f"{pair} ",
+                                      start=args.start)  # fmt: skip
         points = won + drawn / 2
         low, high = wilson(points, args.games)
         shown = " ".join(args.option)
@@ -93,16 +97,17 @@ def clocks(seconds: float) -> tuple[Callable[[], bool], Callable[[], bool]]:
 
 def play_match(
     game: Game, sides: Callable[[random.Random], tuple[Side, Side]], games: int, seed: int,
-    label: str = "",
+    label: str = "", *, start: int = 0,
 ) -> tuple[int, int, int]:  # fmt: skip
     """Side A's wins, draws and losses over ``games`` games, sides alternating (A first in
     the even ones), game ``n`` on ``random.Random(seed + n)`` handed to ``sides`` for both
     players; a game still going at 400 plies is a draw. A line a game on stderr, so a long
-    run says how far it has got (stdout keeps the result's lines)."""
+    run says how far it has got (stdout keeps the result's lines). ``start``: the first game's
+    number, so a match split between processes plays the games one run would."""
     from engine.player import Player
 
     won = drawn = lost = 0
-    for number in range(games):
+    for number in range(start, start + games):
         side_a, side_b = sides(random.Random(seed + number))
         state = game.new_state()
         a_plays = Player.ONE if number % 2 == 0 else Player.TWO

@@ -4,11 +4,12 @@ way to try a knob (``mcts.Settings``) before an arena against Ludii settles it.
 Each side is the game's shipped settings with ``--a``/``--b`` overrides (``KEY=VALUE``, ``;``
 between them), and plays either a fixed number of playouts (``--playouts-a``) or a time a move
 (``--time-a``, seconds), or a timed search stopped after so many questions of its clock
-(``--asks-a``: the tree asks once a playout). A cap is a level's search: the search leaves out
-its timed-only parts there (Vanguard's alpha-beta, Goats Wintering's implicit minimax,
-docs/engine.md), so ``--asks-a`` is the way to try those at a fixed number of playouts. A
-fixed number is the same whatever else the machine runs, so two tries can run side by side; a
-time is what a club's engine plays with.
+(``--asks-a``: the tree asks once a playout; the root's proof search, where the game has
+one, asks on its own clock and stops at the positions a cap of N playouts gives it). A cap
+is a level's search: the search leaves out its timed-only parts there (Vanguard's
+alpha-beta, Goats Wintering's implicit minimax, docs/engine.md), so ``--asks-a`` is the way
+to try those at a fixed number of playouts. A fixed number is the same whatever else the
+machine runs, so two tries can run side by side; a time is what a club's engine plays with.
 
 Ludii's UCT stands in as ``cutoff=200;exploration=0.707``: whole random playouts (Ludii cuts
 at 200 plies) and UCB1's sqrt(2) on rewards of -1 to 1, at the playouts Ludii's own report
@@ -83,13 +84,18 @@ def main() -> None:
         if playouts:
             thought = mcts.think(state, rng, playouts=playouts, settings=chosen)
         elif asks:
-            asked = [0]
+            asked = [0, 0]  # the tree's questions, the root proof's
 
             def time_up() -> bool:
                 asked[0] += 1
                 return asked[0] > asks
 
-            thought = mcts.think(state, rng, time_up=time_up, settings=chosen)
+            def proof_up() -> bool:  # asked every 256 positions: a cap's proof budget
+                asked[1] += 1
+                return asked[1] * 256 > asks * chosen.proof_per_playout
+
+            thought = mcts.think(state, rng, time_up=time_up, proof_up=proof_up,
+                                 settings=chosen)  # fmt: skip
         else:
             time_up, proof_up = clocks(seconds)
             thought = mcts.think(state, rng, time_up=time_up, proof_up=proof_up,

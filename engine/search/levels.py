@@ -48,10 +48,14 @@ GAME_LEVELS: dict[str, dict[int, Level]] = {
         3: Level(3, "club player", 150, 0.05),
         4: Level(4, "strong", 500, 0.0),
     },
+    # The Lion Game is drawn often between near-equal searches (100 moves without a
+    # capture): level 5 at 1 s scored 52.8% of 18 against 900 playouts, 5 wins and 9 draws,
+    # as against 2,500. More playouts part them little; a slip is a piece given, and decides.
+    # So here each level below 5 also slips, each about twice as often as the one above.
     "the-lion-game": {
-        2: Level(2, "casual", 80, 0.15),
-        3: Level(3, "club player", 250, 0.05),
-        4: Level(4, "strong", 900, 0.0),
+        2: Level(2, "casual", 80, 0.2),
+        3: Level(3, "club player", 250, 0.1),
+        4: Level(4, "strong", 900, 0.05),
     },
 }
 
