@@ -84,18 +84,17 @@ def main() -> None:
         if playouts:
             thought = mcts.think(state, rng, playouts=playouts, settings=chosen)
         elif asks:
-            asked = [0, 0]  # the tree's questions, the root proof's
+            asked = [0]
 
             def time_up() -> bool:
                 asked[0] += 1
                 return asked[0] > asks
 
-            def proof_up() -> bool:  # asked every 256 positions: a cap's proof budget
-                asked[1] += 1
-                return asked[1] * 256 > asks * chosen.proof_per_playout
-
-            thought = mcts.think(state, rng, time_up=time_up, proof_up=proof_up,
-                                 settings=chosen)  # fmt: skip
+            # The proof's own budget, as a cap of ``asks`` playouts sets it, not the clock.
+            budget = min(chosen.proof_budget, asks * chosen.proof_per_playout)
+            capped = dataclasses.replace(chosen, proof_budget=budget)
+            thought = mcts.think(state, rng, time_up=time_up, proof_up=lambda: False,
+                                 settings=capped)  # fmt: skip
         else:
             time_up, proof_up = clocks(seconds)
             thought = mcts.think(state, rng, time_up=time_up, proof_up=proof_up,
