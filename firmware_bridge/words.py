@@ -390,6 +390,18 @@ NULL_MOVE = ("to make a move that changes nothing on the board (a null move), li
              "put it back, then press CONFIRM")  # fmt: skip
 NO_PASSING = "passing is not allowed now"
 NOTHING_TO_TAKE_BACK = "nothing to take back"
+
+
+def board_differs(status: str) -> str:
+    """Why PASS, CONFIRM or a declared result is refused: the board does not show the game's
+    position, and what puts it right (the status the board shows)."""
+    todo = f" ({status})" if status else ""
+    return f"Not now: the board does not show the game's position{todo}. Put it right first."
+
+
+BOARD_AWAY = ("Not now: the board is not connected, so no one can see the position. Connect "
+              "it first.")  # fmt: skip
+
 NEW_GAME = "new game of {title}: set up the board"
 CHECK_RUNNING = "a board check is already running"
 CHECK_FIRST = "the board check is running: finish it first"

@@ -454,6 +454,9 @@ def test_the_clubs_results_are_the_boards_results(cleanup: list[Any], tmp_path: 
     code, answer = club.post("/board/table1/api/takeback", {})  # the director takes it back
     assert (code, answer["ok"]) == (200, True), answer
     wait_until(lambda: results() == [], "the taken-back result withdrawn from the club")
+    board_action(one, "lift", "a6")  # the board put back as the take-back asks: a result is
+    board_action(one, "place", "a5")  # scored only on a board that shows the game
+    club.wait_board("table1", lambda b: (b["status"] or "").startswith("Player 1 to move"))
     club.stop()  # the club view is down while the game ends otherwise
     code, answer = one.post("/api/result", {"result": "resign", "player": 1})
     assert code == 200, answer
@@ -685,6 +688,9 @@ def test_a_directors_evening_three_boards_agree_everywhere(
     code, answer = club.post("/board/table3/api/takeback", {})  # reopens the finished game
     assert (code, answer["ok"]) == (200, True), answer
     club.wait_board("table3", lambda b: not b["outcome"])
+    board_action(tables["table3"], "lift", "a6")  # the board put back as the take-back asks
+    board_action(tables["table3"], "place", "a5")
+    club.wait_board("table3", lambda b: (b["status"] or "").startswith("Player 1 to move"))
     code, answer = tables["table3"].post("/api/result", {"result": "resign", "player": 1})
     assert code == 200, answer
 

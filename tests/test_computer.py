@@ -338,3 +338,35 @@ def post(url: str, path: str, body: object) -> dict[str, Any]:
     with urllib.request.urlopen(request, timeout=10) as answer:
         result: dict[str, Any] = json.loads(answer.read())
         return result
+
+
+def test_the_computers_move_outlives_a_crash(tmp_path: Path) -> None:
+    """Issue 64: the computer announces its move, the referee is killed, the players carry the
+    move out as told. The restarted referee shows the same move (journaled before it was
+    shown), takes it from the board as it finds it, and the game goes on: never an undo, never
+    a second choice."""
+    emu = EmulatorProcess(tmp_path, "vanguard", "vanguard")
+    daemon = DaemonProcess(tmp_path, "vanguard", "vanguard", emu.link, "--computer", "2",
+                           "--level", "1", "--movetime", "200")  # fmt: skip
+    try:
+        wait_until(lambda: " to move" in daemon.text().partition("new game 2")[2], 60,
+                   lambda: daemon.text()[-3000:])  # fmt: skip
+        emu.do("play C2-C3")
+        daemon.wait_moves(["C2-C3"])
+        move = chosen(daemon, 1)
+        wait_until(lambda: bool(emu.current_leds()), 30, lambda: daemon.text()[-2000:])
+        daemon.kill(signal.SIGKILL)
+        game = catalog.load_game("vanguard")
+        state = game.new_state()
+        state.apply(state.parse("C2-C3"))
+        emu.do(f"play {hand_text(state, move)}")  # as the LEDs said, while no referee looks
+        daemon.start()
+        daemon.wait_log(rf"the computer's move {re.escape(move)}, chosen before the restart, "
+                        "stands")  # fmt: skip
+        daemon.wait_moves(["C2-C3", move])
+        assert "resuming: set the board" not in daemon.text().rpartition("stands")[2]
+        assert len(CHOSE.findall(daemon.text())) == 1  # never chosen again
+        daemon.wait_log("Player 1 to move|White to move")
+    finally:
+        daemon.stop()
+        emu.close()

@@ -703,3 +703,28 @@ def test_the_computers_ram_carried_to_where_the_leds_show_is_taken() -> None:
     rec.observe(profile.tokens(layout), 1.0)
     records = rec.evaluate(1.0 + profile.settle + 0.1)
     assert [r.text for r in records if isinstance(r, Committed)] == ["E2-F3"]
+
+
+def test_a_resumed_computers_move_already_carried_out_is_taken() -> None:
+    """Issue 64: the computer chose C2-C3, the referee went down, the players carried it out.
+    The restarted referee (its plan from the journal) takes the move on its first look at the
+    board, instead of asking for it to be undone; a board that shows something else is set to
+    the position as before."""
+    game = catalog.load_game("vanguard")
+    profile = catalog.load_profile("vanguard", game)
+    board = game.board
+    done = dict(game.new_state().layout())
+    done[board.cell("C3")] = done.pop(board.cell("C2"))
+    for layout, expected in (
+        (done, ["C2-C3"]),
+        ({**done, board.cell("C4"): done[board.cell("C3")]}, []),
+    ):
+        state = game.new_state()
+        rec = Reconciler(state, profile)
+        rec.resumed = True
+        rec.computer = frozenset({state.to_move})
+        rec.plan(state.parse("C2-C3"))
+        rec.observe(profile.tokens(layout), 0.0)
+        records = rec.evaluate(0.0) + rec.evaluate(profile.settle + 0.1)
+        assert [r.text for r in records if isinstance(r, Committed)] == expected
+        assert rec.resuming is not bool(expected), rec.status

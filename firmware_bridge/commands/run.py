@@ -498,7 +498,9 @@ def _seat_computer(daemon: Daemon, args: argparse.Namespace, game: Game, profile
     if not args.computer:
         return
     if daemon.resumed or daemon.state.plies:
-        log.info("--computer: the resumed game keeps its players (%s)", ", ".join(daemon.people))
+        sides = zip(game.player_names, daemon.people, strict=True)
+        said = "; ".join(f"{side}: {who or 'not named'}" for side, who in sides)
+        log.info("--computer: the resumed game keeps its players (%s)", said)
         return
     try:
         people, what = computer_players(None, {side: args.level for side in args.computer},

@@ -185,6 +185,26 @@ class Playing:
         self.rec.computer = frozenset(sides)
         self.computer_asked = ""
 
+    def _resume_plan(self) -> None:
+        """A move the computer chose before this referee started (its journaled plan, with
+        no move after it) stands: shown again, never chosen afresh, and taken when the
+        players carried it out meanwhile (the reconciler's first look at the board)."""
+        text = self.journal.planned(self.game_id)
+        rec = self.rec
+        if not text or not rec.computer_to_move:
+            return
+        try:
+            move = rec.state.parse(text)
+        except ValueError:
+            move = None
+        if move is None or not rec.state.is_legal(move):
+            self.log.warning("the computer's journaled move %r does not fit the game: it "
+                             "chooses again", text)  # fmt: skip
+            return
+        self.computer_asked = self._position_key()
+        self.log.info("the computer's move %s, chosen before the restart, stands", text)
+        rec.plan(move)
+
     def _computer_turn(self) -> None:
         """Ask the engine when it is the computer's turn and nobody has asked yet. Whatever
         goes wrong in asking is said, and the referee goes on (Restart computer asks again)."""
@@ -301,6 +321,9 @@ class Playing:
             self._process(self.rec.evaluate(self.now))
             return f"hint: {move}"
         self.log.info("the computer chose %s", move)
+        # Journaled before it is shown: a referee that goes down before the players have
+        # carried it out shows the same move when it starts again (_resume_plan).
+        self.journal.record_plan(self.game_id, move)
         self.rec.plan(chosen)
         self._process(self.rec.evaluate(self.now))
         return f"the computer plays {move}"

@@ -181,6 +181,7 @@ class Daemon(BoardSession, Showing, Playing):
         self.listeners: list[Listener] = []
         self.moves: MoveList = history_from_journal(journal, game, self.game_id, self.game_start,
                                                     self.people)  # fmt: skip
+        self._resume_plan()
         self.faults: list[tuple[float, int, str]] = []
         self.mismatch = ""  # why the connected board does not fit the profile
         # A new game on another board profile: until a fitting board says HELLO, a misfit or
@@ -215,6 +216,11 @@ class Daemon(BoardSession, Showing, Playing):
     @property
     def state(self) -> State:
         return self.rec.state
+
+    @property
+    def board_live(self) -> bool:
+        """A fitting board is connected and its scan is in: what it senses is the board now."""
+        return self.link is not None and self.board is not None and self.have_scan
 
     # -- main loop --------------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
@@ -502,6 +508,12 @@ class Daemon(BoardSession, Showing, Playing):
         outcome = self.state.outcome()
         if outcome is not None:
             return CommandResult(False, words.GAME_OVER_ALREADY)
+        # A result is scored on the position it ends: one the board shows, never a disturbed
+        # board or one nobody can see.
+        if not self.board_live:
+            return CommandResult(False, words.BOARD_AWAY)
+        if not self.rec.shows_position():
+            return CommandResult(False, words.board_differs(self.rec.status))
         records = self.rec.declare(move, now)
         self._process(records)
         return CommandResult(True, words.declared_result(move, self.game.player_names,
@@ -618,8 +630,12 @@ class Daemon(BoardSession, Showing, Playing):
             self.check.press(button, now)
             self._check_update(now)
             return False, ""
-        records = self.rec.press(button, now)
-        refused, notice = self.rec.refused, self.rec.notice
+        if button in (Button.PASS, Button.CONFIRM) and not self.board_live:
+            records = []  # a face's press, the board away: nothing seen to pass or confirm on
+            refused, notice = True, words.BOARD_AWAY
+        else:
+            records = self.rec.press(button, now)
+            refused, notice = self.rec.refused, self.rec.notice
         if refused:
             self.refused_until = now + REFUSED_FLASH
             self.log.info("%s refused: %s", button.name, notice)

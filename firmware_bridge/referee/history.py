@@ -8,7 +8,7 @@ from typing import Any
 
 from engine import Effect, EventKind, Game, MoveKind, Piece, Player
 from firmware_bridge import words
-from firmware_bridge.referee.journal import HINT, Journal
+from firmware_bridge.referee.journal import NOTES, Journal
 from firmware_bridge.referee.snapshot import MoveView
 from firmware_bridge.words import NOBODY, People
 
@@ -68,7 +68,7 @@ def history_from_journal(
                 state.undo()
             del moves[len(moves) - int(text) :]
             continue
-        if action == HINT:
+        if action in NOTES:
             continue
         effect = state.apply(state.parse(text), check=False)
         moves.append(move_entry(game, len(moves) + 1, text, at, effect, people=people))

@@ -130,6 +130,11 @@ class GameRow:
 
 MAX_NAME = 40  # characters of a player's name
 HINT = "hint"  # an entry noting a hint the engine gave (its text: the move suggested)
+# An entry noting the move the computer chose, written before it is shown: a referee restarted
+# before the move is carried out shows the same move (never a second choice), and takes it
+# when the players have carried it out meanwhile. A note, not a move, as a hint is.
+PLAN = "plan"
+NOTES = (HINT, PLAN)
 
 
 def people_of(value: object) -> tuple[str, str]:
@@ -279,7 +284,7 @@ class Journal:
                 standing += 1
             elif action == "takeback" and str(text).isdigit() and 0 < int(text) <= standing:
                 standing -= int(text)
-            elif action == HINT and isinstance(text, str):
+            elif action in NOTES and isinstance(text, str):
                 pass  # a note, not a move
             else:
                 raise damaged(f"an entry {action!r} {text!r} is not a move or a take-back")
@@ -328,6 +333,17 @@ class Journal:
         """A hint the engine gave the player to move (its move, suggested, not played): a
         note in the game's record, never a move (``fold`` and ``replay`` pass over it)."""
         self._append(game_id, HINT, text)
+
+    def record_plan(self, game_id: int, text: str) -> None:
+        """The move the computer chose, before it is shown (``PLAN``)."""
+        self._append(game_id, PLAN, text)
+
+    def planned(self, game_id: int) -> str:
+        """The computer's chosen move still to be carried out: a ``PLAN`` entry with nothing
+        after it ("" when there is none)."""
+        rows = self._read("SELECT action, text FROM entries WHERE game_id = ? "
+                          "ORDER BY number DESC LIMIT 1", (game_id,))  # fmt: skip
+        return str(rows[0][1]) if rows and rows[0][0] == PLAN else ""
 
     def started(self, game_id: int) -> str:
         """When game ``game_id`` was started (set up), ISO 8601 UTC; "" if unknown."""
@@ -491,7 +507,7 @@ def fold(entries: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> list[s
     for action, text in entries:
         if action == "takeback":
             del moves[len(moves) - int(text) :]
-        elif action != HINT:
+        elif action not in NOTES:
             moves.append(text)
     return moves
 
@@ -502,7 +518,7 @@ def replay(state: State, entries: tuple[tuple[str, str], ...]) -> State:
         if action == "takeback":
             for _ in range(int(text)):
                 state.undo()
-        elif action != HINT:
+        elif action not in NOTES:
             state.apply(state.parse(text))
     return state
 

@@ -143,7 +143,9 @@ class Reconciler(Prompts):
             # from it: the board is set to the position first ("resuming"), or to the new
             # game's start, and only then is play taken from what hands do.
             self.observed = True
-            if dict(sensed) != self._tokens(self.state.layout()) and not self.setting_up:
+            if self._shows_planned(sensed):
+                pass  # the computer's move, carried out while no referee looked: taken
+            elif dict(sensed) != self._tokens(self.state.layout()) and not self.setting_up:
                 self.restore = True
                 self.synced = False
                 if self.state.plies or self.resumed:
@@ -164,6 +166,22 @@ class Reconciler(Prompts):
                     if cell in self.lifted:
                         self.lifted.remove(cell)
                     self.lifted.append(cell)
+
+    def _shows_planned(self, sensed: Mapping[Cell, Token]) -> bool:
+        """Whether a board first seen shows the computer's chosen move carried out (its hand
+        action, or its consequences too): the players did what they were told while the
+        referee was down. Its cells count as touched, so the move is taken as made."""
+        if self.planned is None or not self.computer_to_move:
+            return False
+        shown = dict(sensed)
+        current = self._tokens(self.state.layout())
+        for path in self.paths():
+            if any(shown == layer for layer in path.tokens):
+                self.touched.update(c for c in shown.keys() | current.keys()
+                                    if shown.get(c) != current.get(c))  # fmt: skip
+                self.touched.update(path.touch_cells | path.end_touch)
+                return True
+        return False
 
     def restart_turn_from(self, layouts: list[dict[Cell, Piece]]) -> None:
         """After a resume: the layouts the last turn went through, so that its consequences
@@ -207,6 +225,12 @@ class Reconciler(Prompts):
             planned = self.planned
             said = None if planned is None else words.said(state, planned, self.people)
             self._refuse(words.not_computers(said))
+        elif (button in (Button.PASS, Button.CONFIRM) and not self.choosing
+              and not self.shows_position()):  # fmt: skip
+            # A pass or a null move is made on the position the board shows: never on a board
+            # that shows something else (an illegal move, a move half carried out), so no
+            # result is scored on a position nobody can see (a second pass ends some games).
+            self._refuse(words.board_differs(self.status))
         elif button is Button.SELECT:
             if self.choosing:
                 self.choice = (self.choice + 1) % len(self.choosing)
@@ -238,6 +262,11 @@ class Reconciler(Prompts):
                 self._refuse(words.NO_PASSING)
         records.extend(self.evaluate(now))
         return records
+
+    def shows_position(self) -> bool:
+        """The board, as last sensed, shows the game's position (nothing to carry out, put
+        right or set up): what a pass, a null move or a declared result is made on."""
+        return self.observed and self.sensed == self._tokens(self.state.layout())
 
     def declare(self, move: Move, now: float) -> list[Record]:
         """A result the players declare (a resignation, an agreed draw): the game ends with

@@ -1,0 +1,107 @@
+"""Nothing a player can get around: the controls that change a game act only on a board that
+shows the game's position (issue 64), through the real path: the built-in emulator's board,
+its serial line, the referee, its kiosk and its results."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.test_kiosk import Referee
+
+
+@pytest.fixture
+def referees() -> Iterator[list[Referee]]:
+    made: list[Referee] = []
+    yield made
+    for referee in made:
+        referee.stop()
+
+
+def board_action(referee: Referee, **body: Any) -> tuple[int, dict[str, Any]]:
+    """A hand on the emulated board (its page's own request)."""
+    request = urllib.request.Request(referee.board_url.rstrip("/") + "/api/action",
+                                     data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def wait_for(check: Callable[[], bool], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "not within the time"
+        time.sleep(0.05)
+
+
+def results(referee: Referee) -> list[dict[str, str]]:
+    with urllib.request.urlopen(referee.kiosk_url + "api/results.csv", timeout=10) as got:
+        return list(csv.DictReader(io.StringIO(got.read().decode())))
+
+
+def test_no_pass_confirm_or_result_on_a_board_that_does_not_show_the_game(
+    referees: list[Referee], tmp_path: Path
+) -> None:
+    """Goats Wintering: two goats put down at once is an illegal move left on the board. Two
+    presses of PASS (which end this game) on the board and from the kiosk, CONFIRM, a
+    resignation and an agreed draw are each refused with a plain sentence, and nothing is
+    scored. Put right, the same PASS is taken."""
+    referee = Referee(tmp_path, "--game", "goats-wintering")
+    referees.append(referee)
+    for cell in ("A1", "C3"):
+        assert board_action(referee, do="place", cell=cell, piece="G")[0] == 200
+    state = referee.wait_state("alert", "illegal")
+    assert "take" in state["status"], state["status"]
+    for _ in range(2):
+        assert board_action(referee, do="press", button="PASS")[0] == 200
+        referee.wait_log("PASS refused: Not now: the board does not show the game's position")
+    for button in ("pass", "pass", "confirm"):
+        code, answer = referee.post("/api/button", {"button": button})
+        assert code == 409, (button, code, answer)
+        assert answer["message"].startswith("Not now: the board does not show"), answer
+        assert answer["message"].endswith("Put it right first."), answer
+    for body in ({"result": "resign", "player": 1}, {"result": "draw"}):
+        code, answer = referee.post("/api/result", body)
+        assert code == 409 and "does not show the game's position" in answer["message"], answer
+    state = referee.state()
+    assert state["outcome"] is None and state["moves"] == [], state["moves"]
+    assert [(r["game_number"], r["result"], r["moves"]) for r in results(referee)] == [
+        ("1", "playing", "0")]  # fmt: skip
+    # Put right (the goats off again), the board shows the game: a pass is a pass again.
+    for cell in ("A1", "C3"):
+        assert board_action(referee, do="lift", cell=cell)[0] == 200
+    referee.wait_state("alert", None)
+    code, answer = referee.post("/api/button", {"button": "pass"})
+    assert code == 200, answer
+    assert [m["text"] for m in referee.wait_state("to_move", 2)["moves"]] == ["pass"]
+
+
+def test_no_result_on_an_unplugged_board(referees: list[Referee], tmp_path: Path) -> None:
+    """With the board's cable out nobody sees the position: a resignation, an agreed draw and
+    PASS from the kiosk are refused until it is back."""
+    referee = Referee(tmp_path, "--game", "three-dragons")
+    referees.append(referee)
+    assert board_action(referee, do="unplug")[0] == 200
+    referee.wait_log("board disconnected")
+    for path, body in (("/api/result", {"result": "resign", "player": 1}),
+                       ("/api/result", {"result": "draw"}),
+                       ("/api/button", {"button": "pass"})):  # fmt: skip
+        code, answer = referee.post(path, body)
+        assert code == 409 and "the board is not connected" in answer["message"], answer
+    assert referee.state()["outcome"] is None
+    assert board_action(referee, do="replug")[0] == 200
+    wait_for(lambda: referee.state()["connection"]["state"] == "connected")
+    wait_for(lambda: referee.post("/api/result", {"result": "draw"})[0] != 409)
+    referee.wait_state("outcome", "draw (agreed by the players)")
