@@ -315,7 +315,8 @@ def test_a_broker_restart_is_the_brokers_and_the_boards_stay_fine(
     back it says a referee that has not yet reconnected is "lost". That is the broker's
     restart, not the board: the club page names the broker's outage once and counts no board
     offline, nor alerts on it, while the referee reconnects; a referee still away after the
-    grace is offline again."""
+    grace is offline again. Issue 64: a referee that died before the outage is offline all
+    along, since it died (not since it was last heard), whatever the broker says after."""
     conf = "listener 1883\npersistence true\npersistence_location /x/\nallow_anonymous true\n"
     broker = Mosquitto(tmp_path / "broker", conf=conf)
     cleanup.append(broker)
@@ -325,26 +326,41 @@ def test_a_broker_restart_is_the_brokers_and_the_boards_stay_fine(
     cleanup.append(one)
     two = referee(tmp_path, broker.url, "table2", "--game", "vanguard")
     cleanup.append(two)
+    three = referee(tmp_path, broker.url, "table3", "--game", "protect-the-goat")
+    cleanup.append(three)
     page = browser.new_page(viewport={"width": 1280, "height": 800})
     page.goto(club.url)
-    for name in ("table1", "table2"):
+    for name in ("table1", "table2", "table3"):
         expect(page.locator(f'.card[data-board="{name}"] .status')).to_contain_text(
             "to move", timeout=TIMEOUT
         )
+    killed = time.time()
+    three.proc.kill()  # table 3's referee dies (its emulator goes with it: --with-parent)
+    three.proc.wait()
+    dead = club.wait_board("table3", lambda b: b["online"] is False, timeout=30)
+    assert killed - 0.5 <= dead["status_at"] <= killed + 5, (killed, dead)
+    summary = page.locator("#summary")
+    expect(summary).to_contain_text("1 offline", timeout=TIMEOUT)
+    # The broker goes down a few seconds later: longer after the death than a stopped broker
+    # takes to send its referees' last wills (club.js, SHUTDOWN_WILLS).
+    time.sleep(max(0.0, dead["offline_received"] + 3 - time.time()))
     assert two.proc is not None
     os.kill(two.proc.pid, signal.SIGSTOP)  # table 2's referee is slow to come back ...
     try:
         broker.stop()
         broker.start()  # ... so the broker, back, says it was lost
         club.wait_board("table2", lambda b: b["online"] is False, timeout=30)
-        summary = page.locator("#summary")
-        expect(summary).to_contain_text("0 offline", timeout=TIMEOUT)
+        expect(summary).to_contain_text("1 offline", timeout=TIMEOUT)
         expect(summary).to_contain_text("the broker was away")
         expect(summary).to_contain_text("1 board reconnecting")
         expect(page.locator('.card[data-board="table2"] .badge')).to_have_text("reconnecting")
+        expect(page.locator('.card[data-board="table3"] .badge')).to_have_text("offline")
+        expect(page.locator('#alerts [data-board="table3"]')).to_contain_text("offline since")
         assert page.locator('#alerts [data-board="table2"]').count() == 0
         assert "red" not in (page.locator('.card[data-board="table2"]').get_attribute("class")
                              or "")  # fmt: skip
+        after = club.wait_board("table3", lambda b: b["online"] is False)
+        assert after["status_at"] == dead["status_at"]
     finally:
         os.kill(two.proc.pid, signal.SIGCONT)
     club.wait_board("table2", lambda b: b["online"] is True, timeout=60)

@@ -272,16 +272,29 @@ class ClubServer(LiveServer):
             if problem := status_problem(body):
                 self._bad_message(entry, topic, problem)
                 return
+            known = (entry.online, entry.status_reason)
             entry.online = body["state"] == "online"
             entry.commands = entry.online and body.get("commands") is True
             entry.refused = [str(t)[:40] for t in body.get("refused") or []][:10]
             entry.status_reason = str(body.get("reason", ""))[:80]
-            entry.status_at = heard
-            entry.offline_received = None if entry.online else received
-            if not entry.online and entry.status_reason == "lost" and entry.last_heard:
-                # The broker's last will carries the time it was set (when the referee
-                # connected): offline since the referee was last heard from.
-                entry.status_at = entry.last_heard
+            if retained and known == (entry.online, entry.status_reason) and not entry.online:
+                # The same "offline" again, as the broker hands its retained messages to the
+                # club on reconnecting: the club knew it already, from when it came. Its time
+                # stays: a referee dead before a broker outage is not the outage's.
+                pass
+            elif entry.online:
+                entry.status_at, entry.offline_received = heard, None
+            else:
+                entry.offline_received = received
+                entry.status_at = heard
+                if entry.status_reason == "lost":
+                    # The broker's last will carries the time it was set (when the referee
+                    # connected). Heard as it came, the broker sent it when it lost the
+                    # referee (at once for a process killed; within 45 s, its keepalive's
+                    # one and a half, for a cut cable); found retained, the referee's latest
+                    # message is the best the club knows.
+                    entry.status_at = (received if not retained
+                                       else entry.last_heard or received)  # fmt: skip
         else:
             if problem := event_problem(body):
                 self._ignore(topic, problem)

@@ -29,15 +29,19 @@ function ago(seconds) {
 // unplugged); a board gone or unplugged in mid-game, a fault and a sensor next; then what may
 // wait (a wrong board, a topic the broker refuses, a game with no move for a long time).
 const IDLE_MINUTES = 15;
-// A referee's "offline" that reached the club with the broker's own outage (just before the
-// club lost it, or before its referee had had time to reconnect after) is the broker's doing:
-// the board is not offline, it is reconnecting. A referee back within this long is fine.
+// A referee's "offline" that reached the club with the broker's own outage is the broker's
+// doing: the board is not offline, it is reconnecting. A broker that is stopped sends its
+// referees' last wills as it goes, the moment before the club loses it (SHUTDOWN_WILLS s at
+// most); one that keeps sessions sends them again when it is back, before its referees have
+// had time to reconnect. A referee back within RECONNECT_GRACE is fine. An "offline" that came
+// earlier is a referee that died before the outage: offline, whatever the broker did after.
 const RECONNECT_GRACE = 90;
+const SHUTDOWN_WILLS = 2;
 let outage = null;
 function brokers(b) {
   if (b.online !== false || !outage || b.offline_received == null) return false;
   const r = b.offline_received;
-  if (r < outage.lost - 15) return false;
+  if (r < outage.lost - SHUTDOWN_WILLS) return false;
   if (outage.back == null) return true;
   return r <= outage.back + RECONNECT_GRACE && Date.now() / 1000 - outage.back < RECONNECT_GRACE;
 }
