@@ -619,6 +619,33 @@ def test_tied_players_share_a_rank_and_scores_of_unlike_games_are_not_added() ->
                         game(["Ann", "Bob"], 2, hexes, [40, 55])], None, None)  # fmt: skip
     assert unlike["scores_unlike"] is True
     assert all(p["score"] is None for p in unlike["people"])
+    # Issue 64: one scored game beside unscored ones of another game is not one scale either
+    # (Ann's 12 from one game against Cy's nothing from a Vanguard win).
+    mixed = standings(
+        [
+            game(["Ann", "Bob"], 1, small, [12, 3]),
+            {**game(["Cy", "Di"], 1, {}, None), "game": "vanguard"},
+        ],
+        None,
+        None,
+    )
+    assert mixed["scores_unlike"] is True
+    assert all(p["score"] is None for p in mixed["people"])
+    # The rank is points, then Sonneborn-Berger, then wins (as docs/mqtt.md says): Eve and
+    # Fay both have 1 point, but Eve's beat Gus, who has a point of his own.
+    ranked = standings(
+        [
+            game(["Eve", "Gus"], 1, small, None),
+            game(["Gus", "Hal"], 1, small, None),
+            game(["Fay", "Hal"], 1, small, None),
+        ],
+        None,
+        None,
+    )
+    ranks = {p["person"]: (p["rank"], p["points"], p["tiebreak"]) for p in ranked["people"]}
+    assert ranks == {"Eve": (1, 1.0, 1.0), "Fay": (2, 1.0, 0.0), "Gus": (2, 1.0, 0.0),
+                     "Hal": (4, 0.0, 0.0)}, ranks  # fmt: skip
+    assert "sonneborn_berger" in standings_csv(ranked).splitlines()[0]
 
 
 def test_the_documented_broker_started_as_root_listens_and_logs_what_it_refuses(

@@ -6,8 +6,9 @@ Each game whose two sides were named counts for both people: a win 1 point, a dr
 are broken as tournaments break them, by the Sonneborn-Berger score (the points of each
 opponent beaten, and half those of each opponent drawn: it compares like with like whatever
 game was played), then by wins; people still level share their rank. The games' own scores
-(Goats Wintering's) are added up only when every scored game counted is the same game with
-the same options: scores of different games or board sizes are not on one scale. The
+(Goats Wintering's) rank nobody, and are added up only when every game counted is the same
+game with the same options: scores of different games or board sizes are not on one scale,
+and a person with one scored game beside others' three is not on it either. The
 cross-table says, for each pair of people, the points the row's person took from the
 column's, game by game. Pure: the caller hands in the results and the dates.
 """
@@ -56,11 +57,12 @@ def day_of(iso: str) -> date | None:
 def standings(results: Iterable[Mapping[str, Any]], first: date | None, last: date | None
               ) -> dict[str, Any]:  # fmt: skip
     """The standings of the games that ended from ``first`` to ``last`` (inclusive; None: no
-    bound): people by points, then wins, then score; the cross-table; the games counted."""
+    bound): people by points, then Sonneborn-Berger, then wins; the cross-table; the games
+    counted."""
     table: dict[str, Standing] = {}
     counted: list[dict[str, Any]] = []
     unnamed = 0
-    scored_kinds: set[str] = set()  # the games (and options) whose scores were counted
+    kinds: set[str] = set()  # the games (and options) counted
     for result in results:
         ended = day_of(str(result.get("ended") or ""))
         if ended is None or (first and ended < first) or (last and ended > last):
@@ -85,11 +87,11 @@ def standings(results: Iterable[Mapping[str, Any]], first: date | None, last: da
             if isinstance(scores, list) and len(scores) == 2:
                 row.score += int(scores[side])
                 row.scored = True
-                scored_kinds.add(f"{result.get('game')} {result.get('options')}")
             row.against.setdefault(other, []).append(got[side])
+        kinds.add(f"{result.get('game')} {result.get('options')}")
         counted.append({k: result.get(k) for k in ("board", "game_number", "title", "people",
                                                    "outcome", "winner", "ended")})  # fmt: skip
-    like = len(scored_kinds) <= 1
+    like = len(kinds) <= 1
     for row in table.values():
         row.tiebreak = sum(table[o].points * sum(got) for o, got in row.against.items())
         row.scored = row.scored and like
