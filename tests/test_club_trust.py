@@ -243,3 +243,79 @@ def test_a_timeline_too_large_for_the_club_drops_its_oldest_moves_events_first()
     assert kept[-1] == 100 and kept[0] == 1 and fitted["steps"][0]["events"][0]["kind"] == "gap"
     assert [s["move"] for s in fitted["steps"]] == [f"m{n}" for n in range(1, 11)]
     assert kept == sorted(kept)  # the oldest went first
+
+
+def test_no_boards_login_can_cut_another_board_off_and_the_club_sees_what_was_refused(
+    browser: Browser, cleanup: list[Any], tmp_path: Path
+) -> None:
+    """Issue 64: on the broker as docs/mqtt.md sets it up, table2's login connecting with the
+    client id table1's referee used to have ("board-referee-table1") and publishing on
+    table1's topics never closes table1's connection: the broker names it by its login
+    (use_username_as_clientid), refuses the publish, and its log says "table2". The club view,
+    given that log, shows the refusal. table1's own login used by a second client does take
+    turns with table1's referee: the referee says so, and so does its card."""
+    from tests.test_club import ACL, CONF
+
+    users = {"club": "club-secret", "table1": "t1-secret", "table2": "t2-secret"}
+    broker = Mosquitto(tmp_path / "broker", users=users, acl=ACL, conf=CONF)
+    cleanup.append(broker)
+    assert "use_username_as_clientid true" in broker.config.read_text()
+    (tmp_path / "club-password").write_text("club-secret\n")
+    url = f"mqtt://127.0.0.1:{broker.port}"
+    club = Club(tmp_path, url, "--mqtt-user", "club", "--mqtt-password-file",
+                str(tmp_path / "club-password"), "--broker-log",
+                str(tmp_path / "broker" / "mosquitto.log"))  # fmt: skip
+    cleanup.append(club)
+    one = referee(tmp_path, f"mqtt://table1:t1-secret@127.0.0.1:{broker.port}", "table1",
+                  "--game", "three-dragons")  # fmt: skip
+    cleanup.append(one)
+    club.wait_board("table1", lambda b: b["online"] is True)
+    one.wait_log("MQTT: connected to")
+
+    for client_id in ("board-referee-table1", "table1"):
+        spoofer = paho.Client(CallbackAPIVersion.VERSION2, client_id=client_id,
+                              protocol=paho.MQTTv5)  # fmt: skip
+        spoofer.username_pw_set("table2", "t2-secret")
+        spoofer.connect("127.0.0.1", broker.port)
+        spoofer.loop_start()
+        spoofer.publish(f"{PREFIX}/table1/state", b"{}", qos=1).wait_for_publish(5)
+        spoofer.subscribe(f"{PREFIX}/table1/command")
+        spoofer.loop_stop()
+        spoofer.disconnect()
+    log = tmp_path / "broker" / "mosquitto.log"
+    wait_until(lambda: "Denied PUBLISH from table2" in log.read_text(errors="replace"))
+    text = log.read_text(errors="replace")
+    assert "already connected" not in text, text
+    assert "MQTT: lost the broker" not in "\n".join(one.log)
+    assert "MQTT: connected again" not in "\n".join(one.log)
+    wait_until(lambda: any(r["who"] == "table2" and r["topic"] == f"{PREFIX}/table1/state"
+                           for r in club.get("/api/club")["broker_refusals"]))  # fmt: skip
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(club.url)
+    expect(page.locator('#alerts [data-refused="table2"]').first).to_contain_text(
+        f"the broker refused table2 publishing on {PREFIX}/table1/state", timeout=TIMEOUT
+    )
+    assert club.wait_board("table1", lambda b: True)["online"] is True
+
+    # table1's own login, used by a second client: the two take turns, and both say so.
+    twin = paho.Client(CallbackAPIVersion.VERSION2, client_id="x", protocol=paho.MQTTv5)
+    twin.username_pw_set("table1", "t1-secret")
+    twin.reconnect_delay_set(1, 1)
+    twin.connect_async("127.0.0.1", broker.port)
+    twin.loop_start()
+    try:
+        one.wait_log("is a second referee running as table1, or is this board's login used "
+                     "elsewhere", timeout=60)  # fmt: skip
+        expect(page.locator('#alerts [data-board="table1"]')).to_contain_text(
+            "another client connected with this board's login", timeout=TIMEOUT
+        )
+    finally:
+        twin.loop_stop()
+        twin.disconnect()
+
+
+def wait_until(check: Any, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "not within the time"
+        time.sleep(0.1)

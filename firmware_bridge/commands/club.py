@@ -54,6 +54,10 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     club.add_argument("--max-boards", type=int, default=MAX_BOARDS, metavar="N",
                       help=f"follow at most N boards; others are ignored with a log line "
                       f"(default {MAX_BOARDS})")  # fmt: skip
+    club.add_argument("--broker-log", metavar="FILE",
+                      help="the broker's own log (Mosquitto's, log_type all): what it refuses "
+                      "(a board's login publishing as another, a wrong password) is shown on "
+                      "the page (docs/mqtt.md)")  # fmt: skip
     add_allow_host_argument(club)
     club.add_argument("--verbose", action="store_true", help="log more")
     club.set_defaults(handler=_cmd_club)
@@ -81,7 +85,8 @@ def _cmd_club(args: argparse.Namespace) -> int:
     server = ClubServer(host, port, broker=mqtt_broker, config_dir=directory, token=token, log=log,
                         results_path=results, alert_after=args.alert_after,
                         max_boards=args.max_boards,
-                        allow_hosts=tuple(args.allow_host))  # fmt: skip
+                        allow_hosts=tuple(args.allow_host),
+                        broker_log=Path(args.broker_log) if args.broker_log else None)  # fmt: skip
     stop = threading.Event()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: stop.set())

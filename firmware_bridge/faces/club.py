@@ -30,6 +30,8 @@ from aiohttp import web
 
 from engine import moves_played
 from firmware_bridge.faces.broker import BOARD_NAME, MAX_BOARDS, Broker
+from firmware_bridge.faces.broker_log import KEPT as REFUSALS_KEPT
+from firmware_bridge.faces.broker_log import BrokerLog, Refusal
 from firmware_bridge.faces.club_board import BoardEntry
 from firmware_bridge.faces.club_review import ClubReviews
 from firmware_bridge.faces.contract import (
@@ -43,7 +45,7 @@ from firmware_bridge.faces.contract import (
 )
 from firmware_bridge.faces.hosts import write_whole
 from firmware_bridge.faces.kiosk import games_catalog
-from firmware_bridge.faces.mqtt import Complaints, new_client
+from firmware_bridge.faces.mqtt import Complaints, new_client, unreachable_words
 from firmware_bridge.faces.record_page import record_page
 from firmware_bridge.faces.safejson import JsonLimitError, loads_limited
 from firmware_bridge.faces.standings import standings, standings_csv
@@ -82,8 +84,13 @@ class ClubServer(LiveServer):
         alert_after: float = 20.0,
         max_boards: int = MAX_BOARDS,
         allow_hosts: tuple[str, ...] = (),
+        broker_log: Path | None = None,
     ) -> None:
         super().__init__(host, port, token, allow_hosts=allow_hosts)
+        # What the broker refused, from its own log (broker_log.py), the latest last
+        self.refusals: deque[Refusal] = deque(maxlen=REFUSALS_KEPT)
+        self.broker_log = None if broker_log is None else BrokerLog(
+            broker_log, lambda r: self.on_loop(self._refused, r), log)  # fmt: skip
         self.max_boards = max_boards
         self.broker = broker
         self.config_dir = config_dir
@@ -121,9 +128,17 @@ class ClubServer(LiveServer):
         url = super().start()
         self.client.connect_async(self.broker.host, self.broker.port, keepalive=30)
         self.client.loop_start()
+        if self.broker_log is not None:
+            self.broker_log.start()
         return url
 
+    def _refused(self, refusal: Refusal) -> None:
+        self.refusals.append(refusal)
+        self._changed(None)
+
     def stop(self) -> None:
+        if self.broker_log is not None:
+            self.broker_log.stop()
         self.client.disconnect()
         self.client.loop_stop()
         super().stop()
@@ -172,7 +187,7 @@ class ClubServer(LiveServer):
             self.complaints.say(f"lost the broker {self.broker.describe()} ({reason}); retrying")
 
     def _on_connect_fail(self, client: paho.Client, userdata: Any) -> None:
-        self.complaints.say(f"cannot reach the broker {self.broker.describe()}; retrying")
+        self.complaints.say(unreachable_words(self.broker))
 
     def _on_message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
         self.on_loop(self._message, message.topic, message.payload, message.retain, time.time())
@@ -272,29 +287,7 @@ class ClubServer(LiveServer):
             if problem := status_problem(body):
                 self._bad_message(entry, topic, problem)
                 return
-            known = (entry.online, entry.status_reason)
-            entry.online = body["state"] == "online"
-            entry.commands = entry.online and body.get("commands") is True
-            entry.refused = [str(t)[:40] for t in body.get("refused") or []][:10]
-            entry.status_reason = str(body.get("reason", ""))[:80]
-            if retained and known == (entry.online, entry.status_reason) and not entry.online:
-                # The same "offline" again, as the broker hands its retained messages to the
-                # club on reconnecting: the club knew it already, from when it came. Its time
-                # stays: a referee dead before a broker outage is not the outage's.
-                pass
-            elif entry.online:
-                entry.status_at, entry.offline_received = heard, None
-            else:
-                entry.offline_received = received
-                entry.status_at = heard
-                if entry.status_reason == "lost":
-                    # The broker's last will carries the time it was set (when the referee
-                    # connected). Heard as it came, the broker sent it when it lost the
-                    # referee (at once for a process killed; within 45 s, its keepalive's
-                    # one and a half, for a cut cable); found retained, the referee's latest
-                    # message is the best the club knows.
-                    entry.status_at = (received if not retained
-                                       else entry.last_heard or received)  # fmt: skip
+            entry.take_status(body, retained=retained, received=received, heard=heard)
         else:
             if problem := event_problem(body):
                 self._ignore(topic, problem)
@@ -475,6 +468,7 @@ class ClubServer(LiveServer):
             if self.broker_lost_at is None
             else {"lost": self.broker_lost_at, "back": self.broker_back_at},
             "refused_reads": list(self.refused_reads),
+            "broker_refusals": [r.to_json() for r in self.refusals],
             "boards": [json.loads(e.summary_text) for e in self.boards.values() if e.summary_text],
         }
 

@@ -33,6 +33,8 @@ class BoardEntry:
     problem: str = ""  # why its last message was refused, shown on its card
     commands: bool = False  # its referee takes new game and take back from here
     refused: list[str] = dataclasses.field(default_factory=list)  # topics the broker refuses it
+    # When another client took its referee's place on the broker (its login used twice)
+    taken_over: list[float] = dataclasses.field(default_factory=list)
     seq: int = 0
     summary_text: str = ""
     digest: dict[str, Any] | None = None  # what the card shows of the latest good state
@@ -68,6 +70,34 @@ class BoardEntry:
         )
         self.state_text, self.digest = text, digest
 
+    def take_status(self, body: dict[str, Any], *, retained: bool, received: float,
+                    heard: float) -> None:  # fmt: skip
+        """A good status: online, or offline since when. ``received``: when it reached the
+        club; ``heard``: the time it carries (or ``received``); ``retained``: the broker
+        handed it over as kept, not as it came."""
+        known = (self.online, self.status_reason)
+        self.online = body["state"] == "online"
+        self.commands = self.online and body.get("commands") is True
+        self.refused = [str(t)[:40] for t in body.get("refused") or []][:10]
+        self.taken_over = [float(t) for t in body.get("taken_over") or []][-5:]
+        self.status_reason = str(body.get("reason", ""))[:80]
+        if retained and known == (self.online, self.status_reason) and not self.online:
+            # The same "offline" again, as the broker hands its retained messages to the club
+            # on reconnecting: the club knew it already, from when it came. Its time stays: a
+            # referee dead before a broker outage is not the outage's.
+            return
+        if self.online:
+            self.status_at, self.offline_received = heard, None
+            return
+        self.offline_received = received
+        self.status_at = heard
+        if self.status_reason == "lost":
+            # The broker's last will carries the time it was set (when the referee connected).
+            # Heard as it came, the broker sent it when it lost the referee (at once for a
+            # process killed; within 45 s, its keepalive's one and a half, for a cut cable);
+            # found retained, the referee's latest message is the best the club knows.
+            self.status_at = received if not retained else self.last_heard or received
+
     def summary(self) -> dict[str, Any]:
         out: dict[str, Any] = dict(self.digest or {key: None for key in SUMMARY_KEYS})
         out.update(
@@ -80,6 +110,7 @@ class BoardEntry:
             problem=self.problem,
             commands=self.commands,
             refused=self.refused,
+            taken_over=self.taken_over,
         )
         if self.digest is None:
             out.update(title="", game="", players=[], people=["", ""], options={}, key="",

@@ -202,6 +202,7 @@ STATUS = _object(
         "at": _number,
         "commands": _flag,
         "refused": _TEXTS,
+        "taken_over": _list(_number),
     },
     ("schema", "state"),
 )

@@ -31,6 +31,7 @@ import dataclasses
 import json
 import logging
 import queue
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -128,6 +129,45 @@ class Topics:
     @property
     def reviews(self) -> str:
         return f"{self.base}/reviews"
+
+
+# MQTT 5's reason for a connection closed because another client connected with its id.
+SESSION_TAKEN_OVER = 142
+TAKEOVERS_KEPT = 5
+# A live connection closed this often within FLAP_WINDOW s, each time taken back at once, is
+# another client with the same id taking turns with this one (a cut link does not come back
+# at once three times a minute).
+FLAPS = 3
+FLAP_WINDOW = 60.0
+
+
+def taken_over_words(board: str, broker: Broker) -> str:
+    """What a referee says when the broker closed its connection for another client's."""
+    login = f" with its login {broker.username!r}" if broker.username else ""
+    return (f"another client connected to {broker.describe()}{login} and the broker closed "
+            f"this board's connection for it: is a second referee running as {board}, or "
+            "is this board's login used elsewhere? Retrying")  # fmt: skip
+
+
+def unreachable_words(broker: Broker) -> str:
+    """Why the broker cannot be reached, as far as one more try tells: nothing listening
+    there (a broker not started, or one that stopped: Mosquitto started with -d that cannot
+    read its files exits without a word), a name that does not resolve, or no answer."""
+    import socket
+
+    where = f"{broker.host}:{broker.port}"
+    try:
+        with socket.create_connection((broker.host, broker.port), timeout=2.0):
+            why = "it took the connection but not the login or TLS: see its log"
+    except ConnectionRefusedError:
+        why = (f"nothing listens on {where}: is the broker running? (Mosquitto started with "
+               "-d stops without a word when it cannot read its files: start it once without "
+               "-d to see why; docs/mqtt.md)")  # fmt: skip
+    except socket.gaierror:
+        why = f"no machine is named {broker.host!r} on this network"
+    except OSError as exc:
+        why = f"{where} does not answer ({exc.strerror or exc})"
+    return f"cannot reach the broker {broker.describe()}: {why}; retrying"
 
 
 def new_client(broker: Broker, client_id: str) -> paho.Client:
@@ -271,7 +311,12 @@ class MqttPublisher:
         self.sent_lock = threading.Lock()
         self.in_flight: dict[int, str] = {}  # message id -> topic, until the broker answers
         self.refused: set[str] = set()  # the topics (by kind) the broker refused to take
-        self.client = new_client(broker, f"board-referee-{board}")
+        # Not guessable: on a broker that lets any client id in, nobody cuts this board off
+        # by connecting with its id. (The documented broker names each client by its login,
+        # use_username_as_clientid, so only this board's own login can.)
+        self.client = new_client(broker, f"board-referee-{board}-{secrets.token_hex(4)}")
+        self.taken_over: list[float] = []  # when another client took this one's place
+        self.lost_at: list[float] = []  # when the broker lately closed a live connection
         self.client.will_set(self.topics.status, self._status("offline", "lost"), qos=1,
                              retain=True)  # fmt: skip
         self.client.on_connect = self._on_connect
@@ -488,9 +533,12 @@ class MqttPublisher:
         """``commands``: whether this referee takes new game and take back from a club view
         (--mqtt-commands), so a club view offers those controls only where they work."""
         takes = state == "online" and self.commands is not None
-        return json.dumps({"schema": SCHEMA_VERSION, "board": self.topics.board, "state": state,
-                           "reason": reason, "at": time.time(), "commands": takes,
-                           "refused": sorted(self.refused)})  # fmt: skip
+        body = {"schema": SCHEMA_VERSION, "board": self.topics.board, "state": state,
+                "reason": reason, "at": time.time(), "commands": takes,
+                "refused": sorted(self.refused)}  # fmt: skip
+        if self.taken_over:  # the club view says it: someone else connects as this board
+            body["taken_over"] = list(self.taken_over)
+        return json.dumps(body)
 
     # -- paho's network thread ------------------------------------------------------------
     def _on_connect(
@@ -516,14 +564,26 @@ class MqttPublisher:
     def _on_disconnect(
         self, client: paho.Client, userdata: Any, flags: Any, reason: Any, properties: Any
     ) -> None:
+        now = time.time()
         with self.lock:
             was = self.connected
             self.connected = False
-        if was and reason.is_failure:
+            if was:
+                self.lost_at = [t for t in self.lost_at if now - t < FLAP_WINDOW] + [now]
+            # Another client with this board's client id (the documented broker: its login)
+            # takes its place: an MQTT 5 broker may say so; Mosquitto 2.0 only closes the
+            # connection, which this referee takes back at once, and the other client again.
+            taken = getattr(reason, "value", None) == SESSION_TAKEN_OVER or (
+                was and len(self.lost_at) >= FLAPS)  # fmt: skip
+            if taken:
+                self.taken_over = [*self.taken_over, now][-TAKEOVERS_KEPT:]
+        if taken:
+            self.complaints.say(taken_over_words(self.topics.board, self.broker))
+        elif was and reason.is_failure:
             self.complaints.say(f"lost the broker {self.broker.describe()} ({reason}); retrying")
 
     def _on_connect_fail(self, client: paho.Client, userdata: Any) -> None:
-        self.complaints.say(f"cannot reach the broker {self.broker.describe()}; retrying")
+        self.complaints.say(unreachable_words(self.broker))
 
     def _on_message(self, client: paho.Client, userdata: Any, message: paho.MQTTMessage) -> None:
         if self.commands is None or self.submit is None or message.topic != self.topics.command:

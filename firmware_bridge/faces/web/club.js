@@ -69,6 +69,8 @@ function attention(b) {
   if (sensors.length) return ["red", `${brief}: ${sensors[0].text}`];
   if (c.state === "wrong-board") return ["amber", `wrong board: ${c.message}`];
   if (c.state === "waiting" || c.state === "connecting") return ["amber", `board not connected: ${c.message}`];
+  const taken = (b.taken_over || []).filter((t) => Date.now() / 1000 - t < 1800);
+  if (taken.length) return ["amber", `another client connected with this board's login and the broker cut its referee off (${taken.length === 1 ? "once" : `${taken.length} times`}, last at ${time(taken[taken.length - 1])}): a second referee running as ${b.name}, or its login used elsewhere`];
   if (b.refused && b.refused.length) return ["amber", `the broker refuses its ${b.refused.join(", ")}: its login needs write access there (the broker's ACL, docs/mqtt.md)`];
   if (b.alert) return ["amber", b.status];
   if (playing && b.last_move_at && Date.now() / 1000 - b.last_move_at >= IDLE_MINUTES * 60) {
@@ -208,12 +210,32 @@ function refreshAlerts() {
       rows.push(a);
     }
   }
+  for (const r of refusals.filter((x) => Date.now() / 1000 - x.at < REFUSALS_SHOWN)) {
+    red += 1;
+    const p = document.createElement("p");
+    p.className = "alert amber";
+    p.dataset.refused = r.who;
+    p.textContent = refusalWords(r);
+    rows.push(p);
+  }
   box.replaceChildren(...rows);
   const needs = red === 1 ? "needs" : "need"; // red and amber: each wants the director
   $("summary").textContent = `${count(boards.size, "board")} · ${red} ${needs} attention · ${offline} offline · ${count(over, "game")} over`
     + brokerWords();
 }
 setInterval(refreshAlerts, 1000);
+
+// What the broker refused (club --broker-log): a login publishing or reading where its ACL
+// does not let it, a wrong password, a second client with one login. Shown for half an hour.
+const REFUSALS_SHOWN = 1800;
+let refusals = [];
+function refusalWords(r) {
+  const at = time(r.at);
+  if (r.kind === "login") return `the broker refused a login at ${at} (${r.who}): a wrong password, or someone who has none`;
+  if (r.kind === "taken-over") return `the broker closed ${r.who}'s connection at ${at} for another client with the same login: a second referee running as ${r.who}, or its login used elsewhere`;
+  const what = r.kind === "publish" ? "publishing on" : "reading";
+  return `the broker refused ${r.who} ${what} ${r.topic} at ${at}: only the board with that name may (its login is its board id; docs/mqtt.md)`;
+}
 
 // The broker's own outage, said once for the club (never as each board's fault).
 function brokerWords() {
@@ -346,6 +368,7 @@ function connect() {
     const club = JSON.parse(event.data);
     alertAfter = club.alert_after;
     outage = club.broker_outage || null;
+    refusals = club.broker_refusals || [];
     const refused = club.refused_reads || [];
     $("broker").className = `conn ${club.broker && !refused.length ? "online" : "offline"}`;
     $("broker").textContent = !club.broker ? "broker not connected"
