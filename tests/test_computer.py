@@ -65,8 +65,9 @@ def test_a_game_against_the_computer_on_the_emulated_board(tmp_path: Path, game_
     daemon = DaemonProcess(tmp_path, game_id, game_id, emu.link, "--computer", "2",
                            "--level", "5", "--movetime", "150")  # fmt: skip
     try:
-        # The computer's game is a new game (game 2): play once the referee offers its start.
-        wait_until(lambda: " to move" in daemon.text().partition("new game 2")[2], 60,
+        # The computer's game is a new game (it takes game 1's number: nothing was played in
+        # the run's first game): play once the referee offers its start.
+        wait_until(lambda: " to move" in daemon.text().partition(" with board profile ")[2], 60,
                    lambda: daemon.text()[-3000:])  # fmt: skip
         state = game.new_state()
         rng = random.Random(7)
@@ -281,7 +282,8 @@ def test_the_kiosk_seats_the_computer_and_shows_its_move(
     play_hand(board, referee, hint)  # Ann takes the hint
     expect(kiosk.locator("#moves li")).to_have_count(3, timeout=TIMEOUT)
     # The record notes the hint; the computer is a player in the results.
-    with urllib.request.urlopen(referee.kiosk_url + "api/record/2", timeout=10) as answer:
+    # (Game 1: the run's first game, never played, gave its number to this one.)
+    with urllib.request.urlopen(referee.kiosk_url + "api/record/1", timeout=10) as answer:
         text = answer.read().decode()
     assert f"# hints used: 1: before move 3 ({hint})" in text, text
     assert "Computer, level 1" in text
@@ -289,7 +291,7 @@ def test_the_kiosk_seats_the_computer_and_shows_its_move(
     code, answer = referee.post("/api/new-game", {"game": "vanguard", "hints": False,
                                                   "computer": {"2": 2}})  # fmt: skip
     assert code == 200, answer
-    state = referee.wait_state("game_number", 3)
+    state = referee.wait_state("game_number", 2)
     assert "hint" not in state["buttons"]
     code, answer = referee.post("/api/hint", {})
     assert code == 409 and "hints are off" in answer["message"], answer
@@ -308,7 +310,7 @@ def test_an_engine_crash_never_stops_the_referee(tmp_path: Path) -> None:
         found = re.search(r"kiosk page: (\S+)", daemon.wait_log(r"kiosk page: "))
         assert found is not None
         url = found.group(1)
-        wait_until(lambda: " to move" in daemon.text().partition("new game 2")[2], 60,
+        wait_until(lambda: " to move" in daemon.text().partition(" with board profile ")[2], 60,
                    lambda: daemon.text()[-3000:])  # fmt: skip
         emu.do("play C2-C3")
         pid = int(daemon.wait_log(r"the computer's engine started \(process (\d+)\)").split()[-1]
@@ -349,7 +351,7 @@ def test_the_computers_move_outlives_a_crash(tmp_path: Path) -> None:
     daemon = DaemonProcess(tmp_path, "vanguard", "vanguard", emu.link, "--computer", "2",
                            "--level", "1", "--movetime", "200")  # fmt: skip
     try:
-        wait_until(lambda: " to move" in daemon.text().partition("new game 2")[2], 60,
+        wait_until(lambda: " to move" in daemon.text().partition(" with board profile ")[2], 60,
                    lambda: daemon.text()[-3000:])  # fmt: skip
         emu.do("play C2-C3")
         daemon.wait_moves(["C2-C3"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.e2e import PYTHON, DaemonProcess, EmulatorProcess
 from tests.test_kiosk import Referee
 
 
@@ -105,3 +107,32 @@ def test_no_result_on_an_unplugged_board(referees: list[Referee], tmp_path: Path
     wait_for(lambda: referee.state()["connection"]["state"] == "connected")
     wait_for(lambda: referee.post("/api/result", {"result": "draw"})[0] != 409)
     referee.wait_state("outcome", "draw (agreed by the players)")
+
+
+def test_a_game_against_the_computer_on_a_fresh_journal_is_game_1(tmp_path: Path) -> None:
+    """Issue 64: ``run --new --computer 2`` on a fresh journal made a game 1 nobody played
+    ("not played") before the real one, listed as "(not named) against Computer". The first
+    game, replaced before anything was played in it, is set aside: the game is game 1, its
+    sides said as the replay says them. A game that was played is kept (abandoned) as before."""
+    emu = EmulatorProcess(tmp_path, "vanguard", "vanguard")
+    daemon = DaemonProcess(tmp_path, "vanguard", "vanguard", emu.link, "--new", "--computer",
+                           "2", "--level", "1", "--movetime", "200")  # fmt: skip
+    try:
+        daemon.wait_log("set aside game 1: nothing was played in it")
+        daemon.wait_log("new game 1: Vanguard")
+        emu.do("play C2-C3")
+        daemon.wait_moves(["C2-C3"])
+    finally:
+        daemon.stop()
+        emu.close()
+    listed = subprocess.run([*PYTHON, "records", "--journal", str(daemon.journal)],
+                            capture_output=True, text=True, timeout=60, check=True).stdout  # fmt: skip
+    lines = listed.strip().splitlines()
+    assert len(lines) == 1 and " game 1: Vanguard" in lines[0], listed
+    assert "not named (Player 1) against Computer, level 1 (Player 2)" in lines[0], listed
+    assert "not played" not in listed
+    replayed = subprocess.run([*PYTHON, "replay", str(daemon.journal), "--game", "1"],
+                              capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "players: not named (Player 1) against Computer, level 1 (Player 2)" in replayed.stdout
+    assert "decided identically" in replayed.stdout

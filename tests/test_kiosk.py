@@ -493,10 +493,9 @@ def test_beyond_loopback_controls_need_the_token(
     page.reload()
     page.locator("#btn-menu").click()
     page.locator("#btn-newgame").click()
-    number = referee.state()["game_number"]
     page.locator("#ng-start").click()
     expect(page.locator("#newgame")).to_be_hidden(timeout=TIMEOUT)  # taken: the dialog closes
-    referee.wait_state("game_number", number + 1)
+    referee.wait_log(r"new game \d+: Three Dragons .* with board profile")
     code, answer = referee.post("/api/new-game", {"game": "three-dragons"}, token=token)
     assert code == 200 and answer["ok"]
     local = Referee.__new__(Referee)  # the Pi's own screen: loopback, no token
@@ -623,7 +622,8 @@ def test_a_resignation_and_an_agreed_draw_are_results_everywhere(
     code, answer = referee.post("/api/new-game", {"game": "three-dragons",
                                                   "players": ["Alice", "Bob"]})  # fmt: skip
     assert code == 200, answer
-    referee.wait_log("new game 2")
+    referee.wait_log("set aside game 1: nothing was played in it")  # no phantom game 1:
+    referee.wait_log("new game 1: Three Dragons .* with board profile")  # this game is game 1
     code, answer = referee.post("/api/result", {"result": "resign", "player": 2})
     assert code == 200 and answer["message"] == "Bob resigned: Alice wins", answer
     referee.wait_state("outcome", "Alice (White) wins: Bob (Black) resigned")
@@ -637,19 +637,19 @@ def test_a_resignation_and_an_agreed_draw_are_results_everywhere(
     assert code == 200 and answer["message"] == "the resignation is withdrawn: play on"
     referee.wait_state("outcome", None)
     journal = tmp_path / "journal.sqlite3"
-    (record,) = read_records(journal, 2)
+    (record,) = read_records(journal, 1)
     assert record.status == "playing" and record.outcome is None  # withdrawn in the journal too
     code, answer = referee.post("/api/result", {"result": "draw"})
     assert code == 200, answer
     referee.wait_state("outcome", "draw (agreed by the players)")
-    (record,) = read_records(journal, 2)
+    (record,) = read_records(journal, 1)
     assert record.status == "finished" and record.outcome == {
         "winner": None, "reason": "agreed by the players"}  # fmt: skip
-    with urllib.request.urlopen(referee.kiosk_url + "api/record/2", timeout=10) as got:
+    with urllib.request.urlopen(referee.kiosk_url + "api/record/1", timeout=10) as got:
         text = got.read().decode()
     assert re.search(r"^   draw +# draw agreed", text, re.M), text
     assert "# players: White: Alice; Black: Bob" in text
-    moves_file = tmp_path / "game2.txt"
+    moves_file = tmp_path / "game1.txt"
     moves_file.write_text(text)
     played = subprocess.run([sys.executable, "-m", "firmware_bridge.cli", "play", "--game",
                              "three-dragons", "--moves-file", str(moves_file), "--quiet"],
@@ -657,12 +657,12 @@ def test_a_resignation_and_an_agreed_draw_are_results_everywhere(
     assert "result: draw (agreed by the players)" in played.stdout
     with urllib.request.urlopen(referee.kiosk_url + "api/results.csv", timeout=10) as got:
         rows = list(csv.DictReader(io.StringIO(got.read().decode())))
-    # Game 1 was never played (a New game over it): no row for it.
+    # The run's first game was never played (a New game over it): it left no row.
     assert [(r["game_number"], r["result"], r["player_1"]) for r in rows] == [
-        ("2", "draw (agreed by the players)", "Alice")]  # fmt: skip
+        ("1", "draw (agreed by the players)", "Alice")]  # fmt: skip
     referee.stop()
     replayed = subprocess.run([sys.executable, "-m", "firmware_bridge.cli", "replay",
-                               str(journal), "--game", "2"], capture_output=True, text=True,
+                               str(journal), "--game", "1"], capture_output=True, text=True,
                               timeout=120, check=False)  # fmt: skip
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "result: draw (agreed by the players)" in replayed.stdout

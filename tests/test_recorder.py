@@ -313,7 +313,8 @@ def test_every_game_of_an_evenings_journal_replays_and_reports_as_itself(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 51, item 1: four games in one journal and one run (a resignation on the other
-    side's turn, a take-back and an agreed draw, a game never played, the computer). Each
+    side's turn, a take-back and an agreed draw, a game replaced before its first move, the
+    computer). Each
     game's replay and report summarise that game only (its moves, players, the computer's
     side, its result: a resignation or a draw is no move) and decide identically; records
     lists every game's number, and the record names who resigned."""
@@ -355,13 +356,15 @@ def test_every_game_of_an_evenings_journal_replays_and_reports_as_itself(
         assert post(url, "api/result", {"result": "draw"})["ok"]
         daemon.wait_log("draw")
         new_game(3, {"game": "vanguard", "players": ["Cy", "Di"]}, ["move C3 C2", "move H7 G7"])
-        new_game(4, {"game": "vanguard", "players": ["Eve", ""], "computer": {"2": 1}}, [])
+        # Replaced before its first move, Cy and Di's game leaves nothing: Eve's takes its number.
+        new_game(3, {"game": "vanguard", "players": ["Eve", ""], "computer": {"2": 1}}, [])
+        daemon.wait_log("set aside game 3: nothing was played in it")
         daemon.wait_log("Eve to move")
         emu.do("play C2-C3")
         chosen = re.search(r"the computer chose (\S+)", daemon.wait_log(r"the computer chose"))
         assert chosen is not None
         emu.do(f"play {chosen.group(1)}")
-        wait_until(lambda: len(daemon.moves(4)) == 2, 30, daemon.text)
+        wait_until(lambda: len(daemon.moves(3)) == 2, 30, daemon.text)
         assert post(url, "api/result", {"result": "resign", "player": 1})["ok"]
         daemon.wait_log("resigned")
     finally:
@@ -378,8 +381,7 @@ def test_every_game_of_an_evenings_journal_replays_and_reports_as_itself(
         1: ["game 1: 1 move (C2-C3)", "result: Player 2 wins: Player 1 resigned"],
         2: ["game 2: 2 moves (C2-C3 G7-H7)", "players: Ann (Player 1) against Bob (Player 2)",
             "result: draw (agreed by the players)"],
-        3: ["game 3: 0 moves", "players: Cy (Player 1) against Di (Player 2)"],
-        4: [f"game 4: 2 moves (C2-C3 {computer})",
+        3: [f"game 3: 2 moves (C2-C3 {computer})",
             "players: Eve (Player 1) against Computer, level 1 (Player 2)",
             "result: Computer, level 1 (Player 2) wins: Eve (Player 1) resigned"],
     }  # fmt: skip
@@ -399,9 +401,9 @@ def test_every_game_of_an_evenings_journal_replays_and_reports_as_itself(
         assert code == 0 and out.splitlines() == [out.splitlines()[-1]], out
     code, out = said("records", "--journal", journal)
     listed = [line.split(": ", 1)[0].split()[-1] for line in out.splitlines()]
-    assert listed == ["1", "2", "3", "4"], out
-    assert "not played" in out.splitlines()[2] and "Ann against Bob" in out, out
+    assert listed == ["1", "2", "3"], out
+    assert "Ann (Player 1) against Bob (Player 2)" in out and "Cy" not in out, out
     assert ", 1 move: " in out.splitlines()[0], out
-    code, text = said("records", "--journal", journal, "--game", "4")
+    code, text = said("records", "--journal", journal, "--game", "3")
     assert re.search(r"^1\. C2-C3 +# Player 1", text, re.M), text
     assert re.search(r"^   resign:1 +# Player 1 resigned", text, re.M), text

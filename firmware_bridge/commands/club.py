@@ -56,7 +56,7 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
                       f"(default {MAX_BOARDS})")  # fmt: skip
     club.add_argument("--broker-log", metavar="FILE",
                       help="the broker's own log (Mosquitto's, log_type all): what it refuses "
-                      "(a board's login publishing as another, a wrong password) is shown on "
+                      "(a board's login writing as another, a wrong password) is shown on "
                       "the page (docs/mqtt.md)")  # fmt: skip
     add_allow_host_argument(club)
     club.add_argument("--verbose", action="store_true", help="log more")

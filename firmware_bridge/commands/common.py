@@ -168,3 +168,13 @@ def board_journal(board_id: str, root: Path = Path("/")) -> tuple[Path, list[str
             return path, looked
         looked.append(str(path))
     return journal_path(None, name), looked
+
+
+def side_names(game_id: str, config_dir: Path | None) -> tuple[str, str]:
+    """The names of the game's two sides ("White", "Black"), from its record's game; the
+    sides' numbers when it cannot be loaded."""
+    try:
+        names = catalog.load_game(game_id, {}, config_dir).player_names
+        return str(names[0]), str(names[1])
+    except (ConfigError, OSError, ValueError, IndexError):
+        return "player 1", "player 2"

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from engine import moves_played
-from firmware_bridge.commands.common import Subparsers, UserError, board_journal
+from firmware_bridge.commands.common import Subparsers, UserError, board_journal, side_names
 from firmware_bridge.faces.hosts import state_dir
 from firmware_bridge.referee.journal import read_records
 from firmware_bridge.referee.records import (
@@ -98,7 +98,9 @@ def _cmd_records(args: argparse.Namespace) -> int:
             print(f"{head}, not played (a new game was started before its first move)")
             continue
         result = result_words(record, args.config_dir)
-        people = " against ".join(p or "(not named)" for p in record.players)
+        sides = side_names(record.game, Path(args.config_dir) if args.config_dir else None)
+        pairs = zip(record.players, sides, strict=True)
+        people = " against ".join(f"{who or 'not named'} ({side})" for who, side in pairs)
         print(f"{head}{', ' + people if any(record.players) else ''}, {record.status}, "
               f"{count(moves_played(m for m, _ in record.moves), 'move')}"
               f"{': ' + result if result else ''}")  # fmt: skip

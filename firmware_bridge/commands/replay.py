@@ -11,9 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import ConfigError, Outcome, Player, declared
-from firmware_bridge.commands.common import Subparsers, UserError
-from firmware_bridge.link import catalog
+from engine import Outcome, Player, declared
+from firmware_bridge.commands.common import Subparsers, UserError, side_names
 from firmware_bridge.referee.journal import Journal, read_records
 from firmware_bridge.referee.recorder import (
     RecordingError,
@@ -132,16 +131,6 @@ def _run(
     if not args.quiet:
         print(said)
     return _report(result, game)
-
-
-def side_names(game_id: str, config_dir: Path | None) -> tuple[str, str]:
-    """The names of the game's two sides ("White", "Black"), from its record's game; the
-    sides' numbers when it cannot be loaded."""
-    try:
-        names = catalog.load_game(game_id, {}, config_dir).player_names
-        return str(names[0]), str(names[1])
-    except (ConfigError, OSError, ValueError, IndexError):
-        return "player 1", "player 2"
 
 
 def summary(

@@ -521,7 +521,13 @@ class Daemon(BoardSession, Showing, Playing):
 
     def _switch(self, game: Game, profile: BoardProfile) -> None:
         """Start a new game (of this or another game) chosen from a face."""
-        if self.state.outcome() is None:
+        if self.state.outcome() is None and not self.journal.timed_entries(self.game_id):
+            # Nothing was ever played in it (a run's first game, replaced at once by a game
+            # against the computer, say): forgotten, so no phantom game is listed, and the
+            # new game takes its number.
+            self.journal.discard(self.game_id)
+            self.log.info("set aside game %d: nothing was played in it", self.game_id)
+        elif self.state.outcome() is None:
             self.journal.abandon(self.game_id)
             said = words.count(self.state.plies, "move")
             self.log.info("abandoned game %d after %s", self.game_id, said)
