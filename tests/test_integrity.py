@@ -125,8 +125,8 @@ def test_a_game_against_the_computer_on_a_fresh_journal_is_game_1(tmp_path: Path
     finally:
         daemon.stop()
         emu.close()
-    listed = subprocess.run([*PYTHON, "records", "--journal", str(daemon.journal)],
-                            capture_output=True, text=True, timeout=60, check=True).stdout  # fmt: skip
+    command = [*PYTHON, "records", "--journal", str(daemon.journal)]
+    listed = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True).stdout
     lines = listed.strip().splitlines()
     assert len(lines) == 1 and " game 1: Vanguard" in lines[0], listed
     assert "not named (Player 1) against Computer, level 1 (Player 2)" in lines[0], listed
