@@ -25,9 +25,9 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from engine import Cell, Effect, Game, State
+from engine import Effect, Game, State
 from firmware_bridge import words
 from firmware_bridge.link.leds import Signal, led_frame
 from firmware_bridge.link.profile import BoardProfile, Token
@@ -47,6 +47,8 @@ from firmware_bridge.link.serial_link import (
     SerialLink,
 )
 from firmware_bridge.referee.check import BoardCheck
+from firmware_bridge.referee.checking import Checking
+from firmware_bridge.referee.command import Command, CommandResult
 from firmware_bridge.referee.computer import DEFAULT_MOVETIME_MS, Answer, Computer, Playing
 from firmware_bridge.referee.health import SensorHealth, hand_explains
 from firmware_bridge.referee.history import MoveList, history_from_journal, iso_now, move_entry
@@ -76,31 +78,6 @@ REFUSED_FLASH = 1.0  # seconds the board flashes after a button press the rules 
 NOTICE_SECONDS = 12.0  # an answer to a button or control is shown this long, then goes
 
 
-@dataclass(frozen=True, slots=True)
-class CommandResult:
-    ok: bool
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    """A control from a face (the kiosk page, a club view). It goes through the daemon's one
-    queue, like the board's frames, and acts through the same path as the board's buttons:
-    ``press`` a button, or start a ``new_game`` of ``game`` on ``profile``."""
-
-    action: str  # press | new_game | check | declare | hint | review | computer...
-    button: Button | None = None
-    game: Game | None = None
-    profile: BoardProfile | None = None
-    source: str = "kiosk"
-    what: str = ""  # check: start | stop | confirm | dark | skip; declare: resign:N | draw
-    cells: tuple[str, ...] | None = None  # check start: these cells; review: CELL=SIGNAL
-    players: tuple[str, str] | None = None  # for new_game: who plays each side (None: as now)
-    reply: concurrent.futures.Future[CommandResult] = field(
-        default_factory=concurrent.futures.Future, compare=False
-    )
-
-
 Listener = Callable[[Snapshot], None]
 
 
@@ -111,7 +88,7 @@ class Attach:
     listener: Listener
 
 
-class Daemon(BoardSession, Showing, Playing):
+class Daemon(Checking, BoardSession, Showing, Playing):
     def __init__(
         self,
         game: Game,
@@ -428,72 +405,6 @@ class Daemon(BoardSession, Showing, Playing):
         current = {(w.cell, w.kind) for w in self.health.warnings()}
         self.warned &= current
 
-    # -- the board check ----------------------------------------------------------------------
-    def _check_command(self, command: Command, now: float) -> CommandResult:
-        what = command.what
-        if what == "start":
-            if self.check is not None and not self.check.finished:
-                return CommandResult(False, words.CHECK_RUNNING)
-            chosen: list[Cell] | None = None
-            if command.cells:
-                index = self.game.board.index
-                unknown = [n for n in command.cells
-                           if index.get(n, -1) not in self.profile.sensor_of]  # fmt: skip
-                if unknown:
-                    said = words.NO_SENSOR_ON.format(cells=", ".join(unknown),
-                                                     profile=self.profile.id)  # fmt: skip
-                    return CommandResult(False, said)
-                chosen = [index[n] for n in command.cells]
-            self.check = BoardCheck(self.game, self.profile, chosen)
-            for sensor in sorted(self.out_of_band):
-                self.check.fault(sensor, now)
-            self.check_started = iso_now()
-            self.check_recorded = False
-            self.log.info("board check started from the %s (%d cells): the game waits",
-                          command.source, len(self.check.cells))  # fmt: skip
-            if self.have_scan:
-                self.check.observe(self.readings, now)
-            self._check_update(now)
-            started = words.CHECK_STARTED.format(instruction=self.check.instruction())
-            return CommandResult(True, started)
-        check = self.check
-        if check is None:
-            return CommandResult(False, words.CHECK_NOT_RUNNING)
-        if what == "stop":
-            if not check.finished:
-                self.log.info("board check stopped from the %s", command.source)
-            self.check = None
-            self._observe(now)  # the game's referee takes the board as it is now
-            self.log.info("board check over: back to the game (%s)", self.rec.status)
-            return CommandResult(True, words.BACK_TO_GAME)
-        if what in ("confirm", "dark", "skip"):
-            getattr(check, what)(now)
-            self._check_update(now)
-            return CommandResult(True, check.instruction())
-        return CommandResult(False, f"unknown board check step {what!r}")
-
-    def _check_update(self, now: float) -> None:
-        """The check's LEDs to the board; its report, once finished, to the journal."""
-        check = self.check
-        if check is None:
-            return
-        self.dirty = True
-        status = words.CHECK_STATUS.format(instruction=check.instruction())
-        if status != self.last_status:
-            self.last_status = status
-            self.log.info("%s", status)
-        if check.finished and not self.check_recorded:
-            self.check_recorded = True
-            board = self.board.board_id if self.board is not None else ""
-            findings = [f.to_json() for f in check.findings]
-            self.journal.record_check(board, self.profile.id, self.check_started,
-                                      check.summary(), findings=findings,
-                                      skipped=check.skipped)  # fmt: skip
-            for line in check.report():
-                self.log.info("board check: %s", line)
-        if self.leds.wanted(led_frame(check.signals(), self.profile)):
-            self._send_leds(now)
-
     def _declare(self, what: str, now: float) -> CommandResult:
         """A result the players declare at the kiosk: a resignation or an agreed draw. It is
         journaled as the game's last entry (replayed, taken back like a move)."""
@@ -720,3 +631,6 @@ class Daemon(BoardSession, Showing, Playing):
         if self.refused_until is not None and now >= self.refused_until:
             self._process([])  # the flash is over
         self._link_timers(now)
+
+
+__all__ = ["Attach", "Command", "CommandResult", "Daemon", "Listener"]

@@ -130,9 +130,8 @@ class GameRow:
 
 MAX_NAME = 40  # characters of a player's name
 HINT = "hint"  # an entry noting a hint the engine gave (its text: the move suggested)
-# An entry noting the move the computer chose, written before it is shown: a referee restarted
-# before the move is carried out shows the same move (never a second choice), and takes it
-# when the players have carried it out meanwhile. A note, not a move, as a hint is.
+# The move the computer chose, noted before it is shown: a referee restarted before it is
+# carried out shows the same move. A note, not a move, as a hint is.
 PLAN = "plan"
 NOTES = (HINT, PLAN)
 
