@@ -412,7 +412,28 @@ BACK_TO_GAME = "back to the game"
 NO_SENSOR_ON = "no sensor on {cells} in {profile}"
 GAME_OVER_ALREADY = "the game is over already"
 DECLARE_HOW = "{what!r}: resign:1, resign:2 or draw"
-CONNECT_THE_BOARD = "connect the board for {title}: {why}"
+SENSES = {"owner": "tell whose piece is where", "identity": "tell which piece is where",
+          "occupancy": "see where a piece is"}  # fmt: skip
+
+
+def wrong_board(title: str, sensors: int, sensing: str, *, board_id: str, has: int,
+                fits: Sequence[str]) -> str:  # fmt: skip
+    """A board of another kind connected: which board the game needs, what is connected (the
+    games whose boards it fits, ``fits``), and what to do, in one plain sentence."""
+    needs = f"{title} needs its own board ({sensors} sensors that {SENSES.get(sensing, sensing)})"
+    if fits:
+        games = join(fits[:3])
+        return (
+            f"{needs}; the board connected ({board_id}) is a board for {games}, with {has} "
+            f"sensors. Connect the {title} board, or start a game of {fits[0]}."
+        )
+    return (
+        f"{needs}; the board connected ({board_id}) has {has} sensors and fits no game "
+        f"here. Connect the {title} board."
+    )
+
+
+SWAPPING = "Waiting for the {title} board…"
 PLUG_IN = "plug in the board and switch it on ({title})"
 WAITING_FOR_BOARD = "waiting for the board ({title})"
 # The board's FAULT 7: every sensor out of band at once (a linear board's 5 V supply off).

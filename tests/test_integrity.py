@@ -136,3 +136,59 @@ def test_a_game_against_the_computer_on_a_fresh_journal_is_game_1(tmp_path: Path
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "players: not named (Player 1) against Computer, level 1 (Player 2)" in replayed.stdout
     assert "decided identically" in replayed.stdout
+
+
+def test_a_new_game_on_another_board_never_flashes_a_wrong_board(
+    referees: list[Referee], tmp_path: Path
+) -> None:
+    """Issue 64: every New game of another game showed "wrong board | Connect the board for
+    Goats Wintering: board 'emulator' does not fit profile …" for about 3 s, while the built-in
+    emulator swapped its board. Nothing is wrong then: the page says it waits for the board."""
+    referee = Referee(tmp_path, "--game", "three-dragons")
+    referees.append(referee)
+    seen: list[tuple[str, str]] = []
+    code, answer = referee.post("/api/new-game", {"game": "goats-wintering"})
+    assert code == 200, answer
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        state = referee.state()
+        seen.append((state["connection"]["state"], state["status"]))
+        if state["game"]["id"] == "goats-wintering" and state["connection"]["state"] == (
+            "connected") and " to move" in state["status"]:  # fmt: skip
+            break
+        time.sleep(0.02)
+    assert seen[-1][0] == "connected", seen[-5:]
+    assert not [s for s in seen if s[0] == "wrong-board" or "does not fit" in s[1]], seen
+    assert ("connecting", "Waiting for the Goats Wintering board…") in seen or len(seen) < 3
+
+
+def test_a_board_of_another_game_is_said_plainly(tmp_path: Path) -> None:
+    """A real board of another kind (one that is not swapped): once the swap's grace is over,
+    a plain sentence says which board the game needs and which game's board is connected."""
+    from tests.mosquitto import free_port
+
+    emu = EmulatorProcess(tmp_path, "three-dragons", "three-dragons")
+    port = free_port()
+    daemon = DaemonProcess(tmp_path, "three-dragons", "three-dragons", emu.link, "--kiosk",
+                           f"127.0.0.1:{port}")  # fmt: skip
+    try:
+        daemon.wait_log("White to move")
+        daemon.wait_log("kiosk page: ")
+        kiosk = Referee.__new__(Referee)
+        kiosk.kiosk_url = f"http://127.0.0.1:{port}/"
+        code, answer = kiosk.post("/api/new-game", {"game": "goats-wintering"})
+        assert code == 200, answer
+        sentence = (
+            "Goats Wintering needs its own board (18 sensors that tell whose piece is where); "
+            "the board connected (emulator) is a board for Three Dragons, with 77 sensors. "
+            "Connect the Goats Wintering board, or start a game of Three Dragons."
+        )
+        deadline = time.monotonic() + 30
+        while (state := kiosk.state())["connection"]["state"] != "wrong-board":
+            assert time.monotonic() < deadline, state["connection"]
+            assert state["status"] in ("Waiting for the Goats Wintering board…", sentence), state
+            time.sleep(0.1)
+        assert state["status"] == sentence and state["connection"]["message"] == sentence
+    finally:
+        daemon.stop()
+        emu.close()

@@ -462,6 +462,7 @@ class Daemon(Checking, BoardSession, Showing, Playing):
         # refused by the new one), and what a board shows is unknown until it answers.
         self.leds.forget(profile)
         self.switched_for = profile.id if profile != old_profile else None
+        self.switched_at = self.now
         if self.link is None:
             return
         hello = self.board

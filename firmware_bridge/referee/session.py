@@ -89,6 +89,7 @@ class BoardSession:
     faults: list[tuple[float, int, str]]
     mismatch: str
     switched_for: str | None
+    misfit: Hello | None
     fitted: bool
     last_frame: float | None
     dirty: bool
@@ -376,10 +377,12 @@ class BoardSession:
                 self.log.error("%s: connect the board for %s, or start a game for this board",
                                message, self.game.title)  # fmt: skip
             self.mismatch = message
+            self.misfit = hello
             self.board = None
             self.hello_sent = now
             return
         self.mismatch = ""
+        self.misfit = None
         self.fitted = True
         self.switched_for = None
         self._fitting_hello(hello, now)

@@ -6,12 +6,14 @@ reads what the loop keeps, never changes the game.
 
 from __future__ import annotations
 
+import functools
 import time
 from typing import TYPE_CHECKING, Any
 
-from engine import NO_CELL, Game, Player, State
+from engine import NO_CELL, ConfigError, Game, Player, State
 from engine.moves import PASS
 from firmware_bridge import words
+from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import Hello
 from firmware_bridge.referee.snapshot import Connection, PieceView, Snapshot, board_picture
@@ -34,6 +36,10 @@ class Showing:
     moves: Any
     serial: int
     mismatch: str
+    misfit: Hello | None = None  # the board connected that does not fit (its HELLO)
+    switched_for: str | None
+    switched_at: float = 0.0  # when a new game on another board was started (the loop's time)
+    now: float
     alert: tuple[str, float | None]
     check: BoardCheck | None
     game_id: int
@@ -200,9 +206,29 @@ class Showing:
             found.append("restart-computer")
         return tuple(found)
 
+    def _swapping(self) -> bool:
+        """A new game on another board was started moments ago: the board still connected is
+        the last game's, being swapped (the built-in emulator swaps its own in about 3 s), so
+        it is waited for, not called wrong."""
+        return (self.switched_for is not None
+                and self.now - self.switched_at < SWAP_GRACE)  # fmt: skip
+
+    def _wrong_board(self) -> str:
+        """The board connected does not fit this game's: said plainly (which board the game
+        needs, which game's board is connected)."""
+        hello = self.misfit
+        if hello is None:
+            return self.mismatch
+        profile = self.profile
+        return words.wrong_board(self.game.title, len(profile.sensor_cells),
+                                 profile.sensing.name.lower(), board_id=hello.board_id,
+                                 has=hello.sensors, fits=boards_fitting(hello))  # fmt: skip
+
     def _status_sentence(self) -> str:
         if self.mismatch:
-            return words.CONNECT_THE_BOARD.format(title=self.game.title, why=self.mismatch)
+            if self._swapping():
+                return words.SWAPPING.format(title=self.game.title)
+            return self._wrong_board()
         if self.link is None:
             return words.PLUG_IN.format(title=self.game.title)
         if self.board is None and self.halted:
@@ -217,9 +243,12 @@ class Showing:
 
     def _connection(self) -> Connection:
         port = self.port
+        if self.mismatch and self._swapping():
+            return Connection("connecting", port, words.SWAPPING.format(title=self.game.title),
+                              last_frame=self.last_frame, faults=tuple(self.faults))  # fmt: skip
         if self.mismatch:
-            return Connection("wrong-board", port, self.mismatch, last_frame=self.last_frame,
-                              faults=tuple(self.faults))  # fmt: skip
+            return Connection("wrong-board", port, self._wrong_board(),
+                              last_frame=self.last_frame, faults=tuple(self.faults))  # fmt: skip
         if self.link is None:
             return Connection("waiting", port, f"waiting for the board on {port}",
                               last_frame=self.last_frame, faults=tuple(self.faults))  # fmt: skip
@@ -230,6 +259,29 @@ class Showing:
         return Connection("connected", port, f"board {hello.board_id} connected",
                           hello.board_id, hello.firmware, self.last_frame,
                           tuple(self.faults))  # fmt: skip
+
+
+SWAP_GRACE = 10.0  # seconds a new game's board swap is waited for before a misfit is wrong
+
+
+@functools.lru_cache(maxsize=16)
+def _fitting(sensors: int, leds: int, sensing: str) -> tuple[str, ...]:
+    """The games (titles) of the shipped profiles a board of these counts and sensing fits."""
+    found: list[str] = []
+    for profile_id in catalog.profile_ids():
+        try:
+            game = catalog.load_game(catalog.profile_game(profile_id))
+            profile = catalog.load_profile(profile_id, game)
+        except (ConfigError, OSError):
+            continue
+        if (len(profile.sensor_cells), len(profile.led_cells), profile.sensing.name.lower()) == (
+                sensors, leds, sensing) and game.title not in found:  # fmt: skip
+            found.append(game.title)
+    return tuple(found)
+
+
+def boards_fitting(hello: Hello) -> tuple[str, ...]:
+    return _fitting(hello.sensors, hello.leds, hello.sensing.name.lower())
 
 
 def _halted_sentence(text: str) -> str:
