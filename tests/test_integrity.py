@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser, expect
 
 from tests.e2e import PYTHON, DaemonProcess, EmulatorProcess
-from tests.test_kiosk import Referee
+from tests.test_kiosk import TIMEOUT, Referee, open_pages
 
 
 @pytest.fixture
@@ -192,3 +193,26 @@ def test_a_board_of_another_game_is_said_plainly(tmp_path: Path) -> None:
     finally:
         daemon.stop()
         emu.close()
+
+
+def test_an_answer_goes_once_the_game_moves_on_from_what_it_made(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    """Issue 64: "New game of The Lion Game: set up the board" stayed 7.5 s after the board
+    was set up, and "Looking for a good move…" some 10 s beside the hint already shown. The
+    referee says which state first shows what a control did; the answer goes at the next."""
+    referee = Referee(tmp_path, "--game", "three-dragons")
+    referees.append(referee)
+    kiosk, _board = open_pages(browser, referee)
+    notice = kiosk.locator("#notice")
+    kiosk.locator("#btn-menu").click()
+    kiosk.locator("#btn-newgame").click()
+    kiosk.locator("#ng-game").select_option("the-lion-game")
+    kiosk.locator("#ng-start").click()
+    expect(kiosk.locator("#title")).to_have_text("The Lion Game", timeout=TIMEOUT)
+    board_action(referee, do="setup")  # the hands set the board up
+    expect(kiosk.locator("#status")).to_contain_text("to move", timeout=TIMEOUT)
+    expect(notice).to_be_hidden(timeout=2000)  # not 7.5 s later
+    kiosk.locator("#btn-hint").click()
+    expect(kiosk.locator("#status")).to_contain_text("hint:", timeout=60_000)
+    expect(notice).to_be_hidden(timeout=2000)  # "Looking for a good move…" has had its moment

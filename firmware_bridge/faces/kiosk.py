@@ -290,7 +290,8 @@ class KioskServer(LiveServer):
         except TimeoutError as exc:
             raise BadRequest(503, "the referee did not answer in time") from exc
         status = 200 if result.ok else 409
-        return web.json_response({"ok": result.ok, "message": result.message}, status=status)
+        return web.json_response({"ok": result.ok, "message": result.message,
+                                  "serial": result.serial}, status=status)  # fmt: skip
 
     async def _button(self, request: web.Request) -> web.Response:
         self.authorise(request)

@@ -16,6 +16,9 @@ from firmware_bridge.link.protocol import Button
 class CommandResult:
     ok: bool
     message: str
+    # The serial of the first snapshot that shows what the command did (0: not known): a page
+    # keeps its answer until the game moves on from that one, never from an older state.
+    serial: int = 0
 
 
 @dataclass(frozen=True, slots=True)

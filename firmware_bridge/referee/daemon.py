@@ -393,7 +393,7 @@ class Daemon(Checking, BoardSession, Showing, Playing):
             self.log.exception("the %s's command %s failed", command.source, command.action)
             result = CommandResult(False, f"failed: {exc}")
         if not command.reply.done():
-            command.reply.set_result(result)
+            command.reply.set_result(dataclasses.replace(result, serial=self.serial + 1))
 
     def _warn(self) -> None:
         """Say each sensor warning once, as it begins."""

@@ -134,18 +134,23 @@ function moment(s) {
 
 function settle(s) {
   if (!answer || answer.error) return;
+  if (answer.serial && s.serial < answer.serial) return;  // a state from before the answer
   const now = moment(s);
   const notice = capitalise(s.notice || "");
   if (notice === answer.text) { answer.effect = now; answer.noticed = true; return; }
   if (answer.noticed) { answer = null; return; }  // the referee's own notice of it has gone
+  // The referee said which state first shows what the control did: that is its effect, and
+  // the next change is the game moving on ("looking for a good move…" goes with the hint).
+  if (answer.serial && answer.effect === undefined) { answer.effect = now; return; }
   if (answer.baseline === null) answer.baseline = now;
   else if (answer.effect === undefined) { if (now !== answer.baseline) answer.effect = now; }
   else if (now !== answer.effect) answer = null;  // the game moved on after what it made
 }
 
-function tell(text, error) {
+function tell(text, error, serial = 0) {
   answer = text ? { text: capitalise(text), error, until: Date.now() + ANSWER_SECONDS * 1000,
-                    baseline: current ? moment(current) : null } : null;
+                    baseline: current ? moment(current) : null, serial } : null;
+  if (answer && serial && current && current.serial >= serial) settle(current);
   renderNotice();
   fitStatus();
 }
@@ -309,7 +314,8 @@ async function post(path, body) {
   }
   let reply = {};
   try { reply = await response.json(); } catch { reply = { error: response.statusText }; }
-  return { ok: response.ok, message: reply.message || reply.error || response.statusText || "" };
+  return { ok: response.ok, message: reply.message || reply.error || response.statusText || "",
+           serial: Number(reply.serial) || 0 };
 }
 
 for (const button of document.querySelectorAll("[data-button]")) {
@@ -318,7 +324,7 @@ for (const button of document.querySelectorAll("[data-button]")) {
     const result = await (button.dataset.button === "takeback"
       ? post(`${API}/takeback`, {})
       : post(`${API}/button`, { button: button.dataset.button }));
-    tell(result.message, !result.ok);
+    tell(result.message, !result.ok, result.serial);
   });
 }
 
@@ -340,7 +346,7 @@ $("takeback-yes").addEventListener("click", async () => {
   const result = await post(`${API}/takeback`, {});
   if (result.ok) {
     $("takeback").close();
-    tell(result.message, false);
+    tell(result.message, false, result.serial);
   } else {
     $("takeback-error").textContent = capitalise(result.message);
   }
@@ -350,7 +356,7 @@ $("takeback-yes").addEventListener("click", async () => {
 for (const button of document.querySelectorAll("[data-action]")) {
   button.addEventListener("click", async () => {
     const result = await post(`${API}/${button.dataset.action}`, {});
-    tell(result.message, !result.ok);
+    tell(result.message, !result.ok, result.serial);
   });
 }
 
@@ -594,7 +600,7 @@ $("newgame-form").addEventListener("submit", async (event) => {
   const result = await post(`${API}/new-game`, body);
   if (result.ok) {
     $("newgame").close();
-    tell(result.message, false);
+    tell(result.message, false, result.serial);
   } else {
     $("ng-error").textContent = capitalise(result.message);
   }
