@@ -655,10 +655,11 @@ def test_a_computers_placement_is_shown_as_a_placement_not_a_piece_to_put_back()
     assert rec.status.endswith("put Player 1's phant on a1")
 
 
-def test_a_computers_move_carried_out_wrongly_keeps_its_target_lit() -> None:
-    """Issue 51: the computer plays C2-C3 and its piece is put on B3 instead: the board is put
-    right (B3 off, C2 back) and C3, where the move goes, stays lit (a help light: nothing is
-    asked there until the board is right)."""
+def test_a_computers_move_carried_out_wrongly_is_carried_on_where_that_is_shorter() -> None:
+    """Issue 64: the computer plays C2-C3 and its piece is put on B3 instead. The shortest way
+    to its move is on, B3 to C3 (FROM on B3, TO on C3), not back to C2 and again. A board
+    that is further from the move than from the position (another piece moved) is put right
+    as before, and C3, where the move goes, stays lit (issue 51)."""
     rec, state, profile = _computer_plans("vanguard", "C2-C3")
     board = state.game.board
     layout = dict(state.layout())
@@ -666,7 +667,21 @@ def test_a_computers_move_carried_out_wrongly_keeps_its_target_lit() -> None:
     rec.observe(profile.tokens(layout), 1.0)
     rec.evaluate(1.0)
     rec.evaluate(1.0 + profile.settle + 0.1)
-    assert _shown(rec, state) == {"B3": "illegal", "C2": "put_back", "C3": "hint"}
+    assert _shown(rec, state) == {"B3": "move_from", "C3": "move_to"}
+    assert rec.status == "Player 1 plays outrider C2 to C3: move Player 1's piece from B3 to C3"
+    assert rec.alert == ""
+    layout[board.cell("C3")] = layout.pop(board.cell("B3"))  # carried on: the move is made
+    rec.observe(profile.tokens(layout), 2.0)
+    records = rec.evaluate(2.0 + profile.settle + 0.1)
+    assert [r.text for r in records if isinstance(r, Committed)] == ["C2-C3"]
+
+    rec, state, profile = _computer_plans("vanguard", "C2-C3")
+    layout = dict(state.layout())
+    layout[board.cell("E3")] = layout.pop(board.cell("E2"))  # another piece moved
+    rec.observe(profile.tokens(layout), 1.0)
+    rec.evaluate(1.0)
+    rec.evaluate(1.0 + profile.settle + 0.1)
+    assert _shown(rec, state) == {"E3": "illegal", "E2": "put_back", "C3": "hint"}
     assert rec.status.startswith("illegal move (the computer plays outrider C2 to C3)")
 
 

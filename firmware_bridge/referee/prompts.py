@@ -166,6 +166,11 @@ class Prompts:
                     )
                 elif self.resuming:  # nobody's move: the board changed while no one looked
                     self.status = words.resuming(self._guide_status(signals, "", sentence=False))
+                elif (onward := self._onward(sensed, signals)) is not None:
+                    signals = onward  # the computer's move carried out wrongly: carry on
+                    assert self.planned is not None
+                    plays = words.said(state, self.planned, self.people)
+                    self.status = words.computer_moves(player, plays, self.status)
                 elif any(s in CORRECTIONS for s in signals.values()):
                     # Only a stable board is called illegal (a flicker never is), and then
                     # together with the lights that show how to correct it.
@@ -225,6 +230,23 @@ class Prompts:
         self.status = self._guide_status(signals, "", sentence=False, layout=after.layout(),
                                          setup=True)  # fmt: skip
         return signals
+
+    def _onward(self, sensed: Tokens, back: Mapping[Cell, Signal]) -> dict[Cell, Signal] | None:
+        """On the computer's turn, a board that is neither the position nor the computer's
+        move: when carrying its move on from here takes no more than putting the board back
+        (its piece put on b5 where it goes to b4: b5 to b4, not back to b8 and again), the
+        signals that carry it on, their words left in ``status``; else None."""
+        planned = self.planned
+        if planned is None or not self.computer_to_move:
+            return None
+        if not any(s in CORRECTIONS for s in back.values()):
+            return None
+        status = self.status
+        onward = self._shown_move(sensed, planned)
+        if len(onward) <= len(back) and not any(s in CORRECTIONS for s in onward.values()):
+            return onward
+        self.status = status
+        return None
 
     def _planned_targets(self) -> dict[Cell, Signal]:
         """Where the computer's move puts its pieces (the cells it fills), lit as a help
