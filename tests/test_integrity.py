@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import subprocess
 import time
 import urllib.error
@@ -216,3 +217,26 @@ def test_an_answer_goes_once_the_game_moves_on_from_what_it_made(
     kiosk.locator("#btn-hint").click()
     expect(kiosk.locator("#status")).to_contain_text("hint:", timeout=60_000)
     expect(notice).to_be_hidden(timeout=2000)  # "Looking for a good move…" has had its moment
+
+
+def test_a_misplaced_piece_is_drawn_as_the_headline_names_it(
+    browser: Browser, referees: list[Referee], tmp_path: Path
+) -> None:
+    """Issue 64: a piece put where the game has none was drawn "?" on the kiosk (and the club
+    view) while the headline named it ("take White's stone off c5"). It is drawn as named:
+    its owner's colour and its kind's symbol, marked as not where the game has it."""
+    referee = Referee(tmp_path, "--game", "three-dragons")
+    referees.append(referee)
+    kiosk, _board = open_pages(browser, referee)
+    board_action(referee, do="lift", cell="c1")
+    board_action(referee, do="place", cell="c5")  # further than a stone goes: illegal
+    state = referee.wait_state("alert", "illegal")
+    named = state["status"]
+    assert state["unexpected"] == ["c5"], state
+    (piece,) = state["misplaced"]
+    assert (piece["cell"], piece["owner"], piece["kind"]) == ("c5", 1, "stone"), piece
+    assert "White's stone off c5" in named, named
+    drawn = kiosk.locator('.slot[data-cell="c5"] .piece')
+    expect(drawn).to_have_class(re.compile("misplaced"), timeout=TIMEOUT)
+    expect(drawn.locator(".symbol")).to_have_text(piece["symbol"])
+    assert kiosk.locator(".piece.unknown").count() == 0

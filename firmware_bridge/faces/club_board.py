@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 SUMMARY_KEYS = ("game_number", "pieces", "signals", "last_move", "lifted", "unexpected", "ghosts",
+                "misplaced",
                 "status", "notice", "to_move", "phase", "scores", "outcome", "winner",
                 "alert", "alert_since", "at", "sensor_warnings", "sensor_brief")  # fmt: skip
 

@@ -129,6 +129,7 @@ STATE = _object(
         "board": PICTURE,
         "pieces": _list(_PIECE),
         "ghosts": _list(_PIECE),
+        "misplaced": _list(_PIECE),
         "lifted": _TEXTS,
         "unexpected": _TEXTS,
         "last_move": _TEXTS,

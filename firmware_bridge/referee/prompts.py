@@ -355,6 +355,21 @@ class Prompts:
             signals[cell] = Signal.REMOVE if expected(cell) else Signal.ILLEGAL
         return signals
 
+    def named(self, sensed: Tokens) -> dict[Cell, Piece | None]:
+        """Which piece each occupied cell most likely holds, as the words name it: a piece of
+        the turn that looks like it, else what the sensors say (its owner; its kind where the
+        sensors tell it, or where the owner has one kind in play; else kind "piece")."""
+        believed = self._believed(sensed)
+        for cell, token in sensed.items():  # no piece of the turn looks like it: the sensors
+            if believed.get(cell) is None and isinstance(token, (Player, tuple)):  # say
+                owner, kind = (token, "") if isinstance(token, Player) else token
+                if not kind:  # the owner's only kind of piece in play, if there is one
+                    kinds = {p.kind for x in self.turn_layouts for p in x.values()
+                             if p.owner is owner}  # fmt: skip
+                    kind = kinds.pop() if len(kinds) == 1 else "piece"
+                believed[cell] = Piece(kind, owner)
+        return believed
+
     def _believed(self, sensed: Tokens) -> dict[Cell, Piece | None]:
         """Which piece is most likely on each occupied cell: the earliest piece of the turn
         that looks like what is sensed there (None: nothing in the turn looks like it)."""
@@ -394,15 +409,7 @@ class Prompts:
             return words.addressed(player, words.WAITING)
         names = self.state.game.board.names
         layout = self.state.layout() if layout is None else layout
-        believed = self._believed(self.sensed)
-        for cell, token in self.sensed.items():  # no piece of the turn looks like it: the
-            if believed.get(cell) is None and isinstance(token, (Player, tuple)):  # sensors say
-                owner, kind = (token, "") if isinstance(token, Player) else token
-                if not kind:  # the owner's only kind of piece in play, if there is one
-                    kinds = {p.kind for x in self.turn_layouts for p in x.values()
-                             if p.owner is owner}  # fmt: skip
-                    kind = kinds.pop() if len(kinds) == 1 else "piece"
-                believed[cell] = Piece(kind, owner)
+        believed = self.named(self.sensed)
         by: dict[Signal, list[Cell]] = {}
         for cell, signal in sorted(signals.items()):
             by.setdefault(signal, []).append(cell)

@@ -10,7 +10,7 @@ import functools
 import time
 from typing import TYPE_CHECKING, Any
 
-from engine import NO_CELL, ConfigError, Game, Player, State
+from engine import NO_CELL, ConfigError, Game, Piece, Player, State
 from engine.moves import PASS
 from firmware_bridge import words
 from firmware_bridge.link import catalog
@@ -74,18 +74,14 @@ class Showing:
                        if have and c in sensor_of and c not in sensed_cells)  # fmt: skip
         unexpected = tuple(sorted(sensed_cells - set(layout))) if have else ()
         ghosts = []  # what those pieces most likely are: the turn's earlier layouts tell
+        misplaced = []  # ... or, for a piece put where the game has none, what the words say
+        named = rec.named(rec.sensed) if unexpected else {}
         for cell in unexpected:
             piece = next((x[cell] for x in rec.turn_layouts if cell in x), None)
             if piece is not None and self.profile.token(piece) == rec.sensed.get(cell):
-                ghosts.append(
-                    PieceView(
-                        names[cell],
-                        piece.kind,
-                        game.pieces[piece.kind].symbol,
-                        int(piece.owner),
-                        piece.state,
-                    )
-                )
+                ghosts.append(_view(game, names[cell], piece))
+            elif (guess := named.get(cell)) is not None:
+                misplaced.append(_view(game, names[cell], guess))
         last: tuple[str, ...] = ()
         if state.plies:
             move = state.history[-1]
@@ -125,6 +121,7 @@ class Showing:
             lifted=lifted,
             unexpected=tuple(names[c] for c in unexpected),
             ghosts=tuple(ghosts),
+            misplaced=tuple(misplaced),
             signals=tuple(
                 (names[c], s.value)
                 for c, s in sorted(
@@ -259,6 +256,13 @@ class Showing:
         return Connection("connected", port, f"board {hello.board_id} connected",
                           hello.board_id, hello.firmware, self.last_frame,
                           tuple(self.faults))  # fmt: skip
+
+
+def _view(game: Game, cell: str, piece: Piece) -> PieceView:
+    """A piece as the pages draw it; one whose kind is not known has the symbol "?"."""
+    kind = game.pieces.get(piece.kind)
+    return PieceView(cell, piece.kind, kind.symbol if kind is not None else "?",
+                     int(piece.owner), piece.state)  # fmt: skip
 
 
 SWAP_GRACE = 10.0  # seconds a new game's board swap is waited for before a misfit is wrong

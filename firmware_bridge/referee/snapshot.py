@@ -163,6 +163,9 @@ class Snapshot:
     lifted: tuple[str, ...]  # cells whose piece the sensors no longer see (in a hand)
     unexpected: tuple[str, ...]  # cells where the sensors see a piece the game does not have
     ghosts: tuple[PieceView, ...]  # of those, the ones whose piece is known (still to remove)
+    # ... and the others, as the words name them (a piece put on the wrong cell): their owner,
+    # and their kind where it is known (else the symbol "?")
+    misplaced: tuple[PieceView, ...]
     signals: tuple[tuple[str, str], ...]  # (cell, signal value) as on the board's LEDs
     last_move: tuple[str, ...]  # cells the last move touched
     status: str  # what must happen now, in one sentence
@@ -227,6 +230,16 @@ class Snapshot:
                     "state": p.state,
                 }
                 for p in self.ghosts
+            ],
+            "misplaced": [
+                {
+                    "cell": p.cell,
+                    "kind": p.kind,
+                    "symbol": p.symbol,
+                    "owner": p.owner,
+                    "state": p.state,
+                }
+                for p in self.misplaced
             ],
             "signals": dict(self.signals),
             "last_move": list(self.last_move),

@@ -212,9 +212,10 @@ export class BoardView {
 
   // Pieces, LED signals, the last move, lifted and unexpected pieces.
   render({ pieces = [], signals = {}, last = [], lifted = [], unexpected = [], ghosts = [],
-    selected = null }) {
+    misplaced = [], selected = null }) {
     const byCell = new Map(pieces.map((p) => [p.cell, p]));
     const ghostOf = new Map(ghosts.map((p) => [p.cell, p]));
+    const misplacedOf = new Map(misplaced.map((p) => [p.cell, p]));
     const liftedSet = new Set(lifted);
     const unexpectedSet = new Set(unexpected);
     const lastSet = new Set(last);
@@ -225,6 +226,7 @@ export class BoardView {
       const piece = byCell.get(name);
       if (piece) drawPiece(v.pieceG, piece, v.size, liftedSet.has(name));
       else if (ghostOf.has(name)) drawPiece(v.pieceG, ghostOf.get(name), v.size, false, true);
+      else if (misplacedOf.has(name)) drawPiece(v.pieceG, misplacedOf.get(name), v.size, false, false, true);
       else if (unexpectedSet.has(name)) drawUnknown(v.pieceG, v.size);
       v.signalG.replaceChildren();
       const signal = signals[name];
@@ -233,13 +235,13 @@ export class BoardView {
   }
 }
 
-export function drawPiece(g, piece, size, lifted = false, ghost = false) {
+export function drawPiece(g, piece, size, lifted = false, ghost = false, misplaced = false) {
   const r = size * 0.31;
-  const kind = lifted ? " lifted" : ghost ? " ghost" : "";
+  const kind = lifted ? " lifted" : ghost ? " ghost" : misplaced ? " misplaced" : "";
   const group = el("g", { class: `piece owner-${piece.owner}${kind}` }, g);
   el("title", {}, group).textContent =
     `${piece.kind} of player ${piece.owner}` + (piece.state == null ? "" : ` (${piece.state})`) +
-    (lifted ? " — lifted" : ghost ? " — no longer in the game" : "");
+    (lifted ? " — lifted" : ghost ? " — no longer in the game" : misplaced ? " — not where the game has it" : "");
   el("circle", { r, class: "disc" }, group);
   el("circle", { r: r * 0.8, class: "rim" }, group);
   const t = el("text", {

@@ -136,7 +136,8 @@ async function draw(b) {
   }
   if (c.key) {
     c.view.render({ pieces: b.pieces || [], signals: b.signals || {}, last: b.last_move || [],
-      lifted: b.lifted || [], unexpected: b.unexpected || [], ghosts: b.ghosts || [] });
+      lifted: b.lifted || [], unexpected: b.unexpected || [], ghosts: b.ghosts || [],
+      misplaced: b.misplaced || [] });
   }
 }
 

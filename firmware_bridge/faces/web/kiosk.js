@@ -71,7 +71,7 @@ function render(s) {
   // In the board check only its lit cell matters: the game's pieces are off the board.
   view.render(s.check ? { pieces: [], signals: s.signals, last: [], lifted: [], unexpected: [], ghosts: [] } : {
     pieces: s.pieces, signals: s.signals, last: s.last_move, lifted: s.lifted,
-    unexpected: s.unexpected, ghosts: s.ghosts,
+    unexpected: s.unexpected, ghosts: s.ghosts, misplaced: s.misplaced || [],
   });
   const options = Object.entries(s.game.options).map(([k, v]) => `${k}=${v}`).join(", ");
   $("title").textContent = CLUB ? `${document.body.dataset.board}: ${s.game.title}` : s.game.title;
