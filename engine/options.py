@@ -50,7 +50,8 @@ class OptionSpec:
             allowed = f"integer {low}..{high}"
         else:
             allowed = "true|false"
-        return f"{self.name}={allowed} (default {self.default}): {self.doc}"
+        default = str(self.default).lower() if isinstance(self.default, bool) else self.default
+        return f"{self.name}={allowed} (default {default}): {self.doc}"
 
 
 def parse_option_specs(node: Node) -> dict[str, OptionSpec]:

@@ -22,7 +22,7 @@ class Outcome:
     def describe(self, player_names: tuple[str, str], people: tuple[str, str] = ("", "")) -> str:
         """The result in words; ``people``: who played each side, when they said."""
         if self.winner is None:
-            return f"draw ({self.reason})"
+            return f"Draw ({self.reason})"
         reason = self.reason
         loser = self.winner.other
         if reason == f"{player_names[loser.index]} resigned":  # the person who resigned

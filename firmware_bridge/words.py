@@ -206,7 +206,8 @@ def look_alike(index: int, of: int, move: str) -> str:
 
 
 def addressed(who: str, text: str) -> str:
-    return f"{who}: {text}" if who else text
+    """``The computer: put …``: who is asked, at the start of a sentence."""
+    return f"{who[:1].upper()}{who[1:]}: {text}" if who else text
 
 
 WAITING = "waiting for the board"
@@ -258,7 +259,7 @@ def what_on(kinds: set[str], cells: list[str]) -> str:
 # -- results ----------------------------------------------------------------------------------
 def result(outcome: Outcome, names: tuple[str, str], people: People = NOBODY) -> str:
     """A result, worded once for every place that shows it (the kiosk, the move list, the
-    records, the CSV, the club view): ``Carol (White) wins: two passes, …``, ``draw (…)``."""
+    records, the CSV, the club view): ``Carol (White) wins: two passes, …``, ``Draw (…)``."""
     return outcome.describe(names, people)
 
 
@@ -641,6 +642,7 @@ PAGE: dict[str, str] = {
     "tl_kind_shown": "Shown",
     "tl_kind_board": "Board",
     "tl_kind_button": "Button",
+    "tl_kind_control": "Control",
     "tl_kind_takeback": "Take-back",
     "tl_kind_result": "Result",
     "tl_kind_referee": "Referee",

@@ -557,7 +557,7 @@ def test_standings_by_person_and_a_phone(
     board.client.publish(f"{PREFIX}/table1/results", json.dumps({
         "schema": 1, "board": "table1", "at": time.time(), "since": 1, "results": [
             result("table1", 1, ["Alice", "Bob"], 1, "Alice (White) wins: Black resigned"),
-            result("table1", 2, ["Bob", "Alice"], None, "draw (agreed by the players)"),
+            result("table1", 2, ["Bob", "Alice"], None, "Draw (agreed by the players)"),
             result("table1", 3, ["", ""], 1, "White wins: Black resigned"),
         ]}), qos=1, retain=True).wait_for_publish(5)  # fmt: skip
     board.client.publish(f"{PREFIX}/table2/results", json.dumps({

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, expect
 
+from firmware_bridge.link import catalog
 from tests.e2e import PYTHON, DaemonProcess, EmulatorProcess
 from tests.test_kiosk import TIMEOUT, Referee, open_pages
 
@@ -108,7 +109,7 @@ def test_no_result_on_an_unplugged_board(referees: list[Referee], tmp_path: Path
     assert board_action(referee, do="replug")[0] == 200
     wait_for(lambda: referee.state()["connection"]["state"] == "connected")
     wait_for(lambda: referee.post("/api/result", {"result": "draw"})[0] != 409)
-    referee.wait_state("outcome", "draw (agreed by the players)")
+    referee.wait_state("outcome", "Draw (agreed by the players)")
 
 
 def test_a_game_against_the_computer_on_a_fresh_journal_is_game_1(tmp_path: Path) -> None:
@@ -240,3 +241,37 @@ def test_a_misplaced_piece_is_drawn_as_the_headline_names_it(
     expect(drawn).to_have_class(re.compile("misplaced"), timeout=TIMEOUT)
     expect(drawn.locator(".symbol")).to_have_text(piece["symbol"])
     assert kiosk.locator(".piece.unknown").count() == 0
+
+
+def test_the_words_a_person_reads() -> None:
+    """Issue 64, item 11: sentences start with a capital, counts are counted, and the command
+    line says what a person would ("(default true)", "after 1 move", no "(move)")."""
+    from engine import Outcome
+    from firmware_bridge import words
+    from firmware_bridge.faces.club_board import BoardEntry
+    from firmware_bridge.referee.timeline import _command_words
+
+    games = subprocess.run([*PYTHON, "games"], capture_output=True, text=True, timeout=60,
+                           check=True).stdout  # fmt: skip
+    assert "(default true)" in games and "(default True)" not in games
+    played = subprocess.run([*PYTHON, "play", "--game", "three-dragons", "--moves", "c1-c4"],
+                            capture_output=True, text=True, timeout=60, check=True).stdout  # fmt: skip
+    assert "no result yet after 1 move\n" in played and "(move)" not in played, played
+    assert words.addressed("the computer", "put …") == "The computer: put …"
+    assert Outcome(None, "agreed by the players").describe(("White", "Black")) == (
+        "Draw (agreed by the players)")  # fmt: skip
+    game = catalog.load_game("three-dragons")
+    state = game.new_state()
+    said = {"action": "computer", "what": "c1-c4", "cells": ["1|", ""], "source": "computer"}
+    assert _command_words(said, state, ("", "")) == "The computer chose stone c1 to c4"
+    said = {"action": "computer", "what": "c1-c4", "cells": ["hint|1|", ""]}
+    assert _command_words(said, state, ("", "")) == "The engine's hint: stone c1 to c4"
+    assert _command_words({"action": "hint", "source": "kiosk"}, state, ("", "")) == (
+        "A hint asked for at the kiosk")  # fmt: skip
+    assert _command_words({"action": "press", "button": "PASS", "source": "kiosk"}, None,
+                          ("", "")) == "PASS pressed at the kiosk"  # fmt: skip
+    card = BoardEntry("table1")
+    moves = [{"text": "c1-c4", "words": "stone c1 to c4"}, {"text": "resign:2"}]
+    card.take_state({"board": {"key": "k"}, "moves": moves}, "{}")
+    assert card.digest is not None
+    assert (card.digest["moves"], card.digest["last_text"]) == (1, "stone c1 to c4")

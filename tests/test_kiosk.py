@@ -641,7 +641,7 @@ def test_a_resignation_and_an_agreed_draw_are_results_everywhere(
     assert record.status == "playing" and record.outcome is None  # withdrawn in the journal too
     code, answer = referee.post("/api/result", {"result": "draw"})
     assert code == 200, answer
-    referee.wait_state("outcome", "draw (agreed by the players)")
+    referee.wait_state("outcome", "Draw (agreed by the players)")
     (record,) = read_records(journal, 1)
     assert record.status == "finished" and record.outcome == {
         "winner": None, "reason": "agreed by the players"}  # fmt: skip
@@ -654,16 +654,16 @@ def test_a_resignation_and_an_agreed_draw_are_results_everywhere(
     played = subprocess.run([sys.executable, "-m", "firmware_bridge.cli", "play", "--game",
                              "three-dragons", "--moves-file", str(moves_file), "--quiet"],
                             capture_output=True, text=True, timeout=60, check=True)  # fmt: skip
-    assert "result: draw (agreed by the players)" in played.stdout
+    assert "result: Draw (agreed by the players)" in played.stdout
     with urllib.request.urlopen(referee.kiosk_url + "api/results.csv", timeout=10) as got:
         rows = list(csv.DictReader(io.StringIO(got.read().decode())))
     # The run's first game was never played (a New game over it): it left no row.
     assert [(r["game_number"], r["result"], r["player_1"]) for r in rows] == [
-        ("1", "draw (agreed by the players)", "Alice")]  # fmt: skip
+        ("1", "Draw (agreed by the players)", "Alice")]  # fmt: skip
     referee.stop()
     replayed = subprocess.run([sys.executable, "-m", "firmware_bridge.cli", "replay",
                                str(journal), "--game", "1"], capture_output=True, text=True,
                               timeout=120, check=False)  # fmt: skip
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
-    assert "result: draw (agreed by the players)" in replayed.stdout
+    assert "result: Draw (agreed by the players)" in replayed.stdout
     assert "decided identically" in replayed.stdout

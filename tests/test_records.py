@@ -152,7 +152,7 @@ def test_a_result_names_the_person_beside_the_side() -> None:
         "Ann (White) wins: x"
     )
     assert Outcome(None, "repetition").describe(("White", "Black"), ("Ann", "Dana")) == (
-        "draw (repetition)"
+        "Draw (repetition)"
     )
 
 

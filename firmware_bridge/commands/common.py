@@ -178,3 +178,11 @@ def side_names(game_id: str, config_dir: Path | None) -> tuple[str, str]:
         return str(names[0]), str(names[1])
     except (ConfigError, OSError, ValueError, IndexError):
         return "player 1", "player 2"
+
+
+def game_title(game_id: str, config_dir: Path | None) -> str:
+    """A game's title ("Three Dragons") from its id; the id when it cannot be loaded."""
+    try:
+        return str(catalog.load_game(game_id, {}, config_dir).title)
+    except (ConfigError, OSError, ValueError):
+        return game_id

@@ -26,6 +26,7 @@ from firmware_bridge.commands.common import (
 )
 from firmware_bridge.link import catalog
 from firmware_bridge.link.render import render_state
+from firmware_bridge.words import count
 
 
 def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
@@ -166,7 +167,7 @@ def adjudicate(
     if outcome is not None:
         print(f"\nresult: {outcome.describe(state.game.player_names)}", file=out)
     else:
-        print(f"\nno result yet after {number} moves", file=out)
+        print(f"\nno result yet after {count(number, 'move')}", file=out)
 
 
 def _option_text(game: Game) -> str:

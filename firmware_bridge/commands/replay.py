@@ -7,12 +7,14 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from engine import Outcome, Player, declared
-from firmware_bridge.commands.common import Subparsers, UserError, side_names
+from engine import ConfigError, Outcome, Player, declared
+from firmware_bridge import words
+from firmware_bridge.commands.common import Subparsers, UserError, game_title, side_names
+from firmware_bridge.link import catalog
 from firmware_bridge.referee.journal import Journal, read_records
 from firmware_bridge.referee.recorder import (
     RecordingError,
@@ -57,8 +59,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     records = read_records(path, game)
     if records:
         record = records[0]
-        said = summary(game, [m for m, _ in record.moves], record.outcome, record.players,
-                       side_names(record.game, config_dir))  # fmt: skip
+        moves = [m for m, _ in record.moves]
+        said = summary(game, moves, record.outcome, record.players,
+                       side_names(record.game, config_dir),
+                       worded=in_words(record.game, record.options, record.start, moves,
+                                       record.players, config_dir=config_dir))  # fmt: skip
     else:  # a recording without its record (edited by hand?): the summary says so
         said = summary(game, [], None, ("", ""))
         said += f"\n{path} has no record of game {game}: its moves are not listed"
@@ -100,7 +105,8 @@ def _replay_report(args: argparse.Namespace, path: Path) -> int:
     if args.game is not None and args.game != report.game:
         raise UserError(f"{path} is the report of game {report.game}, not game {args.game}")
     if not args.quiet:
-        print(f"{path}: game {report.game}, {report.game_id} on board {report.profile}, "
+        title = game_title(report.game_id, Path(args.config_dir) if args.config_dir else None)
+        print(f"{path}: game {report.game}, {title} on board profile {report.profile}, "
               f"recorded by "
               f"board-referee {', '.join(report.recorded_by) or '?'}; firmware "
               f"{'; '.join(report.firmware) or 'not said'}")  # fmt: skip
@@ -109,8 +115,11 @@ def _replay_report(args: argparse.Namespace, path: Path) -> int:
             config_dir = unpack_configs(report, Path(tmp))
         except (ReportError, OSError) as exc:
             raise UserError(f"{path}: {exc}") from None
-        said = summary(report.game, report.moves, report.outcome, report.players or ("", ""),
-                       side_names(report.game_id, config_dir))  # fmt: skip
+        people = report.players or ("", "")
+        said = summary(report.game, report.moves, report.outcome, people,
+                       side_names(report.game_id, config_dir),
+                       worded=in_words(report.game_id, report.options, None,
+                                       report.moves, people, config_dir=config_dir))  # fmt: skip
         return _run(args, list(report.entries), report.game, config_dir=config_dir,
                     said=said, problem=report.problem)  # fmt: skip
 
@@ -133,20 +142,44 @@ def _run(
     return _report(result, game)
 
 
+def in_words(game_id: str, options: Mapping[str, Any], start: dict[str, Any] | None,
+             moves: Sequence[str], people: Sequence[str], *,
+             config_dir: Path | None) -> list[str] | None:  # fmt: skip
+    """The moves (those played, not a declared result) as a hand made them ("goat on e1",
+    "stone c1 to c4"); None when the game cannot be replayed here."""
+    pair = (str(people[0]), str(people[1])) if len(people) == 2 else ("", "")
+    try:
+        game = catalog.load_game(game_id, dict(options), config_dir)
+        state = game.state_from_json(start) if start else game.new_state()
+        said = []
+        for text in moves:
+            move = state.parse(text)
+            if declared(text) is None:
+                said.append(words.said(state, move, pair))
+            state.apply(move)
+    except (ConfigError, OSError, ValueError):
+        return None
+    return said
+
+
 def summary(
     game: int,
     moves: Sequence[str],
     outcome: dict[str, object] | None,
     people: Sequence[str],
     sides: tuple[str, str] = ("player 1", "player 2"),
+    *,
+    worded: Sequence[str] | None = None,
 ) -> str:
     """What game ``game``'s record holds, in a few lines, from the journal's (or the report's)
     own record of that game, never from the recording (which may begin in an earlier game of
     the same run): its players (and which is the computer), its moves as they stand and its
     result. A resignation or an agreed draw is the result, not a move."""
     played = [m for m in moves if declared(m) is None]
-    shown = " ".join(played) if len(played) <= 12 else (" ".join(played[:6]) + " … "
-                                                       + " ".join(played[-5:]))  # fmt: skip
+    said = list(worded) if worded is not None and len(worded) == len(played) else played
+    gap = ", " if worded is not None and said is not played else " "
+    shown = gap.join(said) if len(said) <= 12 else (gap.join(said[:6]) + " … "
+                                                     + gap.join(said[-5:]))  # fmt: skip
     lines = [f"game {game}: {count(len(played), 'move')}" + (f" ({shown})" if played else "")]
     pair = (str(people[0]), str(people[1])) if len(people) == 2 else ("", "")
     if any(pair):
@@ -169,11 +202,11 @@ def _report(result: Replayed, game: int) -> int:
     if same:
         verdict = "decided identically"
     elif result.differences:
-        verdict = f"{len(result.differences)} difference(s)"
+        verdict = count(len(result.differences), "difference")
     else:
         verdict = "no difference in what could be replayed (see above)"
     print(
-        f"game {game}: {result.sessions} session(s), {result.turns} turns, "
-        f"{result.decisions} decisions replayed: {verdict}"
+        f"game {game}: {count(result.sessions, 'session')}, {result.turns:,} turns and "
+        f"{result.decisions:,} decisions replayed: {verdict}"
     )
     return 0 if same else 1

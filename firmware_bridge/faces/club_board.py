@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from engine import declared
+
 SUMMARY_KEYS = ("game_number", "pieces", "signals", "last_move", "lifted", "unexpected", "ghosts",
                 "misplaced",
                 "status", "notice", "to_move", "phase", "scores", "outcome", "winner",
@@ -51,7 +53,9 @@ class BoardEntry:
         """A good state: kept as text, with the part the card shows."""
         game = s.get("game") or {}
         connection = s.get("connection") or {}
-        moves = s.get("moves") or []
+        # A declared result (a resignation, an agreed draw) is the game's last entry but no
+        # move: the card counts and names only the moves.
+        moves = [m for m in s.get("moves") or [] if declared(str(m.get("text", ""))) is None]
         digest: dict[str, Any] = {key: s.get(key) for key in SUMMARY_KEYS}
         digest.update(
             title=game.get("title", ""),

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from engine import Cell, Game, Piece, Player, State
 from engine.outcome import player_label
+from firmware_bridge import words
 
 CELL_WIDTH = 4  # characters per unit of x
 
@@ -98,6 +99,5 @@ def render_state(state: State, marks: Mapping[Cell, str] | None = None) -> str:
         lines.append(f"game over: {outcome.describe(names)}")
     else:
         who = names[state.to_move.index]
-        verb = "chooses" if state.deciding else "to move"
-        lines.append(f"{who} {verb} ({state.phase})")
+        lines.append(f"{who} chooses" if state.deciding else words.to_move(who, state.hint()))
     return "\n".join(lines)

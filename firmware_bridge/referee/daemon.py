@@ -203,11 +203,11 @@ class Daemon(Checking, BoardSession, Showing, Playing):
     def run(self, stop: threading.Event) -> None:
         self.log.info(
             "refereeing %s (%s) on %s with board profile %s (%s sensing)",
-            self.game.title, words.options_said(self.game), self.port, self.profile.id,
+            self.game.title, words.options_said(self.game), self.where(), self.profile.id,
             self.profile.sensing.name.lower(),
         )  # fmt: skip
         notifier = Notifier()
-        notifier.send("READY=1", f"STATUS=refereeing {self.game.title} on {self.port}")
+        notifier.send("READY=1", f"STATUS=refereeing {self.game.title} on {self.where()}")
         next_watchdog = 0.0
         told = ""
         self.start_recording(self.clock())

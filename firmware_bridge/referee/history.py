@@ -32,7 +32,7 @@ def move_entry(
         events.append(words.result(effect.outcome, names, people))
     who = words.person(names, people, effect.player)
     if move.kind is MoveKind.DRAW:  # agreed by both: never one player's
-        who = "both players"
+        who = "Both players"
     elif move.kind is MoveKind.RESIGN:  # the player who resigned, whoever was to move
         who = words.person(names, people, Player(int(move.piece)))
     view = MoveView(number, names[effect.player.index], text, at, tuple(events),

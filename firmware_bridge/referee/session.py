@@ -156,13 +156,15 @@ class BoardSession:
             if self.recorder is not None:
                 kind = "port" if isinstance(exc, PortError) else "link"
                 self.recorder.turn((CONNECT, now, f"{kind}: {exc}"), now)
-            self._not_connected(exc, now)
+            self._not_connected(exc, now, getattr(link, "every", RECONNECT_INTERVAL))
             return
         if self.recorder is not None:
             self.recorder.turn((CONNECT, now, "ok"), now)
         self._connected(link, now)
 
-    def _not_connected(self, exc: LinkError, now: float) -> None:
+    def _not_connected(self, exc: LinkError, now: float, every: float = RECONNECT_INTERVAL
+                       ) -> None:  # fmt: skip
+        """``every``: how often the link looks again (--port auto probes every 2 s)."""
         if isinstance(exc, PortError):
             if not self.fitted:  # at the start: a setting to fix, said in one line
                 if self.created and not self.state.plies:
@@ -179,16 +181,20 @@ class BoardSession:
             if self.connect_failures == 0:
                 self.waiting_since = now
                 self.next_reminder = now + REMINDER
-                self.log.warning("waiting for the board on %s (%s); trying every %.1f s",
-                                 self.port, exc, RECONNECT_INTERVAL)  # fmt: skip
+                self.log.warning("waiting for the board on %s (%s); trying every %s s",
+                                 self.where(), exc, f"{every:g}")  # fmt: skip
             elif now >= self.next_reminder:
                 self.next_reminder = now + REMINDER
                 minutes = (now - self.waiting_since) / 60
                 self.log.warning(
                     "still waiting for the board on %s after %.0f min (%s): is it plugged in "
-                    "and switched on?", self.port, minutes, exc,
+                    "and switched on?", self.where(), minutes, exc,
                 )  # fmt: skip
             self.connect_failures += 1
+
+    def where(self) -> str:
+        """The board's port in words: ``--port auto`` before it has found one is any port."""
+        return "any serial port (--port auto)" if self.port == "auto" else self.port
 
     def _connected(self, link: Link, now: float) -> None:
         if self.connect_failures:

@@ -13,6 +13,7 @@ Pure: given the entries, the game and the board profile, it reads nothing and ke
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 from collections.abc import Sequence
@@ -124,6 +125,7 @@ class _Builder:
         self.lit: dict[str, str] = {}
         self.state: State | None = None
         self.emit = False  # False while reading an earlier game's entries of the same run
+        self.swapping = False  # a new game on another board: its port goes and comes back
         self.aftermath: _Open | None = None  # what follows a move until the next turn begins
 
     # -- time --------------------------------------------------------------------------------
@@ -327,18 +329,28 @@ def build_timeline(
         elif kind == DAMAGED:
             built.add(now, "board", f"a damaged frame from the board ({entry[2]})")
         elif kind == CONNECTED:
-            built.add(now, "board", "the board connected")
+            built.add(now, "board", "The board connected")
+            built.swapping = False
+        elif kind == DISCONNECTED and built.swapping:  # a new game's board swapped in: no fault
+            built.add(now, "board", "The last game's board went, for the new game's board")
         elif kind == DISCONNECTED:
-            built.add(now, "board", "the board disconnected: " + words.port_trouble(entry[2]),
+            built.add(now, "board", "The board disconnected: " + words.port_trouble(entry[2]),
                       mark="board off")  # fmt: skip
         elif kind == CONNECT and len(entry) > 2 and entry[2] != "ok":
-            why = str(entry[2]).split(": ", 1)[-1]  # "port: …" / "link: …"
-            built.add(now, "board", "could not open the board's port: " + words.port_trouble(why))
+            if not built.swapping:  # while a board is swapped, its port comes and goes
+                why = str(entry[2]).split(": ", 1)[-1]  # "port: …" / "link: …"
+                built.add(
+                    now, "board", "Could not open the board's port: " + words.port_trouble(why)
+                )
         elif kind == UNSENT:
             built.add(now, "board", "a message to the board could not be sent: "
                       + words.port_trouble(entry[1]))  # fmt: skip
         elif kind == COMMAND and len(entry) > 2 and isinstance(entry[2], dict):
-            built.add(now, "button", _command_words(entry[2]))
+            engine = entry[2].get("action") == "computer"  # the engine's answer, no control
+            if entry[2].get("action") == "new_game" and entry[2].get("profile") != profile.id:
+                built.swapping = True
+            built.add(now, "referee" if engine else "control",
+                      _command_words(entry[2], built.state, built.people))  # fmt: skip
         elif kind == SHOWN and len(entry) > 1:
             said = str(entry[1])
             built.add(now, "shown", said, mark="illegal" if "illegal" in said else "")
@@ -370,13 +382,48 @@ def _moves_so_far(entries: object) -> list[str]:
     return moves
 
 
-def _command_words(said: dict[str, Any]) -> str:
-    action = str(said.get("action", "?")).replace("_", " ")
+WHERE = {"kiosk": "at the kiosk", "terminal": "from the terminal", "board": "on the board",
+         "club (MQTT)": "from the club view"}  # fmt: skip
+
+
+def _command_words(said: dict[str, Any], state: State | None, people: words.People) -> str:
+    """A control from a face, or the engine's answer, as a sentence: "PASS pressed at the
+    kiosk", "New game of vanguard started at the kiosk", "The computer chose stone c1 to c4"."""
+    action = str(said.get("action", "?"))
     source = str(said.get("source", ""))
-    what = f"{said['button']} button" if "button" in said else action
-    if "game" in said:
-        what += f" ({said['game']})"
-    return f"{what} from the {source}" if source else what
+    where = WHERE.get(source, f"from the {source}" if source else "")
+    what = str(said.get("what", ""))
+    if action == "computer":
+        cells = said.get("cells") or ["", ""]
+        key, error = (str(cells[0]), str(cells[1])) if len(cells) > 1 else ("", "")
+        move = what
+        if state is not None:
+            with contextlib.suppress(ValueError):
+                move = words.said(state, state.parse(what), people)
+        if error:
+            return f"The computer's engine failed: {error}"
+        if key.startswith("hint|"):
+            return f"The engine's hint: {move}"
+        return f"The computer chose {move}"
+    if action == "press" and "button" in said:
+        text = f"{said['button']} pressed"
+    elif action == "new_game":
+        text = f"New game of {said.get('game', '?')} started"
+    elif action == "declare":
+        text = "An agreed draw recorded" if what == "draw" else (
+            f"The resignation of player {what.rpartition(':')[2]} recorded")  # fmt: skip
+    elif action == "hint":
+        text = "A hint asked for"
+    elif action == "computer-restart":
+        text = "Restart computer pressed"
+    elif action == "check":
+        text = f"Board check: {what or 'asked'}"
+    elif action == "review":
+        text = "A review's better move lit on the board" if said.get("cells") else (
+            "A review's move taken off the board")  # fmt: skip
+    else:
+        text = action.replace("_", " ").replace("-", " ").capitalize()
+    return f"{text} {where}" if where else text
 
 
 def timeline_json(

@@ -149,8 +149,9 @@ function matches(b, text, show) {
   if (show === "offline" && b.online !== false) return false;
   if (!text) return true;
   // Whole words, as a person searches names: each word typed begins a word of the board's
-  // names ("Erin" finds Erin and Erin-Sue, never Goats Wint-erin-g; "tab" finds table2).
-  const hay = words([b.name, b.title, b.game, ...(b.players || []), ...(b.people || [])].join(" "));
+  // names ("Erin" finds Erin and Erin-Sue, never Goats Wint-erin-g; "tab" finds table2). The
+  // people playing, never the sides: "White" is a side on most boards, and finds nobody.
+  const hay = words([b.name, b.title, b.game, ...(b.people || [])].join(" "));
   return words(text).every((w) => hay.some((h) => h.startsWith(w)));
 }
 
