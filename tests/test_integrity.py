@@ -254,8 +254,8 @@ def test_the_words_a_person_reads() -> None:
     games = subprocess.run([*PYTHON, "games"], capture_output=True, text=True, timeout=60,
                            check=True).stdout  # fmt: skip
     assert "(default true)" in games and "(default True)" not in games
-    played = subprocess.run([*PYTHON, "play", "--game", "three-dragons", "--moves", "c1-c4"],
-                            capture_output=True, text=True, timeout=60, check=True).stdout  # fmt: skip
+    command = [*PYTHON, "play", "--game", "three-dragons", "--moves", "c1-c4"]
+    played = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True).stdout
     assert "no result yet after 1 move\n" in played and "(move)" not in played, played
     assert words.addressed("the computer", "put …") == "The computer: put …"
     assert Outcome(None, "agreed by the players").describe(("White", "Black")) == (
