@@ -122,7 +122,8 @@ def test_a_game_against_the_computer_on_a_fresh_journal_is_game_1(tmp_path: Path
                            "2", "--level", "1", "--movetime", "200")  # fmt: skip
     try:
         daemon.wait_log("set aside game 1: nothing was played in it")
-        daemon.wait_log("new game 1: Vanguard")
+        daemon.wait_log("new game 1: Vanguard .* with board profile")
+        wait_for(lambda: " to move" in daemon.text().partition(" with board profile ")[2])
         emu.do("play C2-C3")
         daemon.wait_moves(["C2-C3"])
     finally:

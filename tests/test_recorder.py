@@ -365,7 +365,8 @@ def test_every_game_of_an_evenings_journal_replays_and_reports_as_itself(
         assert chosen is not None
         emu.do(f"play {chosen.group(1)}")
         wait_until(lambda: len(daemon.moves(3)) == 2, 30, daemon.text)
-        assert post(url, "api/result", {"result": "resign", "player": 1})["ok"]
+        emu.do("follow 20", timeout=60)  # what the move makes happen (a flag that follows):
+        assert post(url, "api/result", {"result": "resign", "player": 1})["ok"]  # then resign
         daemon.wait_log("resigned")
     finally:
         daemon.stop()
