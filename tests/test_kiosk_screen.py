@@ -63,6 +63,9 @@ MEASURE = """(kiosk) => {
     if (r.width < 44 || r.height < 44) {
       bad.push(`target ${what(el)}: ${Math.round(r.width)}x${Math.round(r.height)} px`);
     }
+    if (el.tagName === "BUTTON" && el.scrollWidth > el.clientWidth + 1) {
+      bad.push(`target ${what(el)}: its words are wider than it (${el.scrollWidth} px in ${el.clientWidth})`);
+    }
     if (r.right > innerWidth + 0.5 || kiosk && (r.bottom > innerHeight + 0.5 || r.top < -0.5)) {
       bad.push(`target ${what(el)} is off the screen (${Math.round(r.left)},${Math.round(r.top)})`);
     }
@@ -70,11 +73,15 @@ MEASURE = """(kiosk) => {
   if (document.documentElement.scrollWidth > innerWidth) {
     bad.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px`);
   }
+  // The key's swatches: a light's tag inside one is too small to read (it is in its words).
+  for (const el of document.querySelectorAll(".legend-item svg text")) {
+    if (shown(el) && el.textContent.trim()) bad.push(`a key's swatch holds the tag "${el.textContent}"`);
+  }
+  const side = document.getElementById("side");
+  if (side && !modal && side.scrollHeight > side.clientHeight + 1) {
+    bad.push(`the right pane scrolls: ${side.scrollHeight} px of ${side.clientHeight}`);
+  }
   if (kiosk && !modal) {
-    const side = document.getElementById("side");
-    if (side.scrollHeight > side.clientHeight + 1) {
-      bad.push(`the right pane scrolls: ${side.scrollHeight} px of ${side.clientHeight}`);
-    }
     const moves = document.getElementById("moves");
     const last = moves.lastElementChild;
     if (last && !moves.hidden) {
@@ -96,6 +103,17 @@ SHOTS = os.environ.get("BOARD_REFEREE_SHOTS")  # a folder: a picture of every mo
 def measure(page: Page, moment: str, problems: list[str]) -> None:
     page.wait_for_timeout(150)  # the page's own fitting of its headline
     found: list[str] = page.evaluate(MEASURE, True)
+    problems.extend(f"{moment}: {problem}" for problem in found)
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / f"{moment.replace(' ', '-')}.png"))
+
+
+def measure_board(page: Page, moment: str, problems: list[str], *, lit: bool) -> None:
+    """The emulated board's page (``lit``: once its lights are drawn)."""
+    if lit:
+        page.wait_for_function("() => document.getElementById('leds').textContent !== 'All "
+                               "lights off'", timeout=TIMEOUT)  # fmt: skip
+    found: list[str] = page.evaluate(MEASURE, False)
     problems.extend(f"{moment}: {problem}" for problem in found)
     if SHOTS:
         page.screenshot(path=str(Path(SHOTS) / f"{moment.replace(' ', '-')}.png"))
@@ -184,6 +202,14 @@ def test_every_screen_at_800x480_is_readable_and_touchable(
         board.locator("button[data-do='setup']").click()
         expect(status).to_contain_text("to move", timeout=TIMEOUT)
         measure(kiosk, f"the start of {game}", problems)
+        # The emulated board's page at 800x480 (issue 64): a piece lifted and put where it
+        # may not go, so the lights and their key show; every button's words in it.
+        pieces = board.locator(".slot:has(.piece)")
+        if pieces.count():  # a game that starts with its pieces on the board
+            cell = pieces.first.get_attribute("data-cell")
+            board.locator(f'.cell[data-cell="{cell}"]').click()
+            board.locator("#hand button").first.wait_for(timeout=TIMEOUT)
+        measure_board(board, f"the emulated board of {game}", problems, lit=bool(pieces.count()))
     assert not problems, "\n".join(problems)
     # The mouse arrow stays on a page opened as a plain one (the screen beside the board,
     # ?screen=1, hides it: tests/test_service.py).

@@ -346,19 +346,23 @@ export function boardKey(container, board) {
   }, t.words));
 }
 
-// A small legend of the signals shown now: the same shape, tag and words as on the board.
-export function legend(container, signals) {
+// A small legend of the signals shown now: the same shape, tag and words as on the board;
+// with ``cells`` (signal -> cell names), where each is lit too ("PB put a piece back: b2").
+export function legend(container, signals, cells = null) {
   container.replaceChildren();
   const used = [...new Set(Object.values(signals))];
   for (const signal of Object.keys(SIGNALS)) {
     if (!used.includes(signal)) continue;
     const item = document.createElement("span");
     item.className = "legend-item";
-    const svg = el("svg", { viewBox: "-0.6 -0.6 1.2 1.2", width: 28, height: 28 });
+    // The light's shape and colour; its tag is in the words beside it, at the text's size
+    // (inside a 28 px swatch it would be 10 px).
+    const svg = el("svg", { viewBox: "-0.6 -0.6 1.2 1.2", width: 28, height: 28, class: "no-tags" });
     drawSignal(svg, signal, 1);
     item.appendChild(svg);
     const words = document.createElement("span");
-    words.textContent = `${SIGNALS[signal].tag} ${SIGNALS[signal].words}`;
+    words.textContent = `${SIGNALS[signal].tag} ${SIGNALS[signal].words}` +
+      (cells && cells[signal] ? `: ${cells[signal].join(", ")}` : "");
     item.appendChild(words);
     container.appendChild(item);
   }

@@ -61,11 +61,10 @@ function render(s) {
   // The lights in words (what each asks), never by their two-letter tags.
   const bySignal = {};
   for (const [cell, sig] of names) (bySignal[sig] = bySignal[sig] || []).push(cell);
-  $("leds").textContent = names.length
-    ? "The lights show: " + Object.entries(bySignal).map(([sig, cells]) =>
-      `${SIGNALS[sig] ? SIGNALS[sig].words : sig.replace("_", " ")}: ${cells.join(", ")}`).join("; ")
-    : "All lights off";
-  legend($("legend"), s.signals);
+  // Each light's shape and tag as on the board, what it asks and where: the key and the
+  // lights in words at once (one row each, not a line and a key that say it twice).
+  if (names.length) legend($("leds"), s.signals, bySignal);
+  else $("leds").textContent = "All lights off";
   // A real hand holds one player's piece. After a capture by replacement (or a capture's
   // victim taken off) it may hold both players' pieces: then nothing is picked for the player,
   // who clicks the piece to put down, so the captured piece never goes down by mistake.
