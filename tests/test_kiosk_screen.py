@@ -64,7 +64,8 @@ MEASURE = """(kiosk) => {
       bad.push(`target ${what(el)}: ${Math.round(r.width)}x${Math.round(r.height)} px`);
     }
     if (el.tagName === "BUTTON" && el.scrollWidth > el.clientWidth + 1) {
-      bad.push(`target ${what(el)}: its words are wider than it (${el.scrollWidth} px in ${el.clientWidth})`);
+      const words = `${el.scrollWidth} px in ${el.clientWidth}`;
+      bad.push(`target ${what(el)}: its words are wider than it (${words})`);
     }
     if (r.right > innerWidth + 0.5 || kiosk && (r.bottom > innerHeight + 0.5 || r.top < -0.5)) {
       bad.push(`target ${what(el)} is off the screen (${Math.round(r.left)},${Math.round(r.top)})`);
@@ -75,7 +76,8 @@ MEASURE = """(kiosk) => {
   }
   // The key's swatches: a light's tag inside one is too small to read (it is in its words).
   for (const el of document.querySelectorAll(".legend-item svg text")) {
-    if (shown(el) && el.textContent.trim()) bad.push(`a key's swatch holds the tag "${el.textContent}"`);
+    const tag = el.textContent.trim();
+    if (shown(el) && tag) bad.push(`a key's swatch holds the tag "${tag}"`);
   }
   const side = document.getElementById("side");
   if (side && !modal && side.scrollHeight > side.clientHeight + 1) {

@@ -98,6 +98,23 @@ def test_a_setting_that_cannot_be_one_line_is_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "etc").exists()
 
 
+def test_an_empty_user_is_refused_never_written_as_root(tmp_path: Path) -> None:
+    """Issue 64: ``--user ""`` wrote ``User=`` (systemd runs that as root) and ``--kiosk-user
+    ""`` left the kiosk screen out without a word. Both are refused, with what to give."""
+    for option in ("--user", "--kiosk-user"):
+        for bad in ("", "Pi User", "root\nGroup=x"):
+            result = install(tmp_path, "--board-id", "table1", option, bad)
+            assert result.returncode == 2, (option, bad, result.stderr)
+            assert f"{option} " in result.stderr and "is no user name" in result.stderr
+            assert "Traceback" not in result.stderr
+            assert not (tmp_path / "etc").exists()
+    result = install(tmp_path, "--board-id", "table1", "--user", "pi", "--kiosk-user", "pi")
+    assert result.returncode == 0, result.stderr  # a preview (--dest): any well-formed name
+    unit = (tmp_path / "etc/systemd/system/board-referee@.service").read_text()
+    assert "\nUser=pi\n" in unit
+    assert (tmp_path / "etc/systemd/system/board-referee-kiosk@.service").exists()
+
+
 def test_the_unit_runs_the_board_its_environment_file_names(tmp_path: Path) -> None:
     """What the unit runs (``run --board-id NAME`` and nothing else) takes its port, kiosk
     and game from the board's environment file; the command line still beats it."""

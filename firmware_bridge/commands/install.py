@@ -8,6 +8,8 @@ import argparse
 import contextlib
 import functools
 import os
+import pwd
+import re
 import sys
 from pathlib import Path
 
@@ -84,6 +86,25 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     kiosk.set_defaults(handler=_cmd_kiosk_screen)
 
 
+USER_NAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
+
+
+def _check_user(option: str, user: str, *, real: bool) -> None:
+    """A user a unit may run as: a user name (an empty one would write ``User=``, which runs
+    the unit as root, or leave the kiosk screen out without a word), and, when installing for
+    real, one this machine has."""
+    if not USER_NAME.fullmatch(user):
+        shown = repr(user) if user else "an empty name"
+        raise UserError(f"{option} {shown} is no user name: give the user the unit runs as "
+                        "(lower-case letters, digits, '_' and '-', like pi)")  # fmt: skip
+    if real:
+        try:
+            pwd.getpwnam(user)
+        except KeyError:
+            raise UserError(f"{option} {user}: this machine has no such user (add it first, "
+                            "or name another)") from None
+
+
 def _cmd_install_service(args: argparse.Namespace) -> int:
     """The shared units, and this board's settings in its own environment file (see
     firmware_bridge/commands/service.py); then how to start them."""
@@ -100,6 +121,9 @@ def _cmd_install_service(args: argparse.Namespace) -> int:
         except MqttError as exc:
             raise UserError(str(exc)) from exc
     root = Path(args.dest)
+    _check_user("--user", args.user, real=root == Path("/"))
+    if args.kiosk_user is not None:
+        _check_user("--kiosk-user", args.kiosk_user, real=root == Path("/"))
     installation = service.Installation(
         python=sys.executable, user=args.user, state_dir=args.state_dir,
         docs=str(Path(__file__).resolve().parent.parent.parent / "docs"),
