@@ -324,8 +324,9 @@ class Faces:
                 # (the port it listens on: --kiosk HOST:0 takes whatever port is free)
                 log.info("kiosk page: %s", say_urls(page_urls(kiosk[0], server.port)))
                 if token is not None:  # where it is, never what it is: logs are kept and shared
-                    log.info("kiosk controls need the access token kept in %s: open the page "
-                             "once with ?token= and its contents",
+                    log.info("kiosk controls from another machine need the access token kept "
+                             "in %s: open the page there once with ?token= and its contents "
+                             "(the Pi's own screen, on 127.0.0.1, needs none)",
                              token_path(self.journal_path))  # fmt: skip
             if mqtt is not None:
                 publisher = _publisher(args, mqtt, daemon, self.directory, log)
