@@ -10,7 +10,10 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+from tests.netns import Namespace, namespace
 from tests.test_end_to_end import Rig
+
+__all__ = ["namespace"]  # another machine, for the tests that need one (tests/netns.py)
 
 CHROMIUM = os.environ.get("BOARD_REFEREE_CHROMIUM", "/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -88,3 +91,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     if workers > 1:
         items[:] = [item for k in range(workers) for item in items[k::workers]]
+
+
+@pytest.fixture
+def remote_browser(_chromium: dict[str, Any], namespace: Namespace) -> Iterator[Any]:
+    """A Chromium on another machine (the test's network namespace): its pages come from
+    there, never from this machine's own address or loopback."""
+    launch = _chromium["playwright"].chromium.launch
+    instance = launch(executable_path=str(namespace.chromium), args=ARGS)
+    yield instance
+    instance.close()

@@ -24,11 +24,11 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from firmware_bridge.faces.hosts import machine_addresses
 from firmware_bridge.link import catalog
 from firmware_bridge.referee.journal import Journal, read_records
 from tests.helpers import GOAT_IN_REACH
 from tests.mosquitto import free_port
+from tests.netns import Namespace, request_from
 from tests.test_end_to_end import TD_POSITION
 
 TIMEOUT = 20_000  # ms, for the page to show what is expected
@@ -462,25 +462,33 @@ def test_bad_requests_get_a_clear_4xx_and_change_nothing(
 
 
 def test_beyond_loopback_controls_need_the_token(
-    browser: Browser, referees: list[Referee], tmp_path: Path
+    remote_browser: Browser, namespace: Namespace, referees: list[Referee], tmp_path: Path
 ) -> None:
     """Served on every address: another machine's page needs the access token for a control
-    (and says so on the screen when it has none); the Pi's own screen, on loopback, does not."""
+    (and says so on the screen when it has none); the Pi's own screen, on loopback, does not.
+    The other machine is the test's own network namespace (tests/netns.py)."""
     port = free_port()
     referee = Referee(tmp_path, "--game", "three-dragons", kiosk=f"0.0.0.0:{port}")
     referees.append(referee)
-    elsewhere = next(a for a in machine_addresses() if ":" not in a)  # not this machine's loopback
-    referee.kiosk_url = f"http://{elsewhere}:{port}/"
+    referee.kiosk_url = f"http://{namespace.host}:{port}/"  # as the other machine reaches it
     token = (tmp_path / "kiosk-token").read_text().strip()
-    referee.wait_log(f"access token kept in {re.escape(str(tmp_path / 'kiosk-token'))}")
+    said = referee.wait_log(f"access token kept in {re.escape(str(tmp_path / 'kiosk-token'))}")
+    assert "the Pi's own screen, on 127.0.0.1, needs none" in said.string
     assert not any(token in line for line in referee.log), "the log must not hold the token"
-    code, answer = referee.post("/api/takeback", {})
+
+    def post(body: object, **headers: str) -> tuple[int, Any]:
+        code, text = request_from(namespace, referee.kiosk_url + "api/takeback", "POST",
+                                  json.dumps(body), {"Content-Type": "application/json",
+                                                     **headers})  # fmt: skip
+        return code, json.loads(text)
+
+    code, answer = post({})
     assert code == 401 and "access token" in answer["error"]
-    code, answer = referee.post("/api/takeback", {}, token="wrong")
+    code, answer = post({}, **{"X-Board-Referee-Token": "wrong"})
     assert code == 403
     code, answer = referee.post("/api/takeback", {}, forwarded=True)  # a proxy on this machine
     assert code == 401
-    page = browser.new_page(viewport={"width": 800, "height": 480})
+    page = remote_browser.new_page(viewport={"width": 800, "height": 480})
     page.goto(referee.kiosk_url)
     expect(page.locator("#status")).to_have_text("White to move", timeout=TIMEOUT)
     page.locator("#btn-takeback").click(force=True)  # viewing is open, controls are not
@@ -496,8 +504,10 @@ def test_beyond_loopback_controls_need_the_token(
     page.locator("#ng-start").click()
     expect(page.locator("#newgame")).to_be_hidden(timeout=TIMEOUT)  # taken: the dialog closes
     referee.wait_log(r"new game \d+: Three Dragons .* with board profile")
-    code, answer = referee.post("/api/new-game", {"game": "three-dragons"}, token=token)
-    assert code == 200 and answer["ok"]
+    code, text = request_from(namespace, referee.kiosk_url + "api/new-game", "POST",
+                              '{"game": "three-dragons"}', {"Content-Type": "application/json",
+                              "X-Board-Referee-Token": token})  # fmt: skip
+    assert code == 200 and json.loads(text)["ok"], text
     local = Referee.__new__(Referee)  # the Pi's own screen: loopback, no token
     local.kiosk_url = f"http://127.0.0.1:{port}/"
     code, answer = local.post("/api/new-game", {"game": "three-dragons"})

@@ -21,9 +21,9 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser
 
-from firmware_bridge.faces.hosts import machine_addresses
 from firmware_bridge.faces.webserver import IDLE_TIMEOUT, PER_ADDRESS
 from tests.mosquitto import free_port
+from tests.netns import Namespace, request_from
 from tests.test_kiosk import Referee, click
 
 
@@ -382,28 +382,27 @@ def test_the_pages_run_under_their_content_security_policy(
 
 
 def test_beyond_loopback_the_emulated_boards_page_needs_the_token(
-    browser: Browser, tmp_path: Path
+    remote_browser: Browser, namespace: Namespace, tmp_path: Path
 ) -> None:
     kiosk, board = free_port(), free_port()
     referee = Referee(tmp_path, "--game", "three-dragons", "--emulator-web", f"0.0.0.0:{board}",
                       kiosk=f"0.0.0.0:{kiosk}")  # fmt: skip
     try:
-        # From another machine (this one's network address, not its loopback, which is the
-        # Pi's own screen and needs no token).
-        elsewhere = next(a for a in machine_addresses() if ":" not in a)
-        referee.kiosk_url = f"http://{elsewhere}:{kiosk}/"
-        board_url = f"http://{elsewhere}:{board}/"
+        # From another machine (the test's network namespace: not this machine's loopback,
+        # which is the Pi's own screen and needs no token).
+        kiosk_url = f"http://{namespace.host}:{kiosk}/"
+        board_url = f"http://{namespace.host}:{board}/"
         token = (tmp_path / "kiosk-token").read_text().strip()
         for headers, status in (({}, 401), ({"X-Board-Referee-Token": "wrong"}, 403),
                                 ({"X-Board-Referee-Token": b"\xe9\xff"}, 403)):  # fmt: skip
-            for url, path, body in ((board_url, "/api/action", b'{"do": "unplug"}'),
-                                    (referee.kiosk_url, "/api/takeback", b"{}")):  # fmt: skip
-                got, _, _ = request(url, "POST", path, body, {**JSON, **headers})
+            for url, body in ((board_url + "api/action", b'{"do": "unplug"}'),
+                              (kiosk_url + "api/takeback", b"{}")):  # fmt: skip
+                got, _ = request_from(namespace, url, "POST", body, {**JSON, **headers})
                 assert got == status, (url, headers, got)
         assert referee.state()["connection"]["state"] == "connected"
         assert not any(token in line for line in referee.log)
         # The page keeps the token from its address and sends it with each click.
-        page = browser.new_page(viewport={"width": 800, "height": 480})
+        page = remote_browser.new_page(viewport={"width": 800, "height": 480})
         page.goto(board_url + f"?token={token}")
         page.wait_for_selector(".cell[data-cell]")
         assert "token" not in page.url
