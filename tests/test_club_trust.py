@@ -20,6 +20,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from playwright.sync_api import Browser, expect
 
 from tests.mosquitto import Mosquitto
+from tests.netns import Namespace
 from tests.test_club import PREFIX, Club, Listener, board_action, cleanup, referee
 from tests.test_kiosk import TIMEOUT
 
@@ -319,3 +320,39 @@ def wait_until(check: Any, timeout: float = 20.0) -> None:
     while not check():
         assert time.monotonic() < deadline, "not within the time"
         time.sleep(0.1)
+
+
+def test_the_club_views_token_reaches_its_board_pages_on_another_machine(
+    remote_browser: Browser, namespace: Namespace, cleanup: list[Any], tmp_path: Path
+) -> None:
+    """Issue 64: the club view opened from another machine with its token (``/?token=…`` on a
+    0.0.0.0 listener): a board's card, then Take back, did nothing but show an empty error.
+    The board page takes the token the club view holds, and the take-back is made."""
+    from tests.test_club import ACL, CONF
+
+    users = {"club": "club-secret", "table1": "t1-secret"}
+    broker = Mosquitto(tmp_path / "broker", users=users, acl=ACL, conf=CONF)
+    cleanup.append(broker)
+    (tmp_path / "club-password").write_text("club-secret\n")
+    club = Club(tmp_path, broker.url, "--mqtt-user", "club", "--mqtt-password-file",
+                str(tmp_path / "club-password"), listen="0.0.0.0")  # fmt: skip
+    cleanup.append(club)
+    token = (tmp_path / "club-token").read_text().strip()
+    one = referee(tmp_path, f"mqtt://table1:t1-secret@127.0.0.1:{broker.port}", "table1",
+                  "--game", "three-dragons", "--mqtt-commands")  # fmt: skip
+    cleanup.append(one)
+    club.wait_board("table1", lambda b: b["commands"] is True)
+    board_action(one, "lift", "c1")
+    board_action(one, "place", "c4")
+    club.wait_board("table1", lambda b: b["moves"] == 1)
+    page = remote_browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(f"http://{namespace.host}:{club.port}/?token={token}")
+    expect(page.locator('.card[data-board="table1"]')).to_be_visible(timeout=TIMEOUT)
+    assert "token" not in page.url
+    page.locator('.card[data-board="table1"]').click()
+    expect(page.locator("#title")).to_have_text("table1: Three Dragons", timeout=TIMEOUT)
+    page.locator("#btn-takeback").click()
+    page.locator("#takeback-yes").click()
+    expect(page.locator("#takeback")).to_be_hidden(timeout=TIMEOUT)
+    club.wait_board("table1", lambda b: b["moves"] == 0, timeout=30)
+    assert one.state()["moves"] == []
