@@ -158,3 +158,31 @@ def test_a_module_over_700_lines_says_why_at_its_top() -> None:
             if "Over 700 lines" not in doc:
                 long.append(f"{name}: {text.count(chr(10))} lines")
     assert not long, "\n".join(long)
+
+
+def test_no_import_circle_in_the_pi_check() -> None:
+    """tools/pi/ (make pi-check) keeps no circle either, type-only imports included: the
+    measurements and the screen check are handed what they use (pi.evening), never the club
+    that calls them."""
+    folder = ROOT / "tools" / "pi"
+    modules = {f"pi.{path.stem}": path for path in folder.glob("*.py") if path.stem != "__init__"}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pi"):
+                base = node.module or ""
+                found |= {f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
+                          for a in node.names}  # fmt: skip
+            elif isinstance(node, ast.Import):
+                found |= {a.name for a in node.names if a.name.startswith("pi.")}
+        graph[name] = {t for t in found if t in modules and t != name}
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        for target in graph[start] - seen:
+            if target == goal or reaches(target, goal, seen | {target}):
+                return True
+        return False
+
+    circles = sorted(name for name in graph if reaches(name, name, set()))
+    assert not circles, f"modules of tools/pi in an import circle: {circles}"

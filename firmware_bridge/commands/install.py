@@ -101,8 +101,9 @@ def _check_user(option: str, user: str, *, real: bool) -> None:
         try:
             pwd.getpwnam(user)
         except KeyError:
-            raise UserError(f"{option} {user}: this machine has no such user (add it first, "
-                            "or name another)") from None
+            raise UserError(
+                f"{option} {user}: this machine has no such user (add it first, or name another)"
+            ) from None
 
 
 def _cmd_install_service(args: argparse.Namespace) -> int:

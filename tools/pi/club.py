@@ -109,7 +109,7 @@ class Club:
         if "start" in parts:
             from pi.measure import start_time
 
-            start_time(self)
+            start_time(self, self.bench)
         if "sd-card" in parts:
             from pi.measure import sd_card
 

@@ -25,7 +25,7 @@ from firmware_bridge.link import catalog
 from pi.machine import Device, MachineError
 
 if TYPE_CHECKING:
-    from pi.club import Club
+    from pi.evening import Evening
 
 BENCH_ID = "bench"
 RUNS = 10
@@ -58,9 +58,8 @@ class BenchBoard:
         self.board.close()
 
 
-def start_time(club: Club) -> None:
+def start_time(club: Evening, bench: BenchBoard | None) -> None:
     """The installed referee with its kiosk, started ten times: launch to first LED frame."""
-    bench = club.bench
     if bench is None:
         raise MachineError("no bench board (the start part needs one at boot)")
     pi = club.pi
@@ -91,7 +90,7 @@ def start_time(club: Club) -> None:
         )
 
 
-def written(club: Club, patterns: dict[str, str]) -> dict[str, int]:
+def written(club: Evening, patterns: dict[str, str]) -> dict[str, int]:
     """Bytes written so far by the Pi's processes whose command line matches each pattern
     (pgrep -f), from /proc/PID/io; a process that ended takes its count with it."""
     totals = {}
@@ -113,7 +112,7 @@ WRITERS = {
 }
 
 
-def sd_card(club: Club) -> None:
+def sd_card(club: Evening) -> None:
     """Bytes an hour of play writes, from a quiet minute and a spell of moves on both boards
     (the kiosk on screen, the club's broker running)."""
     pi = club.pi

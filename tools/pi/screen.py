@@ -21,7 +21,7 @@ from pi.machine import MachineError
 from pi.png import covered, difference, read_png
 
 if TYPE_CHECKING:
-    from pi.club import Club
+    from pi.evening import Evening
 
 DEBUG_PORT = 9222
 FLAGS_FILE = "etc/chromium.d/pi-check"
@@ -51,7 +51,7 @@ def kiosk_target() -> dict[str, Any] | None:
     return None
 
 
-def grim(club: Club, name: str) -> Path:
+def grim(club: Evening, name: str) -> Path:
     """The compositor's own picture of the screen, as the Pi's user takes it."""
     listed = club.pi.root_run("ls /run/user/1000").stdout.split()  # a tmpfs of the Pi's own
     sockets = sorted(n for n in listed if n.startswith("wayland-") and not n.endswith(".lock"))
@@ -67,7 +67,7 @@ def grim(club: Club, name: str) -> Path:
     return target
 
 
-def check_screen(club: Club) -> None:
+def check_screen(club: Evening) -> None:
     from playwright.sync_api import sync_playwright
 
     pi = club.pi
