@@ -400,6 +400,7 @@ def board_differs(status: str) -> str:
     return f"Not now: the board does not show the game's position{todo}. Put it right first."
 
 
+BOARD_BEING_READ = "Not now: the board is being read (a new game, or a reconnection). Try again."
 BOARD_AWAY = ("Not now: the board is not connected, so no one can see the position. Connect "
               "it first.")  # fmt: skip
 

@@ -634,6 +634,7 @@ def test_a_resignation_and_an_agreed_draw_are_results_everywhere(
     assert code == 200, answer
     referee.wait_log("set aside game 1: nothing was played in it")  # no phantom game 1:
     referee.wait_log("new game 1: Three Dragons .* with board profile")  # this game is game 1
+    referee.wait_state("status", "Alice to move")  # the board read: it shows the game
     code, answer = referee.post("/api/result", {"result": "resign", "player": 2})
     assert code == 200 and answer["message"] == "Bob resigned: Alice wins", answer
     referee.wait_state("outcome", "Alice (White) wins: Bob (Black) resigned")

@@ -194,6 +194,11 @@ class Daemon(Checking, BoardSession, Showing, Playing):
     def state(self) -> State:
         return self.rec.state
 
+    def _board_away(self) -> str:
+        """Why nothing can be scored on the board now: it is away, or being read."""
+        connected = self.link is not None and self.board is not None
+        return words.BOARD_BEING_READ if connected else words.BOARD_AWAY
+
     @property
     def board_live(self) -> bool:
         """A fitting board is connected and its scan is in: what it senses is the board now."""
@@ -422,7 +427,7 @@ class Daemon(Checking, BoardSession, Showing, Playing):
         # A result is scored on the position it ends: one the board shows, never a disturbed
         # board or one nobody can see.
         if not self.board_live:
-            return CommandResult(False, words.BOARD_AWAY)
+            return CommandResult(False, self._board_away())
         if not self.rec.shows_position():
             return CommandResult(False, words.board_differs(self.rec.status))
         records = self.rec.declare(move, now)
@@ -550,7 +555,7 @@ class Daemon(Checking, BoardSession, Showing, Playing):
             return False, ""
         if button in (Button.PASS, Button.CONFIRM) and not self.board_live:
             records = []  # a face's press, the board away: nothing seen to pass or confirm on
-            refused, notice = True, words.BOARD_AWAY
+            refused, notice = True, self._board_away()
         else:
             records = self.rec.press(button, now)
             refused, notice = self.rec.refused, self.rec.notice
