@@ -536,11 +536,14 @@ def test_a_host_that_never_pauses_does_not_stop_the_board(pico: Pico) -> None:
         pico.tell(f"v 10 {pico.rest + 12000} 100\n")  # a piece placed mid-stream
         placed = time.monotonic()
         found: list[Message] = []
-        while time.monotonic() - placed < 2.5 and not of(Change, found):
+        # Waited for as events, however busy the machine (the stream never ends by itself:
+        # whatever comes while the writer still writes came during the stream).
+        while time.monotonic() - placed < 30 and not of(Change, found):
             found += pico.frames(0.1)
         assert of(Change, found), "no CHANGE while the host streamed"
-        assert time.monotonic() - placed < 1.0  # the debounce and a scan, not the stream's end
-        pico.frames(1.5)  # the watchdog's feeds go on (host hw.py says one a second)
+        assert writer.is_alive()  # the CHANGE came mid-stream, not at its end
+        while time.monotonic() - placed < 30 and pico.event_bytes.count(b"Tfeed") <= fed:
+            pico.frames(0.2)  # the watchdog's feeds go on (host hw.py says one a second)
         assert pico.event_bytes.count(b"Tfeed") > fed
         assert writer.is_alive()  # all of it while the stream ran
     finally:

@@ -243,7 +243,11 @@ class Prompts:
             return None
         status = self.status
         onward = self._shown_move(sensed, planned)
-        if len(onward) <= len(back) and not any(s in CORRECTIONS for s in onward.values()):
+        # Only the computer's move carried on: every piece put down goes where its move puts
+        # one (never a piece put back that it did not move: that is a correction).
+        targets = self._planned_targets()
+        puts = [c for c, s in onward.items() if s in (Signal.MOVE_TO, Signal.PUT_BACK)]
+        if len(onward) <= len(back) and all(c in targets for c in puts):
             return onward
         self.status = status
         return None
