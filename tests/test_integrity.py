@@ -187,6 +187,7 @@ def test_a_board_of_another_game_is_said_plainly(tmp_path: Path) -> None:
             "the board connected (emulator) is a board for Three Dragons, with 77 sensors. "
             "Connect the Goats Wintering board, or start a game of Three Dragons."
         )
+        wait_for(lambda: kiosk.state()["game"]["id"] == "goats-wintering")  # published
         deadline = time.monotonic() + 30
         while (state := kiosk.state())["connection"]["state"] != "wrong-board":
             assert time.monotonic() < deadline, state["connection"]
