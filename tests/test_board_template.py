@@ -87,10 +87,10 @@ def test_every_shipped_templates_text_stays_on_its_sheet(browser: Browser) -> No
 
 
 def test_the_guides_price_table_is_the_one_the_code_makes() -> None:
-    """docs/build-a-board.md's prices and totals are the circuit's parts at link/parts.py's
+    """docs/build-a-board.md's prices and totals are the circuit's parts at physics/materials.py's
     prices, for every shipped profile the Pico serves; each list adds up, and the BOM agrees."""
     from firmware_bridge.circuit.bill import board_parts, price_table
-    from firmware_bridge.link.parts import PRICED, shipped_boards, total
+    from firmware_bridge.physics.materials import PRICED, shipped_boards, total
 
     guide = (Path(__file__).resolve().parent.parent / "docs" / "build-a-board.md").read_text()
     boards = shipped_boards()
@@ -112,7 +112,7 @@ def test_the_guides_price_table_is_the_one_the_code_makes() -> None:
 def test_a_set_holds_a_magnet_for_every_piece_the_game_can_have_on_the_board() -> None:
     """The parts list's magnets: the start position's pieces, those still to place, and those
     the rules bring on (a dragon for each of Three Dragons' caves in its dragons variant)."""
-    from firmware_bridge.link.parts import pieces_in_play
+    from firmware_bridge.physics.materials import pieces_in_play
 
     base = catalog.load_game("three-dragons")
     dragons = catalog.load_game("three-dragons", {"variant": "dragons"})
@@ -196,8 +196,8 @@ def test_a_usb_boards_led_capacitors_sit_behind_a_soft_start() -> None:
     """Issue 39, finding 4: '10 uF per 8 LEDs' on VBUS was 50-100 uF against USB's 10 uF. On a
     USB-powered board they go behind a soft-start switch: its charging current is checked and
     the parts list has the switch; a board with a supply needs none."""
-    from firmware_bridge.link.parts import parts_list
     from firmware_bridge.link.wiring import chain_capacitance_uf, usb_inrush_ma
+    from firmware_bridge.physics.materials import parts_list
 
     game = catalog.load_game("vanguard")
     profile = catalog.load_profile("vanguard", game)

@@ -10,11 +10,13 @@ import io
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from engine import Game
 from firmware_bridge.circuit import components as c
@@ -25,10 +27,11 @@ from firmware_bridge.circuit.outputs import bom_rows, kicad_netlist
 from firmware_bridge.circuit.schematic import differences, draw, schematic_svg
 from firmware_bridge.circuit.spice import check as simulate
 from firmware_bridge.circuit.spice import settling_text
-from firmware_bridge.link.parts import OFF_THE_CIRCUIT, parts_list, shipped_boards
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.wiring import PARTS
+from firmware_bridge.physics.materials import OFF_THE_CIRCUIT, parts_list, shipped_boards
 
+ROOT = Path(__file__).resolve().parent.parent
 BOARDS = {profile.id: (profile, game) for profile, game in shipped_boards()}
 
 
@@ -195,7 +198,7 @@ def test_a_schematic_that_is_not_the_circuit_is_refused() -> None:
     with pytest.raises(ValueError, match="not on the schematic"):
         schematic_svg(circuit, "x")
     circuit = board_circuit(profile, game)
-    sensors = [p for p in circuit.parts.values() if p.spec is c.SENSORS["drv5053"]]
+    sensors = [p for p in circuit.parts.values() if c.is_sensor(p.spec)]
     move(circuit, sensors[5].ref, "OUT", "S1")
     (found,) = differences(circuit)
     assert found.startswith(f"{sensors[5].ref}.OUT is on S1, but {sensors[0].ref}.OUT")
@@ -322,3 +325,50 @@ def test_the_guides_schematic_is_generated() -> None:
     drawn = schematic_svg(board_circuit(profile, game), f"{game.title}: board profile vanguard")
     guide = Path(__file__).resolve().parent.parent / "docs" / "circuits" / "vanguard.svg"
     assert guide.read_text(encoding="utf-8") == drawn
+
+
+@pytest.mark.parametrize("profile_id", sorted(BOARDS))
+def test_every_figure_a_builder_reads_is_the_profiles_own(profile_id: str) -> None:
+    """Issue 65: the parts list, the BOM, the netlist, the schematic and the guide's tables
+    take the sensor (with its variant), the magnet, the top, the battens and the board's
+    height from the profile's own ``build:`` (read here from its YAML, not through the code
+    that writes them): a profile that changes takes every list with it."""
+    from firmware_bridge.circuit.bill import board_parts, price_table
+    from firmware_bridge.physics.materials import BASE_MM, build_table, shipped_boards
+
+    profile, game = board(profile_id)
+    raw = yaml.safe_load((ROOT / "config" / "boards" / f"{profile_id}.yaml").read_text())
+    build = raw["build"]
+    assert profile.pico is not None
+    part = profile.pico.part.name
+    ordered = f"DRV5053{build['sensor']['variant']}" if part == "drv5053" else "reed switch"
+    magnet = build["piece"]["magnet"]
+    magnet_said = f"{magnet['diameter_mm']:g} x {magnet['thickness_mm']:g} mm {magnet['grade']}"
+    height = BASE_MM + build["cavity_mm"] + build["top_mm"]
+
+    lines = {line.part: line for line in board_parts(profile, game)}
+    if part == "drv5053":
+        assert ordered in lines[part].what and "PA or RA" not in lines[part].what
+    assert f"{build['top_mm']:g} mm birch plywood" in lines["plywood_top"].what
+    assert f"{build['cavity_mm']:g} x 12 mm pine batten" in lines["batten"].what
+    assert f"stands {height:g} mm high" in lines["batten"].note
+    assert lines["magnet"].what.startswith(magnet_said)
+
+    circuit = board_circuit(profile, game)
+    rows = bom_rows(circuit, profile, game)
+    sensor_rows = [r for r in rows if re.match(r"S\d", r["refs"])]
+    if part == "drv5053":
+        assert {r["part"] for r in sensor_rows} == {ordered}, sensor_rows
+        assert f'(part "{ordered}")' in kicad_netlist(circuit, profile_id)
+        assert ordered in schematic_svg(circuit, profile_id)
+    assert any(r["description"].startswith(f"m² of {build['top_mm']:g} mm") for r in rows)
+
+    guide = (ROOT / "docs" / "build-a-board.md").read_text()
+    boards = shipped_boards()
+    assert build_table(boards) in guide and price_table(boards) in guide
+    row = next(line for line in build_table(boards).splitlines() if f"`{profile_id}`" in line)
+    for said in (ordered, magnet_said, f"{build['top_mm']:g} mm plywood",
+                 f"{build['cavity_mm']:g} mm", f"{height:g} mm |"):  # fmt: skip
+        assert said in row, (said, row)
+    # The guide's own words hold no figure of one board as every board's.
+    assert "3 mm birch plywood (or" not in guide and "about 25 mm" not in guide

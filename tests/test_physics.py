@@ -232,3 +232,22 @@ def test_without_the_board_tools_extra_the_check_says_what_to_install(
     monkeypatch.setitem(sys.modules, "magpylib", None)
     with pytest.raises(ConfigError, match=r"pip install 'board-referee\[board\]'"):
         check_profile(*profile_with("vanguard", REVIEWED))
+
+
+def test_a_weak_hall_board_is_told_the_next_more_sensitive_variant_never_its_own() -> None:
+    """Issue 65: the advice to a weak RA board was "use the more sensitive RA variant". Each
+    variant is told the next more sensitive one; the most sensitive, only the magnet and the
+    top."""
+    from firmware_bridge.physics.check import check_profile
+
+    for variant, advice in (("PA", "the more sensitive RA variant"),
+                            ("RA", "the more sensitive VA variant"), ("VA", None)):  # fmt: skip
+        build = changed(REVIEWED, sensor__variant=variant, top_mm=14, cavity_mm=20)
+        profile, game = profile_with("vanguard", build)
+        verdict = check_profile(profile, game)
+        weak = next(p for p in verdict.problems if "needs" in p and "off the centre" in p)
+        assert f"the more sensitive {variant} variant" not in weak, weak
+        if advice:
+            assert advice in weak, weak
+        else:
+            assert "variant" not in weak and "a stronger magnet" in weak, weak

@@ -1,14 +1,22 @@
 """The board's one parts list: every part the circuit places, counted from the circuit, and
 the things that are not on it (the pieces' magnets, the wood, the wire, the supply and the
-cable) from link/parts.py. ``firmware parts``, the BOM ``firmware circuit`` writes and the
+cable) from physics/materials.py. ``firmware parts``, the BOM ``firmware circuit`` writes and the
 guide's price table all read this list, so they cannot disagree."""
 
 from __future__ import annotations
 
 from engine import Game
 from firmware_bridge.circuit.board import board_circuit
-from firmware_bridge.link.parts import OFF_THE_CIRCUIT, PRICED, Line, parts_list, total
 from firmware_bridge.link.profile import BoardProfile
+from firmware_bridge.physics.materials import (
+    OFF_THE_CIRCUIT,
+    PRICED,
+    Line,
+    parts_list,
+    sensor_part,
+    total,
+)
+from firmware_bridge.physics.stackup import parse_build
 
 
 def board_parts(profile: BoardProfile, game: Game) -> list[Line]:
@@ -16,6 +24,7 @@ def board_parts(profile: BoardProfile, game: Game) -> list[Line]:
     circuit = board_circuit(profile, game)
     listed = parts_list(profile, game)
     guide = {line.part: line.note for line in listed}
+    priced = {line.part: line.priced for line in listed}  # the sensor's variant, the magnet
     counts: dict[str, int] = {}
     notes: dict[str, str] = {}
     for part in circuit.parts.values():
@@ -24,7 +33,7 @@ def board_parts(profile: BoardProfile, game: Game) -> list[Line]:
             continue
         counts[key] = counts.get(key, 0) + 1
         notes.setdefault(key, guide.get(key) or part.note)
-    lines = [Line(key, count, notes[key]) for key, count in counts.items()]
+    lines = [Line(key, count, notes[key], priced.get(key)) for key, count in counts.items()]
     lines += [line for line in listed if line.part in OFF_THE_CIRCUIT]
     return lines
 
@@ -60,10 +69,11 @@ def price_table(boards: list[tuple[BoardProfile, Game]]) -> str:
         assert wiring is not None
         sensor = by[wiring.part.name]
         power = sum(line.cost for line in lines if line.part in POWER_PARTS)
-        board = by["plywood_3"].cost + by["plywood_6"].cost
+        board = by["plywood_top"].cost + by["plywood_6"].cost + by["batten"].cost
         led = by["led"].cost + by["shifter"].cost if "led" in by else 0.0
+        ordered = sensor_part(parse_build(profile))
         rows.append(
-            f"| `{profile.id}` | {sensor.quantity:g} ({wiring.part.name}) | {by['mux'].quantity:g} "
+            f"| `{profile.id}` | {sensor.quantity:g} ({ordered}) | {by['mux'].quantity:g} "
             f"| {by['led'].quantity if 'led' in by else 0:g} | {by['magnet'].quantity:g} "
             f"| {sensor.cost:.2f} | {led:.2f} | {board:.2f} | {power:.2f} "
             f"| **{total(lines):.2f}** |"

@@ -7,14 +7,17 @@ guide names the wires (3V3, SIG, S0, EN0, LED_DIN) so the netlist reads like the
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 from engine import Game
 from firmware_bridge.circuit import components as c
-from firmware_bridge.circuit.model import Circuit, Node, Part, PinKind
+from firmware_bridge.circuit.model import Circuit, Node, Part, PartSpec, PinKind
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.wiring import PicoWiring, rail_3v3
+from firmware_bridge.physics.materials import sensor_part
+from firmware_bridge.physics.stackup import parse_build
 
 USB_SUPPLY_MA = 500
 GND = "GND"
@@ -54,7 +57,12 @@ def board_circuit(profile: BoardProfile, game: Game, choices: Choices = Choices(
     circuit.connect("3V3", (pico, "3V3"))
     five = _power_entry(circuit, pico, usb)
     sensor_rail = choices.sensor_rail or _sensor_rail(circuit, wiring, len(sensors), five)
-    _sensing(circuit, pico, wiring, sensors, rail=sensor_rail, choices=choices)
+    # The part as it is ordered: a DRV5053 by the build's variant, as the physics reads it
+    # (one spec for every cell: the schematic draws a kind of cell once).
+    spec = c.SENSORS[wiring.part.name]
+    if wiring.part.name == "drv5053":
+        spec = dataclasses.replace(spec, name=sensor_part(parse_build(profile)))
+    _sensing(circuit, pico, wiring, sensors, rail=sensor_rail, choices=choices, spec=spec)
     if leds and wiring.led_pin is not None:
         _leds(circuit, pico, wiring, leds, five=five, usb=usb)
     for name, gp in sorted(wiring.buttons.items(), key=lambda item: item[1]):
@@ -133,6 +141,7 @@ def _sensing(
     *,
     rail: str,
     choices: Choices,
+    spec: PartSpec,
 ) -> None:
     """The multiplexers, a sensor a cell, the SIG lines' pulls (§3)."""
     linear = wiring.part.kind == "linear"
@@ -179,6 +188,7 @@ def _sensing(
                 rail,
                 f"cell {cells[sensor]} (S{sensor}, M{bank}.{channel})",
                 unit=f"cell:{cells[sensor]}",
+                spec=spec,
             )
     if wiring.bank_select:
         for level, net in enumerate(sig_nets):
@@ -212,9 +222,15 @@ def _mux(circuit: Circuit, note: str, unit: str) -> Part:
 
 
 def _sensor(
-    circuit: Circuit, wiring: PicoWiring, net: str, rail: str, note: str, *, unit: str
+    circuit: Circuit,
+    wiring: PicoWiring,
+    net: str,
+    rail: str,
+    note: str,
+    *,
+    unit: str,
+    spec: PartSpec,
 ) -> None:
-    spec = c.SENSORS[wiring.part.name]
     sensor = circuit.add(spec, note=note, unit=unit)
     if wiring.part.name == "reed":
         circuit.connect(net, (sensor, "1"))

@@ -147,8 +147,9 @@ def _hall(
 
 SENSORS = {
     # DRV5053: 2.5-38 V, its output 0.2-1.8 V whatever the supply (TI SLIS153).
+    # Named by its variant where a board is built (board.py: the profile's build.sensor).
     "drv5053": _hall(
-        "DRV5053RA",
+        "DRV5053",
         "linear hall sensor, north reads high",
         K.OUTPUT,
         "drv5053",
@@ -413,3 +414,8 @@ def regulator(name: str) -> PartSpec:
         "Connector_PinHeader_2.54mm:PinHeader_1x03_P2.54mm_Vertical",
         "buck",
     )
+
+
+def is_sensor(spec: PartSpec) -> bool:
+    """A cell's sensor, of any kind or variant (a DRV5053's spec is named by its variant)."""
+    return spec.price in SENSORS and spec.price == SENSORS[spec.price].price

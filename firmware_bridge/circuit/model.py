@@ -53,7 +53,7 @@ class PartSpec:
     ref_prefix: str  # U, R, C, D, SW, Q, F, J
     pins: tuple[PinSpec, ...]
     footprint: str  # KiCad's library:footprint, for a netlist a PCB can be laid out from
-    price: str | None = None  # a key of link/parts.py's PRICES; None: no cost of its own
+    price: str | None = None  # a key of physics/materials.py's PRICES; None: no cost of its own
     conducts: tuple[Conduction, ...] = ()
     # What its outputs reach: the voltage on this pin's net (a CMOS part's supply), capped by
     # ``output_max`` where the datasheet caps it (a DRV5053's output stays under 1.8 V).

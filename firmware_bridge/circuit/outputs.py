@@ -9,8 +9,8 @@ from collections.abc import Iterable
 
 from engine import Game
 from firmware_bridge.circuit.model import Circuit, Node, Part, PinKind
-from firmware_bridge.link.parts import OFF_THE_CIRCUIT, PRICED, PRICES, parts_list
 from firmware_bridge.link.profile import BoardProfile
+from firmware_bridge.physics.materials import OFF_THE_CIRCUIT, PRICED, PRICES, parts_list
 
 # KiCad's names for the pin kinds (its netlist's pintype).
 PINTYPES = {

@@ -159,7 +159,7 @@ def _mux(pen: Pen, parts: list[Part]) -> tuple[Part, Any]:
 
 
 def _sensor_of(parts: list[Part]) -> Part:
-    return next(p for p in parts if p.spec in c.SENSORS.values())
+    return next(p for p in parts if c.is_sensor(p.spec))
 
 
 def _bank(sheet: Sheet) -> Panel | None:

@@ -39,6 +39,9 @@ from firmware_bridge.physics.parts import (
 from firmware_bridge.physics.stackup import Stackup, parse_build
 
 TIMES = "\u00d7"  # the guide's multiplication sign
+# A DRV5053 variant's next more sensitive one, of the same sign (TI SLIS153: OA 11, PA 23,
+# RA 45, VA 90 mV/mT, south raising the output; CA 23, EA 45 the other way).
+MORE_SENSITIVE = {"OA": "PA", "PA": "RA", "RA": "VA", "CA": "EA"}
 NEIGHBOURHOOD = 2.05  # cells: pieces farther than this from a sensor are left out (< 1 %)
 
 
@@ -226,10 +229,11 @@ def _problems(
 def _fix_weak(stack: Stackup) -> str:
     sensor = stack.sensor
     if sensor.name.startswith("drv5053"):
-        return (
-            "use the more sensitive RA variant (build.sensor.variant: RA), a stronger "
-            "magnet (build.piece.magnet) or a thinner top (build.top_mm)"
-        )
+        variant = sensor.name[len("drv5053 (") : -1]
+        better = MORE_SENSITIVE.get(variant)
+        more = (f"use the more sensitive {better} variant (build.sensor.variant: {better}), "
+                if better else "")  # fmt: skip
+        return f"{more}a stronger magnet (build.piece.magnet) or a thinner top (build.top_mm)"
     if sensor.kind is SensorKind.REED:
         return (
             "lay the reed flat with one end under the centre (build.sensor.mount: flat), "

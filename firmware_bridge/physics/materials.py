@@ -1,9 +1,13 @@
-"""A board's parts list and what it costs, worked out from its hardware profile and its game
-(``board-referee firmware parts``; the price table in docs/build-a-board.md is this module's).
+"""A board's parts list and what it costs, worked out from its hardware profile, its build and
+its game (``board-referee firmware parts``; the price table in docs/build-a-board.md is this
+module's).
 
 Quantities follow the guide's wiring: one sensor a cell with a sensor, one CD74HC4067 for each
 16 sensors, one WS2812B a cell with an LED, the resistors and capacitors the guide asks for,
-one magnet a piece, the playing surface and base cut from plywood the template's size.
+one magnet a piece, the playing surface, the base and the battens cut to the template's size.
+Every figure of the build a builder orders by (the sensor's variant, the magnet, the top's
+thickness, the battens' height, the cells' size) is the profile's own, as the physics reads it
+(stackup.parse_build): never a default of this module's.
 
 Prices are typical small-quantity prices in euros, VAT included, as hobby shops and the usual
 marketplaces sold these parts on ``PRICED`` (single units, or the share of a small pack). They
@@ -16,23 +20,26 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from engine import ConfigError, Game
 from firmware_bridge.link import catalog
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.wiring import rail_3v3
+from firmware_bridge.physics.parts import MM
+from firmware_bridge.physics.stackup import Stackup, parse_build
 
 PRICED = "2026-11-26"
-CELL_MM = 40.0  # the template's default cell
 PAD = 0.8  # cells of margin around the board on the template (commands/template.py)
 USB_SUPPLY_MA = 500
+BASE_MM = 6.0  # the base board's plywood, under the battens
+BATTEN_WIDTH_MM = 12.0
+BATTEN_EVERY_M = 0.2  # one batten under the middle every 20 cm, as well as the edges
 
 # part -> (euros a unit, what a unit is)
 PRICES: dict[str, tuple[float, str]] = {
     "pico": (4.50, "Raspberry Pi Pico (Pico W 7.00, Pico 2 5.50)"),
     "reed": (0.20, "glass reed switch, 14 mm, normally open"),
-    "drv5053": (0.90, "TI DRV5053 (PA or RA) linear hall sensor, TO-92"),
+    "drv5053": (0.90, "TI DRV5053 linear hall sensor, TO-92 (of the profile's variant)"),
     "ss49e": (0.20, "SS49E linear hall sensor"),
     "drv5033": (0.70, "TI DRV5033 omnipolar hall switch"),
     "hall-switch": (0.50, "omnipolar hall switch"),
@@ -47,8 +54,9 @@ PRICES: dict[str, tuple[float, str]] = {
     "button": (0.30, "12 mm push button with cap"),
     "magnet": (0.10, "6 x 3 mm N35 neodymium disc"),
     "wire": (0.15, "metre of stranded hook-up wire"),
-    "plywood_3": (14.0, "m² of 3 mm birch plywood (the playing surface)"),
+    "plywood_top": (14.0, "m² of birch plywood, the playing surface (of build.top_mm)"),
     "plywood_6": (20.0, "m² of 6 mm plywood (the base)"),
+    "batten": (1.20, "metre of pine batten (as high as build.cavity_mm)"),
     "supply": (9.00, "5 V 2 A power supply with a barrel jack"),
     "schottky": (0.10, "1N5817 Schottky diode"),
     "fuse": (0.30, "polyfuse a little over the supply's rating"),
@@ -85,19 +93,45 @@ class Line:
 # Neodymium discs by size (diameter, thickness in mm): typical small-quantity prices, noted
 # with the rest. Another size is priced by its volume against the nearest smaller listed.
 MAGNETS = {(6.0, 3.0): 0.10, (8.0, 3.0): 0.15, (10.0, 3.0): 0.22, (12.0, 5.0): 0.45}
+# Birch plywood by thickness (mm), euros a square metre; another thickness by the next listed.
+PLYWOOD = {3.0: 14.0, 4.0: 16.0, 6.0: 20.0, 9.0: 27.0, 12.0: 34.0, 15.0: 40.0, 18.0: 46.0}
+# Pine battens by height (mm, 12 mm wide), euros a metre; another height by the next listed.
+BATTENS = {10.0: 0.90, 15.0: 1.00, 20.0: 1.20, 25.0: 1.40, 30.0: 1.60, 40.0: 1.90}
 
 
-def magnet_priced(profile: BoardProfile) -> tuple[float, str]:
-    """The profile's magnet (its ``build.piece.magnet``, checked by the physics) and its price."""
+def sensor_part(stack: Stackup) -> str:
+    """The sensor as it is ordered: a DRV5053 with its variant (``DRV5053VA``), else the
+    part's name."""
+    name = stack.sensor.name
+    if name.startswith("drv5053 ("):
+        return f"DRV5053{name[len('drv5053 (') : -1]}"
+    return {"reed": "reed switch"}.get(name, name.upper())
 
-    def section(node: object, key: str) -> dict[str, Any]:
-        found = node.get(key) if isinstance(node, dict) else None
-        return found if isinstance(found, dict) else {}
 
-    magnet = section(section({"build": profile.build}, "build").get("piece"), "magnet")
-    diameter = float(magnet.get("diameter_mm", 6))
-    thickness = float(magnet.get("thickness_mm", 3))
-    grade = str(magnet.get("grade", "N35"))
+def sensor_priced(stack: Stackup, price: float, what: str) -> tuple[float, str]:
+    """The sensor's line as it is ordered: its part number with its variant."""
+    if stack.sensor.name.startswith("drv5053"):
+        part = sensor_part(stack)
+        return price, f"TI {part} linear hall sensor, TO-92 (order {part}QLPG)"
+    return price, what
+
+
+def board_height_mm(stack: Stackup) -> float:
+    """How high the board stands: the base, the battens (the cavity) and the top."""
+    return BASE_MM + (stack.cavity + stack.top) / MM
+
+
+def _by_size(table: dict[float, float], size: float) -> float:
+    """A price from a table by size: the size listed, else the next larger (else the largest)."""
+    return table.get(size) or next((table[k] for k in sorted(table) if k >= size),
+                                   table[max(table)])  # fmt: skip
+
+
+def magnet_priced(stack: Stackup) -> tuple[float, str]:
+    """The build's magnet (``build.piece.magnet``, as the physics reads it) and its price."""
+    diameter = stack.magnet.diameter / MM
+    thickness = stack.magnet.thickness / MM
+    grade = stack.magnet.grade
     price = MAGNETS.get((diameter, thickness))
     if price is None:
         volume = diameter * diameter * thickness
@@ -116,19 +150,34 @@ def pieces_in_play(game: Game) -> int:
     return placed + to_place or game.board.size
 
 
-def board_area_m2(game: Game, cell_mm: float = CELL_MM) -> float:
-    """The template's sheet (the board and its margin), in square metres."""
+def board_size_m(game: Game, cell_mm: float) -> tuple[float, float]:
+    """The template's sheet (the board and its margin), width and depth in metres."""
     xs = [x for x, _ in game.board.coords]
     ys = [y for _, y in game.board.coords]
     width = (max(xs) - min(xs) + 2 * PAD) * cell_mm
     height = (max(ys) - min(ys) + 2 * PAD) * cell_mm
-    return width * height / 1e6
+    return width / 1000, height / 1000
+
+
+def board_area_m2(game: Game, cell_mm: float) -> float:
+    """The template's sheet (the board and its margin), in square metres."""
+    width, depth = board_size_m(game, cell_mm)
+    return width * depth
+
+
+def battens_m(game: Game, cell_mm: float) -> float:
+    """The battens' length: round the edges, and one across every 20 cm under the middle."""
+    width, depth = board_size_m(game, cell_mm)
+    inner = max(0, math.ceil(width / BATTEN_EVERY_M) - 1)
+    return 2 * (width + depth) + inner * depth
 
 
 def parts_list(profile: BoardProfile, game: Game) -> list[Line]:
     """Everything one board takes, by the guide (docs/build-a-board.md, Parts)."""
     wiring = profile.pico
     assert wiring is not None, "an identity board is not built from this guide"
+    stack = parse_build(profile)
+    cell_mm = stack.cell / MM
     sensors = len(profile.sensor_cells)
     leds = profile.led_count
     linear = wiring.part.kind == "linear"
@@ -136,7 +185,12 @@ def parts_list(profile: BoardProfile, game: Game) -> list[Line]:
     sig_lines = len(wiring.signal)
     lines = [
         Line("pico", 1),
-        Line(wiring.part.name, sensors, "one a cell with a sensor"),
+        Line(
+            wiring.part.name,
+            sensors,
+            "one a cell with a sensor",
+            sensor_priced(stack, *PRICES[wiring.part.name]),
+        ),
         Line(
             "mux",
             muxes,
@@ -166,7 +220,7 @@ def parts_list(profile: BoardProfile, game: Game) -> list[Line]:
             "magnet",
             pieces_in_play(game),
             "one a piece, the size the profile's build.piece.magnet names",
-            magnet_priced(profile),
+            magnet_priced(stack),
         ),
         Line(
             "wire",
@@ -175,9 +229,19 @@ def parts_list(profile: BoardProfile, game: Game) -> list[Line]:
             "(power.led_wire_awg); estimate: runs to the multiplexers and along the chain",
         ),
     ]
-    area = board_area_m2(game)
-    lines += [Line("plywood_3", round(area, 3), "the playing surface, the template's size"),
-              Line("plywood_6", round(area, 3), "the base")]  # fmt: skip
+    area = board_area_m2(game, cell_mm)
+    top_mm = stack.top / MM
+    cavity_mm = stack.cavity / MM
+    lines += [
+        Line("plywood_top", round(area, 3), f"the playing surface, the template's size "
+             f"({cell_mm:g} mm cells)", (PLYWOOD.get(top_mm) or _by_size(PLYWOOD, top_mm),
+             f"m² of {top_mm:g} mm birch plywood, the playing surface (build.top_mm)")),
+        Line("plywood_6", round(area, 3), "the base"),
+        Line("batten", round(battens_m(game, cell_mm), 2), f"round the edges and one every "
+             f"{BATTEN_EVERY_M * 100:g} cm under the middle; the board stands "
+             f"{board_height_mm(stack):g} mm high", (_by_size(BATTENS, cavity_mm),
+             f"metre of {cavity_mm:g} x {BATTEN_WIDTH_MM:g} mm pine batten (build.cavity_mm)")),
+    ]  # fmt: skip
     if wiring.power.supply_ma > USB_SUPPLY_MA:
         lines += [Line("supply", 1), Line("jack", 1, "the supply's plug"),
                   Line("schottky", 1, "the supply into VSYS"),
@@ -202,8 +266,29 @@ def regulator_key(name: str) -> str:
     return "buck"
 
 
+def build_table(boards: list[tuple[BoardProfile, Game]]) -> str:
+    """docs/build-a-board.md's table of what each shipped board is built from (Materials and
+    mechanics): every figure the profile's ``build:`` as the physics reads it."""
+    rows = [
+        "| profile | sensor to order | mounted | magnet (one a piece) | cells | top | battens "
+        "(cavity) | the board's height |",
+        "|---------|-----------------|---------|----------------------|------:|----:|--------"
+        "---------:|-------------------:|",
+    ]
+    for profile, _game in boards:
+        stack = parse_build(profile)
+        magnet = stack.magnet
+        rows.append(
+            f"| `{profile.id}` | {sensor_part(stack)} | {stack.mount.value} "
+            f"| {magnet.diameter / MM:g} x {magnet.thickness / MM:g} mm {magnet.grade} "
+            f"| {stack.cell / MM:g} mm | {stack.top / MM:g} mm plywood "
+            f"| {stack.cavity / MM:g} mm | {board_height_mm(stack):g} mm |"
+        )
+    return "\n".join(rows) + "\n"
+
+
 # The parts list's lines that are not parts of the circuit: the pieces' magnets, the wood.
-OFF_THE_CIRCUIT = ("magnet", "wire", "plywood_3", "plywood_6", "supply", "usb")
+OFF_THE_CIRCUIT = ("magnet", "wire", "plywood_top", "plywood_6", "batten", "supply", "usb")
 
 
 def total(lines: list[Line]) -> float:
