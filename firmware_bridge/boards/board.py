@@ -153,6 +153,19 @@ class Board(ABC):
         that runs slower than real time, as the emulated chip, counts its own)."""
         time.sleep(seconds)
 
+    # CHANGE frames the board has sent the host so far (counted where the board's frames
+    # pass through this process: every board kind here).
+    changes_sent = 0
+
+    def hold_until_reported(self, since: int, seconds: float, timeout: float = 15.0) -> None:
+        """A hand holding a lifted piece that it puts back on its cell (a squash, a strike and
+        return): ``seconds`` of the board's own time, and then until the board has reported a
+        change since ``since`` changes, so a busy machine never hides the lift from the host."""
+        self.hold(seconds)
+        deadline = time.monotonic() + timeout
+        while self.changes_sent <= since and time.monotonic() < deadline:
+            time.sleep(0.01)
+
     def timer(self, seconds: float) -> Elapsed:
         """Something to ask whether ``seconds`` of the board's own time have passed."""
         return WallTimer(time.monotonic() + seconds)

@@ -151,6 +151,7 @@ class EmulatedBoard(Board):
         if changes:
             self.counter = (self.counter + 1) & 0xFFFFFFFF
             size = self._send(Change(self.counter, tuple(changes)))
+            self.changes_sent += 1
             if size:
                 self.last_change_sent = (time.monotonic(), size)
         if self.flush_at:

@@ -630,6 +630,7 @@ class MicroPythonBoard(Board):
                         self.host_seen.set()
                     elif isinstance(event.message, Change):
                         self.last_change = (time.monotonic(), len(frame))
+                        self.changes_sent += 1
                     answered = event.message.seq if isinstance(event.message, Ack | Nak) else -1
                     if self.unanswered is not None and answered == self.unanswered[0]:
                         self.unanswered = None

@@ -393,10 +393,11 @@ class Table:
             if move.to != move.frm and move.to in self.pieces:
                 self.lift(names[move.to])
                 self._pause()
+            reported = self.board.changes_sent
             self.lift(names[move.frm])
             self._pause()
-            if move.frm == move.to:  # held long enough for the firmware to report the lift
-                self.board.hold(2 * self.profile.debounce + 0.02)
+            if move.frm == move.to:  # held until the firmware has reported the lift
+                self.board.hold_until_reported(reported, 2 * self.profile.debounce + 0.02)
             self.place(names[move.to])
             if move.frm == move.to and not move.cells:  # a null move: lifted, back, CONFIRM
                 self._pause(2)

@@ -19,8 +19,12 @@ from dataclasses import dataclass
 
 from firmware_bridge.opponent.protocol import Info, Request, Verb, format_request, parse_info
 
-# How long an engine may take beyond the time it was given before it counts as hung.
-GRACE_S = 5.0
+# How long an engine may take beyond the time it was given before it counts as hung. Not a
+# few seconds: the referee starts its engine at a lower priority, and on a machine whose cores
+# are all busy (measured: make test beside three busy processes) its answer came more than
+# 5 s late, the referee called it hung and the computer lost its move. A hung engine is rare;
+# waiting 20 s more for one costs less than that.
+GRACE_S = 20.0
 
 
 class EngineError(RuntimeError):
