@@ -13,8 +13,7 @@ firmware runs there as its own MicroPython process; this process:
   can damage, drop or add bytes on the way (``corrupt``, ``drop``, ``garbage``);
 - reads the LEDs back from the firmware's hardware layer (checked against the power budget);
 - is the watchdog's clock: a firmware that stops feeding it restarts with the watchdog as its
-  reset cause, as on the RP2040; a reset or unplug takes the USB port with it.
-"""
+  reset cause, as on the RP2040; a reset or unplug takes the USB port with it."""
 
 from __future__ import annotations
 
