@@ -102,7 +102,7 @@ def test_the_guides_price_table_is_the_one_the_code_makes() -> None:
 
     for profile, game in boards:
         lines = board_parts(profile, game)
-        assert total(lines) == sum(line.quantity * line.unit for line in lines) > 20
+        assert total(lines) == sum(round(line.quantity * line.unit, 2) for line in lines) > 20
         # Issue 50: one parts list. The BOM firmware circuit writes costs what firmware
         # parts and the guide say, line for line (131.68 against 132.10 before).
         rows = bom_rows(board_circuit(profile, game), profile, game)
@@ -156,7 +156,7 @@ def test_an_ss49e_board_is_never_told_to_power_its_sensors_from_5v() -> None:
     assert "may take 5 V directly" in _rail_text({**power, "sensor_part": "drv5053"})
 
 
-def test_a_reed_boards_template_draws_upright_reeds(tmp_path: Path) -> None:
+def test_a_reed_boards_template_draws_its_flat_reeds_and_small_leds(tmp_path: Path) -> None:
     out = tmp_path / "reed.svg"
     result = subprocess.run(
         [sys.executable, "-m", "firmware_bridge.cli", "board-template", "--game",
@@ -165,10 +165,9 @@ def test_a_reed_boards_template_draws_upright_reeds(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     svg = out.read_text()
-    assert svg.count('class="mark"/>') == 81  # a red ring under each sensed cell
-    assert "reed switch stands upright" in svg
-    # Each LED in its cell's corner, with its hole's dark ring (the guide's Materials).
-    assert svg.count('height="5" class="led"/>') == 81
+    assert "reed switch lies flat" in svg, svg[:2000]
+    # Each LED in its cell's corner, the build's 2 mm one, with its hole's dark ring.
+    assert svg.count('height="2" class="led"/>') == 81
     assert svg.count('r="5" class="led"/>') == 81
 
 

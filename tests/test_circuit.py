@@ -296,7 +296,7 @@ def test_firmware_config_refuses_waits_the_simulated_line_does_not_cover(
     data["pico"]["bands"] = {"delta": 3000}  # an SS49E moves less: its threshold nearer
     data["build"].update(top_mm=1)  # and a thinner top and a stronger magnet, for its physics
     data["build"]["sensor"] = {"mount": "under-top"}
-    data["build"]["piece"]["magnet"]["grade"] = "N52"
+    data["build"]["piece"]["magnet"] = {"diameter_mm": 12, "thickness_mm": 3, "grade": "N52"}
     path.write_text(yaml.safe_dump(data))
     made = tmp_path / "board.json"
     config_args = ["firmware", "config", "--board", "vanguard", "--config-dir", str(config),

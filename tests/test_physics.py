@@ -36,7 +36,8 @@ REVIEWED = {
     "cavity_mm": 13,
     "piece": {"diameter_mm": 30, "base_mm": 0, "magnet": {"diameter_mm": 6, "thickness_mm": 3}},
     "sensor": {"variant": "PA", "mount": "under-top"},
-    "led_offset_mm": 18,
+    "led_offset_mm": 21.5,
+    "led_mm": 2,
 }
 
 
@@ -110,9 +111,16 @@ def test_an_upright_reed_taller_than_its_cavity_is_refused_with_the_figures() ->
     text = str(refused.value)
     assert "build.cavity_mm" in text and "takes 18.5 mm" in text and "15 mm cavity" in text
     assert "build.sensor.mount: flat" in text and "19 mm or more" in text
-    roomy = changed(build, cavity_mm=20, top_mm=9, led_offset_mm=18)
+    roomy = changed(build, cavity_mm=20, top_mm=9, led_offset_mm=23.5, led_mm=2)
     roomy["piece"] = {"diameter_mm": 30, "magnet": {"diameter_mm": 8, "thickness_mm": 3}}
-    assert check_profile(*profile_with("three-dragons-reed", roomy)).ok
+    verdict = check_profile(*profile_with("three-dragons-reed", roomy))  # it fits, but ...
+    # Issue 65: upright, every neighbour pushes the reed the same way: with its own piece
+    # lifted they still hold it closed (0.57 mT against a least drop-out of 0.5, less the
+    # margin), which the old check, against the pull-in only, let pass.
+    assert [p for p in verdict.problems if "its piece lifted" in p], verdict.problems
+    flat = changed(roomy, sensor__mount="flat", top_mm=3, cavity_mm=8)
+    flat["piece"] = {"diameter_mm": 30, "magnet": {"diameter_mm": 8, "thickness_mm": 2}}
+    assert check_profile(*profile_with("three-dragons-reed", flat)).ok  # the shipped build
 
 
 def test_crosstalk_on_a_small_cell_is_refused() -> None:
@@ -251,3 +259,25 @@ def test_a_weak_hall_board_is_told_the_next_more_sensitive_variant_never_its_own
             assert advice in weak, weak
         else:
             assert "variant" not in weak and "a stronger magnet" in weak, weak
+
+
+def test_a_pressed_piece_needs_the_margin_and_an_led_must_clear_a_piece_at_its_cells_edge() -> None:
+    """Issue 65: Three Dragons' build as shipped before passed with its neighbours working
+    against a piece at 3.75 mT where 3.89 mT (the threshold and its margin) is needed, and its
+    LED 16 mm out was clear only of a centred piece, not of one pushed towards it."""
+    before = {"cell_mm": 40, "top_mm": 3, "cavity_mm": 15,
+              "piece": {"diameter_mm": 25, "base_mm": 0.5,
+                        "magnet": {"diameter_mm": 12, "thickness_mm": 5, "grade": "N35"}},
+              "sensor": {"variant": "VA", "mount": "on-base"}, "led_offset_mm": 16}  # fmt: skip
+    problems = check_profile(*profile_with("three-dragons", before)).problems
+    pressed = next(p for p in problems if "working against it" in p)
+    assert "gives 3.75 mT, under the 3.89 mT it needs" in pressed, pressed
+    led = next(p for p in problems if "LED" in p)
+    assert "standing 10.6 mm off the centre towards it" in led and "26.6 mm or more" in led, led
+    assert "build.led_mm: 2" in led
+    assert check_profile(*catalog_board("three-dragons")).ok  # as shipped now
+
+
+def catalog_board(profile_id: str) -> tuple[Any, Any]:
+    game = catalog.load_game(catalog.profile_game(profile_id, CONFIG), directory=CONFIG)
+    return catalog.load_profile(profile_id, game, CONFIG), game

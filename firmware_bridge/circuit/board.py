@@ -11,7 +11,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from engine import Game
+from engine import ConfigError, Game
 from firmware_bridge.circuit import components as c
 from firmware_bridge.circuit.model import Circuit, Node, Part, PartSpec, PinKind
 from firmware_bridge.link.profile import BoardProfile
@@ -64,7 +64,7 @@ def board_circuit(profile: BoardProfile, game: Game, choices: Choices = Choices(
         spec = dataclasses.replace(spec, name=sensor_part(parse_build(profile)))
     _sensing(circuit, pico, wiring, sensors, rail=sensor_rail, choices=choices, spec=spec)
     if leds and wiring.led_pin is not None:
-        _leds(circuit, pico, wiring, leds, five=five, usb=usb)
+        _leds(circuit, pico, wiring, leds, five=five, usb=usb, spec=led_spec(profile))
     for name, gp in sorted(wiring.buttons.items(), key=lambda item: item[1]):
         # A button is touched: a finger's static discharge reaches its wire. 1 kohm in series
         # at the Pico limits what reaches the pad's protection diodes (the RP2040's pads are
@@ -249,8 +249,26 @@ def _sensor(
         circuit.connect(rail, (pull, "2"))
 
 
+def led_spec(profile: BoardProfile) -> PartSpec:
+    """The LED the build names (``build.led_mm``, as the physics reads it: a 5 mm WS2812B or
+    a 2 mm WS2812B-2020)."""
+    try:
+        size = parse_build(profile).led_size
+    except ConfigError:  # a build the physics refuses for its sensor: its LED is still named
+        build = profile.build if isinstance(profile.build, dict) else {}
+        size = float(build.get("led_mm", 5)) / 1000
+    return c.LEDS.get(round(size * 1000, 1), c.WS2812B)
+
+
 def _leds(
-    circuit: Circuit, pico: Part, wiring: PicoWiring, leds: int, *, five: str, usb: bool
+    circuit: Circuit,
+    pico: Part,
+    wiring: PicoWiring,
+    leds: int,
+    *,
+    five: str,
+    usb: bool,
+    spec: PartSpec = c.WS2812B,
 ) -> None:
     """The level shifter and the LED chain, on the LEDs' 5 V: a soft-start switch off VBUS on
     a USB board, the supply's 5 V otherwise (§5)."""
@@ -284,7 +302,7 @@ def _leds(
     circuit.connect("LED_DATA_5V", (shifter, "1Y"), (series, "1"))
     previous: tuple[Part, str] = (series, "2")
     for index in range(leds):
-        led = circuit.add(c.WS2812B, note=f"LED {index}", unit=f"led:{index}")
+        led = circuit.add(spec, note=f"LED {index}", unit=f"led:{index}")
         circuit.connect(rail, (led, "VDD"))
         circuit.connect(GND, (led, "VSS"))
         circuit.connect(f"LED_DIN{index}", previous, (led, "DIN"))

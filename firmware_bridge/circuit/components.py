@@ -323,6 +323,29 @@ WS2812B = PartSpec(
     "led",
     supply_pin="VDD",
 )
+# The same LED in a 2 x 2 mm package (Worldsemi WS2812B-2020 datasheet: pin 1 DOUT, 2 GND,
+# 3 DIN, 4 VDD; 3.7-5.3 V): small enough to stay clear of a piece standing at its cell's edge.
+WS2812B_2020 = PartSpec(
+    "WS2812B-2020",
+    "addressable RGB LED, 2 x 2 mm",
+    "D",
+    (
+        PinSpec("1", "DOUT", K.OUTPUT),
+        PinSpec("2", "VSS", K.GROUND),
+        PinSpec("3", "DIN", K.INPUT),
+        PinSpec("4", "VDD", K.POWER_IN, takes=(3.7, 5.3)),
+    ),
+    "LED_SMD:LED_WS2812B-2020_PLCC4_2.0x2.0mm",
+    "led",
+    supply_pin="VDD",
+)
+LEDS = {5.0: WS2812B, 2.0: WS2812B_2020}  # by the build's led_mm
+
+
+def is_led(spec: PartSpec) -> bool:
+    return spec in LEDS.values()
+
+
 # 74AHCT125: TTL-level inputs, so 3.3 V from the Pico reads high, and 5 V out; its inputs take
 # up to 5.5 V whatever its supply.
 SHIFTER = PartSpec(

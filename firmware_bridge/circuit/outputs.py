@@ -111,9 +111,10 @@ def bom_rows(circuit: Circuit, profile: BoardProfile, game: Game) -> list[dict[s
     """The bill of materials: the circuit's parts grouped by part and value, then the parts
     list's lines that are not on the circuit (magnets, wood, wire, the supply, the cable)."""
     rows = []
+    listed = {line.part: line.unit for line in parts_list(profile, game)}  # the build's own
     for group in _groups(circuit):
         spec = group[0].spec
-        unit = PRICES[spec.price][0] if spec.price else 0.0
+        unit = listed.get(spec.price, PRICES[spec.price][0]) if spec.price else 0.0
         rows.append(
             {
                 "refs": _refs(group),

@@ -299,7 +299,7 @@ def _leds(sheet: Sheet) -> Panel | None:
         "line at its output; its three unused buffers have their inputs at GND and are off."
     )
     if led:
-        chip = next(p for p in led if p.spec is c.WS2812B)
+        chip = next(p for p in led if c.is_led(p.spec))
         sides = {"DIN": "L", "DOUT": "R", "VDD": "T", "VSS": "B"}
         box = pen.chip(chip, sides, at=(r.end[0] + 1.2, r.end[1]), anchor="DIN")
         pen.wire((series, "2"), (chip, "DIN"), r.end, box.absanchors["DIN"])
@@ -312,7 +312,7 @@ def _leds(sheet: Sheet) -> Panel | None:
             f"One LED drawn: {len(leds)} in a chain ({refs([i[0] for i in leds])}), each DOUT "
             "to the next one's DIN, each with its 100 nF."
         )
-        last = next(p for p in leds[-1] if p.spec is c.WS2812B)
+        last = next(p for p in leds[-1] if c.is_led(p.spec))
         if last is not chip and sheet.net(last, "DOUT") is None:
             caption.append(f"The last one's DOUT ({last.ref}) stays unconnected.")
         if bulk:

@@ -170,9 +170,11 @@ def template(
         if led is not None:  # in the cell's corner (§2): the LED, its hole and its dark ring
             d = led_offset / math.sqrt(2)
             lx, ly = x + d, y - d
+            side = round(stack.led_size / MM, 1) if stack else 5.0  # the build's LED
             parts.append(
-                f'<rect x="{lx - 2.5:.2f}" y="{ly - 2.5:.2f}" width="5" height="5" class="led"/>'
-                f'<circle cx="{lx:.2f}" cy="{ly:.2f}" r="5" class="led"/>'
+                f'<rect x="{lx - side / 2:.2f}" y="{ly - side / 2:.2f}" width="{side:g}" '
+                f'height="{side:g}" class="led"/><circle cx="{lx:.2f}" cy="{ly:.2f}" r="5" '
+                'class="led"/>'
             )
         if sensor is not None and reed and mount is Mount.UPRIGHT:  # upright: a ring
             parts.append(f'<circle cx="{x:.2f}" cy="{y:.2f}" r="1.6" class="mark"/>')
@@ -185,7 +187,7 @@ def template(
     sensing = {
         Sensing.OWNER: f"magnet polarity: {names[0]}'s pieces north pole down, "
         f"{names[1]}'s south pole down",
-        Sensing.OCCUPANCY: "occupancy (any magnet)",
+        Sensing.OCCUPANCY: "occupancy: every piece's magnet north pole down",
         Sensing.IDENTITY: "identity (RFID tags)",
     }[profile.sensing]
     part = f"; sensors: {wiring.part.name}" if wiring is not None else ""
@@ -201,13 +203,15 @@ def template(
             "glass vertical, its leads bent clear of it (a reed lying flat and centred under a "
             "disc magnet never closes)"
             if reed and mount is Mount.UPRIGHT
-            else "the red line is where each reed switch lies, flat along the row with one end "
-            "under the cell's centre (centred, it would never close)"
+            else "the red line is where each reed switch lies flat along the row, one end "
+            "under the cell's centre (centred, it would never close); every magnet north pole "
+            "down"
             if reed
             else "the red cross marks the cell's centre, where its sensor goes"
         ),
-        "the blue square is the cell's LED, facing up; the blue circle its 5 mm hole's 10 mm dark "
-        "ring (paint or tape), so one cell's light does not bleed into the next",
+        "the blue square is the cell's LED, facing up, its size the build's; the blue circle "
+        "its 5 mm hole's 10 mm dark ring (paint or tape), so one cell's light does not bleed "
+        "into the next",
         "Print at 100 % (no 'fit to page'): the bar below is exactly 100 mm.",
     ]
     # Each line wrapped to the sheet (its text never runs past the paper's edge).

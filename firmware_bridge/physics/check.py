@@ -27,6 +27,7 @@ from functools import cache
 
 from engine import ConfigError, Game
 from firmware_bridge.link.profile import BoardProfile
+from firmware_bridge.link.protocol import Sensing
 from firmware_bridge.physics.field import grid, numpy, signal
 from firmware_bridge.physics.parts import (
     HALL_MARGIN,
@@ -144,6 +145,9 @@ def check_profile(profile: BoardProfile, game: Game) -> Verdict:
     centres = cell_centres(game, stack.cell)
     figures: list[CellFigures] = []
     own = _own(stack)
+    # An occupancy board's pieces carry their magnets all the same way up (the guide's
+    # assembly step says so: north pole down); an owner board's way up is its player.
+    same_way_up = profile.sensing is Sensing.OCCUPANCY
     for cell in profile.sensor_cells:
         if cell is None or cell not in centres:
             continue
@@ -159,11 +163,21 @@ def check_profile(profile: BoardProfile, game: Game) -> Verdict:
                 offsets.append(
                     (round((ox - x) / MM, 3), round((oy - y) / MM, 3), other_shape == "square")
                 )
-        cross = sum(neighbour_field(stack, dx, dy, sq) for dx, dy, sq in offsets)
+        fields = [neighbour_fields(stack, dx, dy, sq) for dx, dy, sq in offsets]
+        if same_way_up:
+            # Every magnet the same pole down: each neighbour's field has its sign. The worst
+            # is every neighbour that pushes one way there at once (those pushing the other
+            # way lifted), and against the own piece, those pushing against its sign.
+            ahead = sum(max(0.0, high) for high, _ in fields)
+            behind = sum(max(0.0, -low) for _, low in fields)
+            cross = max(ahead, behind)
+            against = behind if _own_sign(stack) > 0 else ahead
+        else:  # a player's pieces one pole down, the other's the other: either, anywhere
+            cross = against = sum(max(high, -low) for high, low in fields)
         figures.append(
             CellFigures(
                 game.board.names[cell],
-                weakest_alone - cross,
+                weakest_alone - against,
                 weakest_alone,
                 place,
                 cross,
@@ -194,12 +208,21 @@ def _problems(
             "larger cells (build.cell_mm), a smaller magnet (build.piece.magnet), or a less "
             "sensitive sensor"
         )
+    elif crossed.crosstalk >= wants.off:
+        # Its own piece lifted while the neighbours stay: what they give must let the sensor
+        # go (a reed's drop-out), or the piece still reads after it is taken off.
+        problems.append(
+            f"{crossed.cell}: its piece lifted, its neighbours' pieces still give it "
+            f"{crossed.crosstalk / MT:.2f} mT, and the sensor lets go only under "
+            f"{wants.off / MT:.2f} mT: the piece would still read once taken off (a thinner "
+            "top with a smaller magnet (build.top_mm, build.piece.magnet), or larger cells)"
+        )
     pressed = min(figures, key=lambda f: f.weakest)
-    if pressed.weakest < wants.threshold and pressed.alone >= wants.on:
+    if pressed.weakest < wants.on and pressed.alone >= wants.on:
         problems.append(
             f"{pressed.cell}: with its neighbours' pieces working against it, its own piece "
-            f"gives {pressed.weakest / MT:.2f} mT, under the {wants.threshold / MT:.2f} mT it "
-            "needs (crosstalk): larger cells (build.cell_mm) or a stronger magnet"
+            f"gives {pressed.weakest / MT:.2f} mT, under the {wants.on / MT:.2f} mT it needs "
+            f"({wants.words}; crosstalk): larger cells (build.cell_mm) or a stronger magnet"
         )
     if figures and figures[0].lifted >= wants.off:
         problems.append(
@@ -207,23 +230,35 @@ def _problems(
             f"and the sensor lets go only under {wants.off / MT:.2f} mT: a weaker magnet "
             "(build.piece.magnet) or a less sensitive part"
         )
-    if stack.led_offset - stack.led_size / 2 < stack.piece_diameter / 2:
-        clear = (stack.piece_diameter + stack.led_size) / 2 / MM
+    # The LED lies along the diagonal towards a corner of its cell, turned square to the
+    # cell: its nearest point to the centre is its half-diagonal closer. A piece may stand
+    # anywhere its own cell holds it (``reach``): it must not cover the LED even there.
+    half = stack.led_size / math.sqrt(2)
+    far = _farthest_towards_led(stack, "hex" not in shapes)
+    if stack.led_offset - half < far + stack.piece_diameter / 2:
+        clear = (far + stack.piece_diameter / 2 + half) / MM
         problems.append(
             f"an LED {stack.led_offset / MM:g} mm from the cell's centre is under a "
-            f"{stack.piece_diameter / MM:g} mm piece: put it {clear:g} mm or more from the "
-            "centre (build.led_offset_mm)"
+            f"{stack.piece_diameter / MM:g} mm piece standing {far / MM:.1f} mm off the centre "
+            f"towards it, where its cell still holds it: put it {clear:.1f} mm or more from "
+            "the centre (build.led_offset_mm), use a smaller LED (build.led_mm: 2, a "
+            "WS2812B-2020), smaller pieces or larger cells"
         )
     # The LED lies towards a corner of its cell: its own far corner must stay inside it.
     corner = stack.cell / (math.sqrt(3) if "hex" in shapes else math.sqrt(2))
-    if stack.led_offset + stack.led_size / math.sqrt(2) > corner:
+    if stack.led_offset + half > corner:
         problems.append(
             f"an LED {stack.led_offset / MM:g} mm from the centre reaches past its "
             f"{stack.cell / MM:g} mm cell's corner, {corner / MM:.1f} mm out: put it "
-            f"{(corner - stack.led_size / math.sqrt(2)) / MM:.1f} mm or less from the centre "
-            "(build.led_offset_mm)"
+            f"{(corner - half) / MM:.1f} mm or less from the centre (build.led_offset_mm)"
         )
     return problems
+
+
+def _farthest_towards_led(stack: Stackup, square: bool) -> float:
+    """How far off its centre, along the LED's diagonal, a piece may stand in its cell: the
+    corner of the square of places on a square cell, the reach on a round one."""
+    return stack.reach * (math.sqrt(2) if square else 1.0)
 
 
 def _fix_weak(stack: Stackup) -> str:
@@ -256,12 +291,27 @@ def _own(stack: Stackup) -> dict[bool, tuple[float, tuple[float, float]]]:
 
 
 @cache
+def neighbour_fields(stack: Stackup, dx_mm: float, dy_mm: float, square: bool
+                     ) -> tuple[float, float]:  # fmt: skip
+    """The most and the least (signed) a piece on a cell whose centre is (dx, dy) mm away
+    gives this sensor, anywhere in its own cell, its north pole down."""
+    np = numpy()
+    places = grid(stack.reach, square, step=2e-3) + np.array([dx_mm * MM, dy_mm * MM])
+    values = signal(stack, places, 1.0)
+    return float(np.max(values)), float(np.min(values))
+
+
 def neighbour_field(stack: Stackup, dx_mm: float, dy_mm: float, square: bool) -> float:
     """The most a piece on a cell whose centre is (dx, dy) mm away gives this sensor, at its
     worst place in its own cell (either polarity: the size)."""
-    np = numpy()
-    places = grid(stack.reach, square, step=2e-3) + np.array([dx_mm * MM, dy_mm * MM])
-    return float(np.max(np.abs(signal(stack, places, 1.0))))
+    high, low = neighbour_fields(stack, dx_mm, dy_mm, square)
+    return max(high, -low)
+
+
+@cache
+def _own_sign(stack: Stackup) -> float:
+    """The sign of what a piece on the cell's centre, north pole down, gives its sensor."""
+    return 1.0 if float(signal(stack, [[0.0, 0.0]], 1.0)[0]) >= 0 else -1.0
 
 
 @cache
@@ -286,7 +336,8 @@ def report_lines(verdict: Verdict) -> list[str]:
         f"neighbours; needs {wants.on / MT:.2f} mT ({wants.words}): margin "
         f"{weakest.alone / wants.threshold:.2f}x",
         f"  crosstalk: {loudest.cell}, {loudest.crosstalk / MT:.2f} mT from its neighbours with "
-        f"no piece on it; must stay under {wants.quiet / MT:.2f} mT",
+        f"no piece on it; must stay under {wants.quiet / MT:.2f} mT, and under "
+        f"{wants.off / MT:.2f} mT for its own piece, lifted, to let go",
         f"  lifted {stack.lift / MM:g} mm: {loudest.lifted / MT:.2f} mT; lets go under "
         f"{wants.off / MT:.2f} mT",
         f"  LED {stack.led_offset / MM:g} mm from the centre, a {stack.piece_diameter / MM:g} mm "
@@ -321,7 +372,8 @@ def physics_table(verdicts: list[Verdict]) -> str:
             f"{stack.cavity / MM:g} mm | {math.hypot(x, y):.1f} mm off the centre "
             f"| {weakest.alone / MT:.2f} mT | {wants.on / MT:.2f} mT "
             f"| {weakest.alone / wants.threshold:.2f}{TIMES} | {loudest.crosstalk / MT:.2f} "
-            f"({wants.quiet / MT:.2f}) mT | {loudest.lifted / MT:.2f} mT at {stack.lift / MM:g} mm "
+            f"({min(wants.quiet, wants.off) / MT:.2f}) mT "
+            f"| {loudest.lifted / MT:.2f} mT at {stack.lift / MM:g} mm "
             f"({wants.off / MT:.2f}) |"
         )
     return "\n".join(rows) + "\n"

@@ -46,6 +46,7 @@ PRICES: dict[str, tuple[float, str]] = {
     "linear-hall": (0.50, "linear hall sensor"),
     "mux": (1.60, "CD74HC4067 16-channel multiplexer (SOIC-24; on a breakout to hand-wire)"),
     "led": (0.12, "WS2812B, cut from a 60/m strip (or a single pixel)"),
+    "led_2020": (0.10, "WS2812B-2020, 2 x 2 mm (on the PCB, or on a pixel breakout to wire)"),
     "shifter": (0.60, "74AHCT125 level shifter, DIP-14"),
     "resistor": (0.02, "resistor, 1/4 W"),
     "cap_100n": (0.03, "100 nF ceramic capacitor"),
@@ -83,7 +84,8 @@ class Line:
 
     @property
     def cost(self) -> float:
-        return self.quantity * self.unit
+        """In whole cents, as every list that shows it writes it (so totals agree)."""
+        return round(self.quantity * self.unit, 2)
 
     @property
     def what(self) -> str:
@@ -92,7 +94,8 @@ class Line:
 
 # Neodymium discs by size (diameter, thickness in mm): typical small-quantity prices, noted
 # with the rest. Another size is priced by its volume against the nearest smaller listed.
-MAGNETS = {(6.0, 3.0): 0.10, (8.0, 3.0): 0.15, (10.0, 3.0): 0.22, (12.0, 5.0): 0.45}
+MAGNETS = {(6.0, 2.0): 0.08, (6.0, 3.0): 0.10, (8.0, 2.0): 0.12, (8.0, 3.0): 0.15,
+           (10.0, 3.0): 0.22, (12.0, 3.0): 0.30, (12.0, 5.0): 0.45}  # fmt: skip
 # Birch plywood by thickness (mm), euros a square metre; another thickness by the next listed.
 PLYWOOD = {3.0: 14.0, 4.0: 16.0, 6.0: 20.0, 9.0: 27.0, 12.0: 34.0, 15.0: 40.0, 18.0: 46.0}
 # Pine battens by height (mm, 12 mm wide), euros a metre; another height by the next listed.
@@ -198,7 +201,9 @@ def parts_list(profile: BoardProfile, game: Game) -> list[Line]:
         ),
     ]
     if leds:
-        lines += [Line("led", leds, "one a cell"), Line("shifter", 1)]
+        small = stack.led_size < 3 * MM  # the build's LED: a WS2812B-2020, or a 5 mm one
+        lines += [Line("led", leds, "one a cell", PRICES["led_2020"] if small else None),
+                  Line("shifter", 1)]  # fmt: skip
     supplied = wiring.power.supply_ma > USB_SUPPLY_MA
     soft_start = bool(leds) and not supplied
     resistors = (1 + sig_lines + (sensors if wiring.part.name in ("drv5033", "hall-switch") else 0)

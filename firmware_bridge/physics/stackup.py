@@ -59,7 +59,7 @@ class Stackup:
     mount: Mount
     lead_bend: float  # a reed's or a sensor's leads bent this far from its body
     led_offset: float  # the LED's centre from the cell's centre (towards a corner)
-    led_size: float  # the LED's side (a 5 x 5 mm WS2812B)
+    led_size: float  # the LED's side: a 5 x 5 mm WS2812B, or a 2 x 2 mm WS2812B-2020
     lift: float  # a piece held this far above the top (clear of the pieces around) is off it
     where: str  # the profile's file, for the messages
 
@@ -102,7 +102,9 @@ def parse_build(profile: BoardProfile) -> Stackup:
     """The profile's ``build:`` section; ConfigError naming the key for one that is wrong or
     a stack-up that does not fit."""
     node = Node(profile.build if profile.build is not None else {}, profile.source, "build")
-    node.only_keys("cell_mm", "top_mm", "cavity_mm", "piece", "sensor", "led_offset_mm", "lift_mm")
+    node.only_keys(
+        "cell_mm", "top_mm", "cavity_mm", "piece", "sensor", "led_offset_mm", "led_mm", "lift_mm"
+    )
     piece = node.get("piece", {})
     piece.only_keys("diameter_mm", "base_mm", "magnet")
     magnet_node = piece.get("magnet", {})
@@ -147,7 +149,7 @@ def parse_build(profile: BoardProfile) -> Stackup:
         mount=mount,
         lead_bend=_mm(sensor_node.get("lead_bend_mm", 2), 0.5, 10),
         led_offset=_mm(node.get("led_offset_mm", 16), 0, 100),
-        led_size=5 * MM,
+        led_size=_led_size(node),
         lift=_mm(node.get("lift_mm", 30), 2, 100),
         where=profile.source,
     )
@@ -209,6 +211,17 @@ def _number(node: Node, low: float, high: float) -> float:
     if not low <= float(value) <= high:
         node.fail(f"expected {low:g} to {high:g}, got {value}")
     return float(value)
+
+
+LEDS = {5: "WS2812B", 2: "WS2812B-2020"}  # the LED's side (mm) and the part it is
+
+
+def _led_size(node: Node) -> float:
+    """``build.led_mm``: the LED's side, 5 (a WS2812B, a strip's) or 2 (a WS2812B-2020)."""
+    led = node.get("led_mm", 5)
+    if led.value not in LEDS or isinstance(led.value, bool):
+        led.fail(f"expected 5 (a WS2812B) or 2 (a WS2812B-2020), got {led.value!r}")
+    return float(led.value) * MM
 
 
 def _mm(node: Node, low: float, high: float) -> float:
