@@ -55,7 +55,7 @@ def board_circuit(profile: BoardProfile, game: Game, choices: Choices = Choices(
         if pin.kind is PinKind.GROUND:
             circuit.connect(GND, (pico, pin.name))
     circuit.connect("3V3", (pico, "3V3"))
-    five = _power_entry(circuit, pico, usb)
+    five = _power_entry(circuit, pico, usb, wiring.power.supply_ma)
     sensor_rail = choices.sensor_rail or _sensor_rail(circuit, wiring, len(sensors), five)
     # The part as it is ordered: a DRV5053 by the build's variant, as the physics reads it
     # (one spec for every cell: the schematic draws a kind of cell once).
@@ -86,7 +86,7 @@ def _node(part: Part, pin: str) -> Node:
     return Node(part.ref, pin)
 
 
-def _power_entry(circuit: Circuit, pico: Part, usb: bool) -> str:
+def _power_entry(circuit: Circuit, pico: Part, usb: bool, supply_ma: int = 2000) -> str:
     """The 5 V the LEDs (and a sensor regulator) take: USB's VBUS on a USB board, else the
     supply's, through a fuse and a reverse-polarity MOSFET, with the Pico fed through a
     Schottky into VSYS (§5). Returns the net's name."""
@@ -95,7 +95,8 @@ def _power_entry(circuit: Circuit, pico: Part, usb: bool) -> str:
         return "VBUS"
     unit = "power:"
     jack = circuit.add(c.JACK, note="the 5 V supply's plug", unit=unit)
-    fuse = circuit.add(c.FUSE, "2.5 A", note="at the supply's input", unit=unit)
+    spec = c.fuse(supply_ma / 1000)
+    fuse = circuit.add(spec, note="at the supply's input", unit=unit)
     mosfet = circuit.add(
         c.PMOS, note="reverse polarity: conducts only when the supply is right", unit=unit
     )
@@ -171,6 +172,13 @@ def _sensing(
         if wiring.enable:
             circuit.connect(f"EN{bank}", (mux, "EN"))
             circuit.connect(sig_nets[0], (mux, "SIG"))  # EN lines: one SIG line
+            # EN is active low: pulled up, a broken EN wire leaves its bank off (its cells
+            # read nothing, which the firmware reports), never on beside another bank,
+            # where two banks on one SIG line would give a plausible wrong reading.
+            pull = circuit.add(c.RESISTOR, "10k", note=f"EN{bank}'s pull-up: a broken wire "
+                               "turns its bank off", unit=f"en:M{bank}")  # fmt: skip
+            circuit.connect(f"EN{bank}", (pull, "1"))
+            circuit.connect("3V3", (pull, "2"))
         else:  # behind a second-level multiplexer: always on, its SIG into the second level
             circuit.connect(GND, (mux, "EN"))
             circuit.connect(f"BANK{bank}", (mux, "SIG"))

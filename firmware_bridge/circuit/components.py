@@ -9,6 +9,8 @@ pulled, which take a supply and what range of it. Numbers are the package the gu
 
 from __future__ import annotations
 
+import functools
+
 from firmware_bridge.circuit.model import Conduction, PartSpec, PinKind, PinSpec
 from firmware_bridge.link.wiring import USABLE_PINS
 
@@ -60,11 +62,20 @@ PICO_HEADER = {
 }
 
 
-# The lowest each 5 V rail reaches, for the rules check: a USB host's port gives 4.75 V at
-# least (USB 2.0, 7.2.1), and 1 m of cable with 28 AWG power wires (0.213 ohm/m each way)
-# drops 0.21 V more at the 500 mA a USB board may draw; a regulated 5 V supply is +-5 %.
-VBUS_LEAST = round(4.75 - 2 * 1.0 * 0.213 * 0.5, 2)
+# The lowest each 5 V rail reaches, for the rules check, at the 500 mA a USB board may draw:
+# a USB host's port gives 4.75 V at least (USB 2.0, 7.2.1); the cable the parts list orders
+# (USB_CABLE: 0.5 m with 24 AWG power wires, 0.084 ohm/m each way) drops 0.042 V; the
+# micro-B plug's VBUS and GND contacts 30 mohm each at most (USB 2.0 micro-USB cables and
+# connectors specification, contact resistance), 0.03 V. (1 m of 28 AWG, a common cheap
+# cable, would drop 0.21 V: the LEDs' 74AHCT125 would see less than its 4.5 V.) A regulated
+# 5 V supply is +-5 %.
+USB_CABLE = (0.5, 24, 0.084)  # metres, AWG, ohm/m of each power wire
+USB_CONTACT_OHM = 0.030
+VBUS_LEAST = round(4.75 - 2 * USB_CABLE[0] * USB_CABLE[2] * 0.5 - 2 * USB_CONTACT_OHM * 0.5, 3)
 SUPPLY_LEAST = 4.75
+# The TPS22918's on-resistance: 79 mohm at most at VIN 5 V, 25 degC (TI SLVSCG5, RON), at
+# the 450 mA a USB board's LEDs may take: what the LEDs' rail loses past it.
+LOAD_SWITCH_DROP = round(0.079 * 0.45, 3)
 
 
 def pico(roles: dict[int, PinKind]) -> PartSpec:
@@ -270,15 +281,30 @@ BUTTON = _two(
     "button",
 )
 
-FUSE = PartSpec(
-    "polyfuse",
-    "resettable fuse a little over the supply's rating",
-    "F",
-    (PinSpec("1", "1", K.PASSIVE), PinSpec("2", "2", K.PASSIVE)),
-    "Fuse:Fuse_Bourns_MF-RHT200",
-    "fuse",
-    conducts=(Conduction(("1", "2"), strong=True),),
-)
+# Bourns MF-RHT polyfuses by their hold current (A), with their R1max (ohm: the resistance
+# an hour after a trip, the most it has; Bourns MF-RHT series datasheet).
+POLYFUSES = {2.0: ("MF-RHT200", 0.070), 3.0: ("MF-RHT300", 0.048), 4.0: ("MF-RHT400", 0.035),
+             5.0: ("MF-RHT500", 0.028)}  # fmt: skip
+
+
+@functools.cache
+def fuse(supply_a: float) -> PartSpec:
+    """The polyfuse for a supply: the least hold current a quarter over the supply's rating,
+    its footprint the same part's, and what it drops at the supply's full current."""
+    hold = min((a for a in POLYFUSES if a >= 1.25 * supply_a), default=max(POLYFUSES))
+    name, ohm = POLYFUSES[hold]
+    return PartSpec(
+        name,
+        f"resettable fuse, {hold:g} A hold (the supply's {supply_a:g} A and a quarter more)",
+        "F",
+        (PinSpec("1", "1", K.PASSIVE), PinSpec("2", "2", K.PASSIVE)),
+        f"Fuse:Fuse_Bourns_{name}",
+        "fuse",
+        conducts=(Conduction(("1", "2"), strong=True, drop=round(ohm * supply_a, 3)),),
+    )
+
+
+FUSE = fuse(2.0)  # the shipped supplied board's (a 2 A supply)
 PMOS = PartSpec(
     "AO3401A",
     "P-channel MOSFET: reverse-polarity switch in the 5 V line",
@@ -286,7 +312,8 @@ PMOS = PartSpec(
     (PinSpec("1", "G", K.INPUT), PinSpec("2", "S", K.PASSIVE), PinSpec("3", "D", K.PASSIVE)),
     "Package_TO_SOT_SMD:SOT-23",
     "pmos",
-    conducts=(Conduction(("D", "S"), strong=True, one_way=True),),
+    # RDS(on) 52 mohm at most at VGS -4.5 V (AOS AO3401A datasheet), at the supply's 2 A
+    conducts=(Conduction(("D", "S"), strong=True, one_way=True, drop=0.104),),
 )
 SCHOTTKY = PartSpec(
     "1N5817",
@@ -295,7 +322,9 @@ SCHOTTKY = PartSpec(
     (PinSpec("1", "K", K.PASSIVE), PinSpec("2", "A", K.PASSIVE)),
     "Diode_THT:D_DO-41_SOD81_P10.16mm_Horizontal",
     "schottky",
-    conducts=(Conduction(("A", "K"), strong=True, one_way=True),),
+    # VF 0.45 V at 1 A at most (1N5817 datasheet): the Pico draws far less, so this is its
+    # worst, and VSYS takes 1.8 to 5.5 V
+    conducts=(Conduction(("A", "K"), strong=True, one_way=True, drop=0.45),),
 )
 JACK = PartSpec(
     "barrel jack",
@@ -387,7 +416,7 @@ LOAD_SWITCH = PartSpec(
     ),
     "Package_TO_SOT_SMD:SOT-23-6",
     "load_switch",
-    conducts=(Conduction(("VIN", "VOUT"), strong=True, one_way=True),),
+    conducts=(Conduction(("VIN", "VOUT"), strong=True, one_way=True, drop=LOAD_SWITCH_DROP),),
 )
 
 

@@ -39,17 +39,23 @@ class Problem:
 
 def edges(circuit: Circuit) -> Iterator[tuple[Node, Node, bool]]:
     """Every way a part conducts DC: (from, to, carries a supply)."""
+    for a, b, strong, _ in drops(circuit):
+        yield a, b, strong
+
+
+def drops(circuit: Circuit) -> Iterator[tuple[Node, Node, bool, float]]:
+    """Every way a part conducts DC, with the volts it drops at its worst current."""
     for part in circuit.parts.values():
         for conduction in part.spec.conducts:
             nodes = [Node(part.ref, pin) for pin in conduction.pins]
             if conduction.one_way:
                 for other in nodes[1:]:
-                    yield nodes[0], other, conduction.strong
+                    yield nodes[0], other, conduction.strong, conduction.drop
             else:
                 for a in nodes:
                     for b in nodes:
                         if a != b:
-                            yield a, b, conduction.strong
+                            yield a, b, conduction.strong, conduction.drop
 
 
 def supplies(circuit: Circuit, least: bool = False) -> dict[str, float]:
@@ -67,13 +73,16 @@ def supplies(circuit: Circuit, least: bool = False) -> dict[str, float]:
             volts[net] = max(volts.get(net, 0.0), given)
         elif pin.kind is PinKind.GROUND:
             volts.setdefault(net, 0.0)
-    strong = [(nets.get(a), nets.get(b)) for a, b, is_strong in edges(circuit) if is_strong]
+    strong = [(nets.get(a), nets.get(b), drop)
+              for a, b, is_strong, drop in drops(circuit) if is_strong]  # fmt: skip
     changed = True
     while changed:
         changed = False
-        for a, b in strong:
+        for a, b, drop in strong:
             if a in volts and b is not None and b not in volts:
-                volts[b] = volts[a]
+                # At its least, a supply carried through a part arrives less what it drops
+                # there (a load switch's on-resistance at the LEDs' current).
+                volts[b] = round(volts[a] - (drop if least else 0.0), 3)
                 changed = True
     return volts
 

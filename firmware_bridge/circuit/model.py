@@ -44,6 +44,7 @@ class Conduction:
     pins: tuple[str, ...]
     strong: bool = False
     one_way: bool = False
+    drop: float = 0.0  # volts it drops at its worst current (what the least supply counts)
 
 
 @dataclass(frozen=True, slots=True)

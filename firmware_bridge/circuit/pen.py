@@ -147,7 +147,7 @@ class Pen:
             symbol = e.Capacitor(polar=True)
         elif spec.ref_prefix == "C":
             symbol = e.Capacitor()
-        elif spec is c.FUSE:
+        elif spec.price == "fuse":
             symbol = e.Fuse()
         elif spec is c.BUTTON:
             symbol = e.Button()

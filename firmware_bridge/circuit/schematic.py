@@ -80,7 +80,8 @@ def _power(sheet: Sheet) -> Panel | None:
     if not found:
         return None
     parts = found[0]
-    (jack,), (fuse,), (mosfet,) = (by_spec(parts, s) for s in (c.JACK, c.FUSE, c.PMOS))
+    (fuse,) = [p for p in parts if p.spec.price == "fuse"]  # its rating the supply's
+    (jack,), (mosfet,) = (by_spec(parts, s) for s in (c.JACK, c.PMOS))
     (gate,), (bulk,), (diode,) = (by_spec(parts, s) for s in (c.RESISTOR, c.CAP_1000U, c.SCHOTTKY))
     pen = Pen(sheet)
     e = pen.e
@@ -96,6 +97,13 @@ def _power(sheet: Sheet) -> Panel | None:
         .at((f.end[0] + 1.0, f.end[1]))
         .label(f"{mosfet.ref}\n{mosfet.spec.name}", loc="lft", fontsize=12)
     )
+    # Its terminals named where they are drawn (a builder wires a SOT-23 by them), and the
+    # plug's polarity: a centre-positive 5.5 x 2.1 mm plug, as the parts list orders.
+    for text, where, loc in (("D", q.drain, "top"), ("S", q.source, "top"),
+                             ("G", q.gate, "right")):  # fmt: skip
+        pen.add(e.Label().at(where).label(text, loc=loc, fontsize=11))
+    pen.add(e.Label().at((plus[0] + 0.9, plus[1] - 0.55)).label("centre +", loc="bottom",
+                                                                fontsize=11))  # fmt: skip
     pen.wire((fuse, "2"), (mosfet, "D"), f.end, q.drain)
     g = pen.two(gate, "down", (q.gate[0], q.gate[1] - 0.5))
     pen.wire((mosfet, "G"), (gate, "1"), q.gate, g.start)
@@ -116,8 +124,10 @@ def _power(sheet: Sheet) -> Panel | None:
         pen,
         "Power in",
         [
-            f"The supply's plug, its fuse, and {mosfet.ref}: it conducts only when the plug's "
-            "polarity is right.",
+            f"The supply's plug (centre pin +5 V, sleeve ground), {fuse.ref} "
+            f"({fuse.spec.name}, {fuse.spec.describe.split(', ')[1].split(' (')[0]}), and "
+            f"{mosfet.ref}: its drain (D) to the fuse, its source (S) to the board, its gate "
+            "(G) to ground: it conducts only when the plug's polarity is right.",
             f"{diode.ref}, band towards VSYS, lets the supply feed the Pico, and USB feed "
             "nothing back.",
         ],
@@ -168,6 +178,7 @@ def _bank(sheet: Sheet) -> Panel | None:
         return None
     cell, cells = sheet.drawn_once("cell")
     pulls, lines = sheet.drawn_once("sig")
+    en_pulls, en_lines = sheet.drawn_once("en")
     pen = Pen(sheet)
     mux, box = _mux(pen, bank)
     wired = None
@@ -183,6 +194,9 @@ def _bank(sheet: Sheet) -> Panel | None:
         if wired is not None:
             _cell(pen, cell, first, mux, channel=wired, at=box.absanchors[wired])
     ends(pen, mux, box, MUX_SIDES, skip=(wired,) if wired else ())
+    if en_pulls:  # EN's pull-up, beside its flag
+        en = box.absanchors["EN"]
+        _pull_up(pen, en_pulls[0], (en[0] - 5.4, en[1] + 0.3))
     if pulls:
         pull = pulls[0]
         sig = box.absanchors["SIG"]
@@ -208,6 +222,9 @@ def _bank(sheet: Sheet) -> Panel | None:
     if pulls:
         more = f" ({len(lines)} lines: {refs([i[0] for i in lines])})" if len(lines) > 1 else ""
         caption.append(f"{pulls[0].ref}: {pulls[0].note}{more}.")
+    if en_pulls:
+        caption.append(f"{en_pulls[0].ref}: {en_pulls[0].note}; one an EN line "
+                       f"({refs([i[0] for i in en_lines])}).")  # fmt: skip
     return panel(pen, "The sensors: one multiplexer's bank", caption)
 
 

@@ -66,7 +66,11 @@ PRICES: dict[str, tuple[float, str]] = {
     "ldo_ap2112k": (0.45, "AP2112K-3.3 LDO regulator, SOT-23-5"),
     "ldo_ams1117": (0.30, "AMS1117-3.3 LDO regulator, SOT-223"),
     "buck": (2.20, "3.3 V buck regulator module"),
-    "usb": (3.00, "USB data cable"),
+    "usb": (
+        3.00,
+        "USB data cable, micro-B, at most 0.5 m with 24 AWG power wires (a longer "
+        "or thinner one sags the LEDs' 5 V below the shifter's 4.5 V)",
+    ),
     "jack": (0.40, "5.5 x 2.1 mm barrel jack"),
 }
 
@@ -206,11 +210,14 @@ def parts_list(profile: BoardProfile, game: Game) -> list[Line]:
                   Line("shifter", 1)]  # fmt: skip
     supplied = wiring.power.supply_ma > USB_SUPPLY_MA
     soft_start = bool(leds) and not supplied
+    enables = math.ceil(sensors / 16) if wiring.enable else 0  # one EN line a bank
     resistors = (1 + sig_lines + (sensors if wiring.part.name in ("drv5033", "hall-switch") else 0)
-                 + (1 if supplied else 0) + len(wiring.buttons))  # fmt: skip
+                 + (1 if supplied else 0) + len(wiring.buttons) + enables)  # fmt: skip
     lines.append(Line("resistor", resistors, "330 Ω in the data line at the shifter's output; "
                       "the SIG lines' " + ("10 kΩ pull-downs" if linear else "4.7 kΩ pull-ups")
                       + ("; the MOSFET's 10 kΩ gate resistor" if supplied else "")
+                      + ("; a 10 kΩ pull-up on each EN line (a broken one turns its bank off)"
+                         if enables else "")
                       + "; 1 kΩ in series with each button, against static"))  # fmt: skip
     lines.append(Line("cap_100n", (sensors if linear else 0) + muxes + 1 + int(soft_start),
                       "decoupling" + ("; the load switch's CT (its soft start)"
