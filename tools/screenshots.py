@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,20 @@ def post(url: str, path: str, body: dict[str, Any]) -> None:
     request = urllib.request.Request(url + path, json.dumps(body).encode(),
                                      {"Content-Type": "application/json"})  # fmt: skip
     urllib.request.urlopen(request, timeout=10).read()
+
+
+def declare(kiosk_url: str, body: dict[str, Any], wait: float = 20.0) -> None:
+    """A result, once the board shows the game's position (the referee scores none before:
+    a move just made may still be settling, or its consequences being carried out)."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            post(kiosk_url, "api/result", body)
+            return
+        except urllib.error.HTTPError as refused:
+            if refused.code != 409 or time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
 
 
 def action(board_url: str, body: dict[str, Any]) -> None:
@@ -310,8 +325,10 @@ def club_shots(browser: Any, folder: Path) -> None:
             for text in OPENINGS[game_id]:
                 hand(run.board, text, player, game_id)
                 player = player.other
-        post(runs[0].kiosk, "api/result", {"result": "resign", "player": 2})
-        post(runs[1].kiosk, "api/result", {"result": "draw"})
+        for run in runs[:2]:  # what the moves made happen carried out: the game's position
+            action(run.board, {"do": "layout"})
+        declare(runs[0].kiosk, {"result": "resign", "player": 2})
+        declare(runs[1].kiosk, {"result": "draw"})
         for run, (_, game_id, _) in zip(runs[:2], tables, strict=False):  # the next game
             post(
                 run.kiosk,
