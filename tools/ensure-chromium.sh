@@ -3,8 +3,9 @@
 # browser), systemd-analyze (the unit files are verified with it) and Mosquitto (the MQTT
 # broker the club tests and the club benchmark run), and a C compiler (the engine's compiled
 # build is tested beside the pure Python one) with the Python headers (python3-dev), and
-# ngspice (the boards' sensor lines are simulated in it, tests/test_circuit.py). Installs what
-# is missing with apt-get, so `make test` passes on a fresh machine.
+# ngspice (the boards' sensor lines are simulated in it, tests/test_circuit.py), and iproute2
+# (the tests' "other machine" is a network namespace of their own, tests/netns.py). Installs
+# what is missing with apt-get, so `make test` passes on a fresh machine.
 set -euo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium fonts-dejavu-core)
@@ -12,6 +13,7 @@ command -v systemd-analyze >/dev/null || missing+=(systemd)
 [ -x /usr/sbin/mosquitto ] || command -v mosquitto >/dev/null || missing+=(mosquitto)
 command -v cc >/dev/null || missing+=(gcc)
 command -v ngspice >/dev/null || missing+=(ngspice)
+command -v ip >/dev/null || [ -x /usr/sbin/ip ] || [ -x /sbin/ip ] || missing+=(iproute2)
 "${PYTHON:-python3}" -c 'import os, sys, sysconfig
 sys.exit(not os.path.isfile(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
     || missing+=(python3-dev)
