@@ -12,24 +12,17 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from playwright.sync_api import Browser, expect
 
 from firmware_bridge.link import catalog
 from tests.e2e import PYTHON, DaemonProcess, EmulatorProcess
-from tests.test_kiosk import TIMEOUT, Referee, open_pages
+from tests.test_kiosk import TIMEOUT, Referee, open_pages, referees
 
-
-@pytest.fixture
-def referees() -> Iterator[list[Referee]]:
-    made: list[Referee] = []
-    yield made
-    for referee in made:
-        referee.stop()
+__all__ = ["referees"]  # the kiosk tests' fixture, used here too
 
 
 def board_action(referee: Referee, **body: Any) -> tuple[int, dict[str, Any]]:

@@ -246,7 +246,7 @@ def parts_list(profile: BoardProfile, game: Game) -> list[Line]:
     cavity_mm = stack.cavity / MM
     lines += [
         Line("plywood_top", round(area, 3), f"the playing surface, the template's size "
-             f"({cell_mm:g} mm cells)", (PLYWOOD.get(top_mm) or _by_size(PLYWOOD, top_mm),
+             f"({cell_mm:g} mm cells)", (_by_size(PLYWOOD, top_mm),
              f"m² of {top_mm:g} mm birch plywood, the playing surface (build.top_mm)")),
         Line("plywood_6", round(area, 3), "the base"),
         Line("batten", round(battens_m(game, cell_mm), 2), f"round the edges and one every "
