@@ -150,6 +150,9 @@ def test_a_game_against_the_computer_on_the_emulated_board(tmp_path: Path, game_
                 # LEDs put the board right, then show the computer's move.
                 wrong_done = True
                 wrong = state.notation(others[0])
+                # This move of the computer's announced first (logged just after its choice).
+                wait_until(lambda: "the computer plays " in daemon.text().rpartition(
+                    "the computer chose ")[2], 30, lambda: daemon.text()[-3000:])  # fmt: skip
                 before = len(daemon.text())
                 announced = re.findall(r"the computer plays .*", daemon.text())[-1]
 
