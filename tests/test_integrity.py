@@ -81,6 +81,8 @@ def test_no_pass_confirm_or_result_on_a_board_that_does_not_show_the_game(
     for cell in ("A1", "C3"):
         assert board_action(referee, do="lift", cell=cell)[0] == 200
     referee.wait_state("alert", None)
+    # Both lifts read (not only the first, between the two): the game's own "to move".
+    wait_for(lambda: referee.state()["status"].endswith(" to move"))
     code, answer = referee.post("/api/button", {"button": "pass"})
     assert code == 200, answer
     assert [m["text"] for m in referee.wait_state("to_move", 2)["moves"]] == ["pass"]
