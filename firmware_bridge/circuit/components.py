@@ -277,7 +277,7 @@ BUTTON = _two(
     "push button",
     "12 mm push button, normally open",
     "SW",
-    "Button_Switch_THT:SW_PUSH_12mm",
+    "Button_Switch_THT:SW_PUSH-12mm",
     "button",
 )
 
