@@ -27,7 +27,7 @@ from firmware_bridge.physics.check import cell_centres
 from firmware_bridge.physics.stackup import Stackup
 
 MOUNTING_HOLE = "MountingHole:MountingHole_3.2mm_M3"
-EDGE = 3.0  # mm from the cells' parts to the board's edge
+EDGE = 9.0  # mm from the cells' parts to the board's edge: room for the corners' holes
 FRAME_GAP = 10.0  # mm between the cells and the controller's frame
 BLOCK_GAP = 6.0  # mm between blocks: room for the tracks between them
 PART_GAP = 2.0  # mm between the courtyards of one block's parts
@@ -277,8 +277,9 @@ def _holes(
     court = library[MOUNTING_HOLE]["courtyard"]
     radius = (court[2] - court[0]) / 2
     w, h = layout.width, layout.height
-    spots = [(HOLE_INSET, HOLE_INSET), (w - HOLE_INSET, HOLE_INSET),
-             (HOLE_INSET, h - HOLE_INSET), (w - HOLE_INSET, h - HOLE_INSET)]  # fmt: skip
+    corners = [(HOLE_INSET, HOLE_INSET), (w - HOLE_INSET, HOLE_INSET),
+               (HOLE_INSET, h - HOLE_INSET), (w - HOLE_INSET, h - HOLE_INSET)]  # fmt: skip
+    spots = [c for c in corners if not any(_near(c, p.courtyard, radius) for p in layout.parts)]
     centre = (w / 2, h / 2)
     points = sorted(cells.values())
     candidates = []

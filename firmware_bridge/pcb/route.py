@@ -201,7 +201,7 @@ class Router:
         routed = self.routed
         grid = self.grid
         unused = {(name, kind, position) for (name, index), (track, via) in self.fan_copper.items()
-                  if not self.extra[(name, index)] & self.ends.get(name, set())
+                  if not self.extra[(name, index)] & self.used.get(name, set())
                   for kind, position in ((0, track), (1, via))}  # fmt: skip
         for (name, index), (track, _) in self.fan_copper.items():
             if (name, 0, track) not in unused:
