@@ -23,6 +23,8 @@ ALLOWED: dict[str, set[str]] = {
     "referee": {"engine", "link", "opponent", "words"},
     # The board's circuit as code: worked out from the wiring, as the firmware's settings are.
     "circuit": {"engine", "link", "words", "physics"},
+    # The board's printed circuit board, laid out and routed from the circuit (KiCad builds it).
+    "pcb": {"engine", "link", "words", "physics", "circuit"},
     # The board's physics (magnets, sensors, stack-up), worked out from its profile.
     "physics": {"engine", "link", "words"},
     "boards": {"engine", "link", "words"},
@@ -38,6 +40,7 @@ ALLOWED: dict[str, set[str]] = {
         "circuit",
         "words",
         "physics",
+        "pcb",
     },
     "cli": {
         "engine",
@@ -50,6 +53,7 @@ ALLOWED: dict[str, set[str]] = {
         "physics",
         "commands",
         "words",
+        "pcb",
     },
 }
 

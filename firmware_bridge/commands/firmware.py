@@ -85,6 +85,18 @@ def add_arguments(
                          help="the folder to write into (default ./circuit)")  # fmt: skip
     circuit.set_defaults(handler=handler, run=_circuit)
 
+    pcb = actions.add_parser(
+        "pcb", parents=[common],
+        help="the board's printed circuit board: a KiCad 6 board, checked by KiCad, with its "
+        "Gerber, drill, BOM and placement files (docs/build-a-board.md, Order the board)",
+        description="The board's PCB, made from its circuit: KiCad 6 (Debian's kicad and "
+        "kicad-footprints) builds it, checks it with its design rules check and plots it.",
+    )  # fmt: skip
+    _profile_arguments(pcb)
+    pcb.add_argument("--output", "-o", default="pcb",
+                     help="the folder to write into (default ./pcb)")  # fmt: skip
+    pcb.set_defaults(handler=handler, run=_pcb)
+
     uf2 = actions.add_parser(
         "uf2",
         parents=[common],
@@ -428,6 +440,28 @@ def _circuit(args: argparse.Namespace, options: dict[str, str]) -> int:
     sys.stdout.write(files[f"{profile.id}-erc.txt"])
     short = any(s.needed_us > us for s in settled for us in s.allowed_us.values())
     return 1 if problems or short else 0
+
+
+def _pcb(args: argparse.Namespace, options: dict[str, str]) -> int:
+    """Write the board's PCB and its fabrication files; 1 when KiCad's check finds a fault."""
+    from firmware_bridge.pcb.kicad import KicadError
+    from firmware_bridge.pcb.make import PcbError, make_pcb
+
+    game, profile = load(args, options)
+    board_config(profile, game, None, catalog.config_dir(args.config_dir))  # one it can build
+    refuse_physics(profile, game)
+    folder = Path(args.output)
+    try:
+        result = make_pcb(profile, game, folder)
+    except (PcbError, KicadError) as exc:
+        print(f"board-referee: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        raise ConfigError(f"{folder}: cannot write: {exc.strerror or exc}") from exc
+    print(result.summary())
+    for kind, path in result.files.items():
+        print(f"  {kind}: {path}")
+    return 0
 
 
 # What each sensor part may be powered from, said beside the regulator it needs.

@@ -76,6 +76,7 @@ def load(fpid, board=None):
     fp = pcbnew.FootprintLoad(os.path.join(LIBRARY, library + ".pretty"), name)
     if fp is None:
         raise SystemExit(f"KiCad's library has no footprint {fpid} (under {LIBRARY})")
+    fp.SetFPID(pcbnew.LIB_ID(library, name))  # with its library, as KiCad's editor names it
     return fp
 
 
