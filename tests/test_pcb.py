@@ -31,7 +31,7 @@ FAST = "goats-wintering"
 
 
 def make(profile: str, folder: Path) -> str:
-    done = subprocess.run(
+    done = subprocess.run(  # noqa: PLW1510
         [sys.executable, "-m", "firmware_bridge.cli", "firmware", "pcb", "--board", profile,
          "-o", str(folder)],
         capture_output=True, text=True, timeout=900,
@@ -120,7 +120,9 @@ def test_sensors_and_leds_stand_where_the_physics_puts_them(goats: tuple[Path, s
         x, y = at[cell]
         lx, ly, _ = where[ref]
         # Hexagons' corner points north: the LED is straight north of the sensor.
-        assert abs(lx - x) <= 2 * snap and math.isclose(y - ly, stack.led_offset * 1000, abs_tol=2 * snap)
+        assert abs(lx - x) <= 2 * snap and math.isclose(
+            y - ly, stack.led_offset * 1000, abs_tol=2 * snap
+        )
 
 
 def test_the_fabrication_files_read_back(goats: tuple[Path, str]) -> None:
@@ -134,12 +136,14 @@ def test_the_fabrication_files_read_back(goats: tuple[Path, str]) -> None:
     text = (folder / f"{FAST}.kicad_pcb").read_text()
     (x0, y0), (x1, y1) = stack.outline.bounding_box()
     edges = [tuple(map(float, m)) for m in re.findall(
-        r"\(gr_line \(start ([-\d.]+) ([-\d.]+)\) \(end [-\d.]+ [-\d.]+\) \(layer \"Edge.Cuts\"\)", text)]  # fmt: skip
+        r"\(gr_line \(start ([-\d.]+) ([-\d.]+)\) \(end [-\d.]+ [-\d.]+\) \(layer \"Edge.Cuts\"\)", text)]  # fmt: skip  # noqa: E501
     assert len(edges) == 4
     xs, ys = [e[0] for e in edges], [e[1] for e in edges]
     assert math.isclose(x1 - x0, max(xs) - min(xs), abs_tol=0.2)  # the outline's line width
     assert math.isclose(y1 - y0, max(ys) - min(ys), abs_tol=0.2)
-    plated = len(re.findall(r'\(pad "[^"]*" thru_hole ', text)) + len(re.findall(r"\n  \(via ", text))
+    plated = len(re.findall(r'\(pad "[^"]*" thru_hole ', text)) + len(
+        re.findall(r"\n  \(via ", text)
+    )
     unplated = len(re.findall(r'\(pad "[^"]*" np_thru_hole ', text))
     assert stack.drill_pth is not None and stack.drill_npth is not None
     assert len(stack.drill_pth.objects) == plated  # every through-hole pad's and via's hole
@@ -194,7 +198,7 @@ def test_fab_rules_and_supply_tracks() -> None:
 
 
 def test_a_missing_kicad_is_said_plainly(tmp_path: Path) -> None:
-    done = subprocess.run(
+    done = subprocess.run(  # noqa: PLW1510
         [sys.executable, "-m", "firmware_bridge.cli", "firmware", "pcb", "--board", FAST,
          "-o", str(tmp_path)],
         capture_output=True, text=True, timeout=120,

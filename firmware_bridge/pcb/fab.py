@@ -72,6 +72,6 @@ class Design:
 def track_width(amps: float, rise_c: float = 10.0, copper_um: float = 35.0) -> float:
     """A top or bottom layer track's width (mm) for ``amps`` at a ``rise_c`` temperature rise,
     by IPC-2221's chart formula for outer layers: I = 0.048 dT^0.44 A^0.725 (A in mil²)."""
-    area_mil2 = (amps / (0.048 * rise_c**0.44)) ** (1 / 0.725)
+    area_mil2 = float((amps / (0.048 * rise_c**0.44)) ** (1 / 0.725))
     thickness_mil = copper_um / 25.4
     return math.ceil(area_mil2 / thickness_mil * 0.0254 * 20) / 20

@@ -26,9 +26,9 @@ class KicadError(RuntimeError):
 def system_python() -> str:
     """The python3 that can import pcbnew (an environment variable may name another)."""
     named = os.environ.get("BOARD_REFEREE_KICAD_PYTHON")
-    for candidate in ((named,) if named else PYTHON_CANDIDATES):
+    for candidate in (named,) if named else PYTHON_CANDIDATES:
         if candidate and Path(candidate).exists():
-            found = subprocess.run([candidate, "-c", "import pcbnew"], capture_output=True)
+            found = subprocess.run([candidate, "-c", "import pcbnew"], capture_output=True)  # noqa: PLW1510
             if found.returncode == 0:
                 return candidate
     raise KicadError(f"KiCad's pcbnew is not installed for the system's python3: {INSTALL}")
@@ -41,14 +41,16 @@ def run(command: str, request: dict[str, Any], *, timeout: float = 900) -> Any:
         source.write_text(json.dumps(request))
         if os.environ.get("BOARD_REFEREE_KICAD_KEEP"):
             shutil.copy(source, os.environ["BOARD_REFEREE_KICAD_KEEP"])
-        done = subprocess.run(
+        done = subprocess.run(  # noqa: PLW1510
             [python, str(SIDE), command, str(source), str(target)],
             capture_output=True,
             text=True,
             timeout=timeout,
         )
         if done.returncode != 0 or not target.exists():
-            tail = (done.stderr + done.stdout).strip().splitlines()[-8:] or [f"exit {done.returncode}"]
+            tail = (done.stderr + done.stdout).strip().splitlines()[-8:] or [
+                f"exit {done.returncode}"
+            ]
             raise KicadError(f"KiCad could not {command}: " + " / ".join(tail))
         return json.loads(target.read_text())
 

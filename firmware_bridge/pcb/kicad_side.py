@@ -25,7 +25,7 @@ COPPER = {"F": pcbnew.F_Cu, "B": pcbnew.B_Cu}
 
 
 def nm(mm):
-    return int(round(mm * NM))
+    return int(round(mm * NM))  # noqa: RUF046
 
 
 def point(x, y):
@@ -55,7 +55,7 @@ def pico_footprint(board=None):
     for layer, grow, width in ((pcbnew.F_CrtYd, 11.0, 0.05), (pcbnew.F_SilkS, 10.6, 0.12)):
         half_h = 26.0 if layer == pcbnew.F_CrtYd else 25.6
         corners = [(-grow, -half_h), (grow, -half_h), (grow, half_h), (-grow, half_h)]
-        for (x1, y1), (x2, y2) in zip(corners, corners[1:] + corners[:1]):
+        for (x1, y1), (x2, y2) in zip(corners, corners[1:] + corners[:1]):  # noqa: B905
             line = pcbnew.FP_SHAPE(fp)
             line.SetShape(pcbnew.SHAPE_T_SEGMENT)
             line.SetLayer(layer)
@@ -107,14 +107,18 @@ def pads_of(fp):
             if courtyard is None:
                 courtyard = list(edges)
             else:
-                courtyard = [min(courtyard[0], edges[0]), min(courtyard[1], edges[1]),
-                             max(courtyard[2], edges[2]), max(courtyard[3], edges[3])]
+                courtyard = [
+                    min(courtyard[0], edges[0]),
+                    min(courtyard[1], edges[1]),
+                    max(courtyard[2], edges[2]),
+                    max(courtyard[3], edges[3]),
+                ]
     return {"pads": found, "courtyard": [v / NM for v in courtyard] if courtyard else None}
 
 
 def clip_silk(fp):
-    """Move a library footprint's silkscreen lines that run over its pads to a comments layer (the fab clips
-    them anyway, and KiCad's check rightly reports them)."""
+    """Move a library footprint's silkscreen lines that run over its pads to a comments
+    layer (the fab clips them anyway, and KiCad's check rightly reports them)."""
     margin = nm(0.15)
     boxes = []
     for pad in fp.Pads():
@@ -122,7 +126,7 @@ def clip_silk(fp):
         box.Inflate(margin)
         boxes.append(box)
     for item in fp.GraphicalItems():
-        if item.GetLayer() in (pcbnew.F_SilkS, pcbnew.B_SilkS) and item.GetClass() == "MGRAPHIC":
+        if item.GetLayer() in (pcbnew.F_SilkS, pcbnew.B_SilkS) and item.GetClass() == "MGRAPHIC":  # noqa: SIM102
             if any(box.Intersects(item.GetBoundingBox()) for box in boxes):
                 item.SetLayer(pcbnew.Cmts_User)  # kept for a person, never plotted
 
@@ -136,12 +140,17 @@ def polygons(poly_set):
     found = []
     for index in range(poly_set.OutlineCount()):
         chain = poly_set.Outline(index)
-        found.append([[chain.CPoint(k).x / NM, chain.CPoint(k).y / NM]
-                      for k in range(chain.PointCount())])
+        found.append(
+            [[chain.CPoint(k).x / NM, chain.CPoint(k).y / NM] for k in range(chain.PointCount())]
+        )
         for hole in range(poly_set.HoleCount(index)):
             chain = poly_set.Hole(index, hole)
-            found.append([[chain.CPoint(k).x / NM, chain.CPoint(k).y / NM, 0]
-                          for k in range(chain.PointCount())])
+            found.append(
+                [
+                    [chain.CPoint(k).x / NM, chain.CPoint(k).y / NM, 0]
+                    for k in range(chain.PointCount())
+                ]
+            )
     return found
 
 
@@ -173,7 +182,7 @@ def build_command(request):
         board.Add(net)
         nets[name] = net
     outline = request["outline"]
-    for (x1, y1), (x2, y2) in zip(outline, outline[1:] + outline[:1]):
+    for (x1, y1), (x2, y2) in zip(outline, outline[1:] + outline[:1]):  # noqa: B905
         edge = pcbnew.PCB_SHAPE(board)
         edge.SetShape(pcbnew.SHAPE_T_SEGMENT)
         edge.SetLayer(pcbnew.Edge_Cuts)
@@ -191,7 +200,7 @@ def build_command(request):
         board.Add(fp)
         fp.SetPosition(point(part["x"], part["y"]))
         fp.SetOrientationDegrees(part["rot"])
-        for pad, want in zip(fp.Pads(), part["where"]):
+        for pad, want in zip(fp.Pads(), part["where"]):  # noqa: B905
             net = part["pads"].get(pad.GetNumber())
             if net is not None:
                 pad.SetNet(nets[net])
@@ -253,19 +262,29 @@ def build_command(request):
     pcbnew.SaveBoard(path, board)
     report = os.path.join(out, name + "-drc.rpt")
     pcbnew.WriteDRCReport(board, report, pcbnew.EDA_UNITS_MILLIMETRES, True)
-    text = open(report).read()
-    counts = {key: int(m.group(1)) if (m := re.search(pattern, text)) else -1
-              for key, pattern in (("violations", r"Found (\d+) DRC violations"),
-                                   ("unconnected", r"Found (\d+) unconnected pads"),
-                                   ("footprint_errors", r"Found (\d+) Footprint errors"))}
+    text = open(report).read()  # noqa: SIM115
+    counts = {
+        key: int(m.group(1)) if (m := re.search(pattern, text)) else -1
+        for key, pattern in (
+            ("violations", r"Found (\d+) DRC violations"),
+            ("unconnected", r"Found (\d+) unconnected pads"),
+            ("footprint_errors", r"Found (\d+) Footprint errors"),
+        )
+    }
     plots = plot(board, os.path.join(out, "gerbers"), name)
     pad_nets = {}
     for fp in board.GetFootprints():
         for pad in fp.Pads():
             if pad.GetNetname():
                 pad_nets.setdefault(f"{fp.GetReference()}.{pad.GetNumber()}", pad.GetNetname())
-    return {"board": path, "report": report, **counts, "plots": plots, "pad_nets": pad_nets,
-            "copper": copper_drawing(board)}
+    return {
+        "board": path,
+        "report": report,
+        **counts,
+        "plots": plots,
+        "pad_nets": pad_nets,
+        "copper": copper_drawing(board),
+    }
 
 
 LAYERS = [
@@ -309,8 +328,12 @@ def plot(board, directory, name):
 
 def copper_drawing(board):
     """Each copper layer's filled zones, tracks, vias and pads, for the pictures."""
-    drawing = {"F": {"zones": [], "tracks": [], "pads": []},
-               "B": {"zones": [], "tracks": [], "pads": []}, "holes": [], "vias": []}
+    drawing = {
+        "F": {"zones": [], "tracks": [], "pads": []},
+        "B": {"zones": [], "tracks": [], "pads": []},
+        "holes": [],
+        "vias": [],
+    }
     for zone in board.Zones():
         for side, layer in COPPER.items():
             if zone.IsOnLayer(layer):
@@ -320,9 +343,15 @@ def copper_drawing(board):
             drawing["vias"].append([track.GetPosition().x / NM, track.GetPosition().y / NM])
             continue
         side = "F" if track.GetLayer() == pcbnew.F_Cu else "B"
-        drawing[side]["tracks"].append([track.GetStart().x / NM, track.GetStart().y / NM,
-                                        track.GetEnd().x / NM, track.GetEnd().y / NM,
-                                        track.GetWidth() / NM])
+        drawing[side]["tracks"].append(
+            [
+                track.GetStart().x / NM,
+                track.GetStart().y / NM,
+                track.GetEnd().x / NM,
+                track.GetEnd().y / NM,
+                track.GetWidth() / NM,
+            ]
+        )
     for fp in board.GetFootprints():
         for pad in fp.Pads():
             shape = polygons(pad.GetEffectivePolygon())
@@ -330,8 +359,9 @@ def copper_drawing(board):
                 if pad.IsOnLayer(layer):
                     drawing[side]["pads"].extend(shape)
             if pad.GetDrillSize().x:
-                drawing["holes"].append([pad.GetPosition().x / NM, pad.GetPosition().y / NM,
-                                         pad.GetDrillSize().x / NM])
+                drawing["holes"].append(
+                    [pad.GetPosition().x / NM, pad.GetPosition().y / NM, pad.GetDrillSize().x / NM]
+                )
     return drawing
 
 

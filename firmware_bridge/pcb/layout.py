@@ -17,9 +17,10 @@ import dataclasses
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from engine import Game
-from firmware_bridge.circuit.model import Circuit, Part
+from firmware_bridge.circuit.model import Circuit, Part, PartSpec
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.protocol import Sensing
 from firmware_bridge.pcb.route import Pad
@@ -57,7 +58,7 @@ class Layout:
     cells: dict[str, tuple[float, float]] = field(default_factory=dict)
 
 
-Library = dict[str, dict]  # fpid -> {"pads": [...], "courtyard": [x0, y0, x1, y1]}
+Library = dict[str, Any]  # fpid -> {"pads": [...], "courtyard": [x0, y0, x1, y1]}
 
 
 def _turn(x: float, y: float, rot: int) -> tuple[float, float]:
@@ -72,7 +73,9 @@ def _turn(x: float, y: float, rot: int) -> tuple[float, float]:
     return -y, x
 
 
-def _with_outward(pad: Pad, at: tuple[float, float], court: tuple[float, float, float, float]) -> Pad:
+def _with_outward(
+    pad: Pad, at: tuple[float, float], court: tuple[float, float, float, float]
+) -> Pad:
     """The grid direction straight out of the part from ``pad``: along a long pad's length
     (an SOIC's pins), else towards the nearer side of the part's courtyard."""
     ox, oy = pad.centre[0] - at[0], pad.centre[1] - at[1]
@@ -84,7 +87,7 @@ def _with_outward(pad: Pad, at: tuple[float, float], court: tuple[float, float, 
     else:
         half_w, half_h = (court[2] - court[0]) / 2 or 1.0, (court[3] - court[1]) / 2 or 1.0
         along_x = abs(ox) / half_w >= abs(oy) / half_h
-    if along_x:
+    if along_x:  # noqa: SIM108
         outward = (1 if ox >= 0 else -1, 0)
     else:
         outward = (0, 1 if oy >= 0 else -1)
@@ -120,8 +123,15 @@ class Placer:
             box = [pad["x"], pad["y"], pad["x"] + pad["w"], pad["y"] + pad["h"]]
             cx, cy = _turn(pad["cx"], pad["cy"], rot)
             pads.append(
-                Pad(part.ref, pad["number"], net, tuple(pad["layers"]), _box(box, rot, (x, y)),
-                    (x + cx, y + cy), pad["round"])  # fmt: skip
+                Pad(
+                    part.ref,
+                    pad["number"],
+                    net,
+                    tuple(pad["layers"]),
+                    _box(box, rot, (x, y)),
+                    (x + cx, y + cy),
+                    pad["round"],
+                )
             )
         court = entry["courtyard"] or [-1.0, -1.0, 1.0, 1.0]
         pads = [_with_outward(pad, (x, y), _box(court, rot, (0.0, 0.0))) for pad in pads]
@@ -142,7 +152,7 @@ def _cell_offsets(part: Part, linear: bool) -> tuple[float, float, int]:
     return (-3.81, 4.5, 0)  # an open-drain switch's pull-up
 
 
-def lay_out(
+def lay_out(  # noqa: PLR0917
     circuit: Circuit, profile: BoardProfile, game: Game, stack: Stackup, library: Library,
     pitch: float,
 ) -> Layout:  # fmt: skip
@@ -154,8 +164,12 @@ def lay_out(
     xs = [x for x, _, _ in centres.values()]
     ys = [y for _, y, _ in centres.values()]
     # Cell centres in mm on the board, before the board's edge is known (shifted after).
-    at = {names[i]: ((x - min(xs)) * 1000, (max(ys) - y) * 1000) for i, (x, y, _) in centres.items()}
-    led_cells = {str(k): names[cell] for k, cell in enumerate(profile.led_cells) if cell is not None}
+    at = {
+        names[i]: ((x - min(xs)) * 1000, (max(ys) - y) * 1000) for i, (x, y, _) in centres.items()
+    }
+    led_cells = {
+        str(k): names[cell] for k, cell in enumerate(profile.led_cells) if cell is not None
+    }
     offset = stack.led_offset * 1000
     led_at = (0.0, -offset) if hexes else (offset / math.sqrt(2), -offset / math.sqrt(2))
     linear = profile.pico is not None and profile.pico.part.kind == "linear"
@@ -211,7 +225,7 @@ def _frame(
 ) -> tuple[float, list[Placed]]:
     """Pack the controller's blocks in rows across the frame; the board's height."""
     blocks: list[list[Part]] = []
-    for kind, parts in controller.items():
+    for kind, parts in controller.items():  # noqa: B007
         units: dict[str, list[Part]] = {}
         for part in parts:
             units.setdefault(part.unit, []).append(part)
@@ -264,7 +278,7 @@ def _labels(layout: Layout, profile: BoardProfile, game: Game, cell_mm: float) -
     })  # fmt: skip
 
 
-def _holes(
+def _holes(  # noqa: PLR0917
     layout: Layout,
     placer: Placer,
     library: Library,
@@ -303,7 +317,5 @@ def _near(point: tuple[float, float], box: tuple[float, float, float, float], ga
     return box[0] - gap < point[0] < box[2] + gap and box[1] - gap < point[1] < box[3] + gap
 
 
-def _hole_spec():  # type: ignore[no-untyped-def]
-    from firmware_bridge.circuit.model import PartSpec
-
+def _hole_spec() -> PartSpec:
     return PartSpec("mounting hole", "M3 mounting hole", "H", (), MOUNTING_HOLE)

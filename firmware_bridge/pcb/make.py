@@ -29,7 +29,6 @@ from firmware_bridge.pcb import kicad
 from firmware_bridge.pcb.fab import JLCPCB, Design, Fab, track_width
 from firmware_bridge.pcb.layout import MOUNTING_HOLE, Layout, lay_out
 from firmware_bridge.pcb.route import Grid, Pad, Routed, RouteError, Router, Rules
-from firmware_bridge.physics.materials import parts_list
 from firmware_bridge.physics.stackup import parse_build
 
 ORIGIN = 10.0  # mm: the board's north-west corner on KiCad's sheet
@@ -79,7 +78,9 @@ def supply_widths(circuit: Circuit, profile: BoardProfile) -> dict[str, float]:
             widths[net] = max(design.track, track_width(amps))
     _, regulator = rail_3v3(wiring, sensors)
     if regulator and "SENSOR_3V3" in circuit.nets:
-        widths["SENSOR_3V3"] = max(design.track, track_width(sensors * wiring.power.sensor_ma / 1000))
+        widths["SENSOR_3V3"] = max(
+            design.track, track_width(sensors * wiring.power.sensor_ma / 1000)
+        )
     return {net: min(width, 1.0) for net, width in widths.items()}  # the router's widest
 
 
@@ -160,7 +161,7 @@ def make_pcb(profile: BoardProfile, game: Game, out: Path, *, fab: Fab = JLCPCB)
     return result
 
 
-def _request(
+def _request(  # noqa: PLR0917
     profile: BoardProfile,
     layout: Layout,
     nets: dict[str, list[Pad]],
@@ -193,13 +194,13 @@ def _request(
         "outline": outline,
         "footprints": footprints,
         "tracks": [(*moved(x1, y1), *moved(x2, y2), width, layer, net)
-                   for x1, y1, x2, y2, width, layer, net in routed.tracks],  # fmt: skip
+                   for x1, y1, x2, y2, width, layer, net in routed.tracks],
         "vias": [(*moved(x, y), net) for x, y, net in routed.vias],
         "zones": [{"layer": layer, "net": GND, "outline": zone, "clearance": 0.3,
                    "min_width": 0.25, "thermal_gap": 0.4, "spoke": 0.4}
-                  for layer in ("F", "B")],  # fmt: skip
-        "texts": [{**text, "x": moved(float(text["x"]), 0)[0],  # type: ignore[arg-type]
-                   "y": moved(0, float(text["y"]))[1]} for text in layout.texts],  # type: ignore[arg-type]
+                  for layer in ("F", "B")],
+        "texts": [{**text, "x": moved(float(str(text["x"])), 0)[0],
+                   "y": moved(0, float(str(text["y"])))[1]} for text in layout.texts],
         "fab": {
             "clearance": design.clearance, "track": design.track,
             "via_diameter": fab.via_diameter, "via_drill": fab.via_drill,
@@ -222,7 +223,7 @@ def _same_as_circuit(netlist: dict[str, str], board: dict[str, str], profile: st
         raise PcbError(f"{profile}: the PCB is not the circuit: " + "; ".join((wrong + extra)[:6]))
 
 
-def _write(
+def _write(  # noqa: PLR0917
     profile: BoardProfile,
     game: Game,
     circuit: Circuit,
@@ -283,20 +284,18 @@ def assembly(circuit: Circuit, layout: Layout) -> tuple[str, str]:
         lcsc = LCSC.get(value) or LCSC.get(f"{value} {footprint.rsplit('_', 1)[0][-4:]}", "")
         if c.is_led(next(p.spec for p in circuit.parts.values() if p.ref == refs[0])):
             lcsc = LCSC.get(value, lcsc)
-        writer.writerow([value, ",".join(sorted(refs, key=_ref_key)), footprint.split(":")[1], lcsc])
+        writer.writerow(
+            [value, ",".join(sorted(refs, key=_ref_key)), footprint.split(":")[1], lcsc]
+        )
     cpl = io.StringIO()
     writer = csv.writer(cpl, lineterminator="\n")
     writer.writerow(["Designator", "Mid X", "Mid Y", "Layer", "Rotation"])
-    for part in sorted(layout.parts, key=lambda p: _ref_key(p.ref)):
-        writer.writerow([part.ref, f"{part.x:.3f}mm", f"{layout.height - part.y:.3f}mm", "Top",
-                         part.rot])  # fmt: skip
+    for placed in sorted(layout.parts, key=lambda p: _ref_key(p.ref)):
+        writer.writerow([placed.ref, f"{placed.x:.3f}mm", f"{layout.height - placed.y:.3f}mm",
+                         "Top", placed.rot])  # fmt: skip
     return bom.getvalue(), cpl.getvalue()
 
 
 def _ref_key(ref: str) -> tuple[str, int]:
     prefix = ref.rstrip("0123456789")
     return prefix, int(ref[len(prefix) :] or 0)
-
-
-def material_lines(profile: BoardProfile, game: Game) -> int:
-    return len(parts_list(profile, game).lines)

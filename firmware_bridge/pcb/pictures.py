@@ -21,7 +21,9 @@ BACKGROUND = (255, 255, 255)
 LAYER_COLOURS = {"F": (200, 60, 50), "B": (50, 90, 200)}
 
 
-def draw(copper: dict[str, Any], layout: Layout, out: Path, name: str, origin: float) -> dict[str, Path]:
+def draw(
+    copper: dict[str, Any], layout: Layout, out: Path, name: str, origin: float
+) -> dict[str, Path]:
     size = (int(layout.width * SCALE) + 1, int(layout.height * SCALE) + 1)
 
     def xy(x: float, y: float) -> tuple[float, float]:
@@ -59,13 +61,15 @@ def draw(copper: dict[str, Any], layout: Layout, out: Path, name: str, origin: f
     return written
 
 
-def _copper(pen: ImageDraw.ImageDraw, layer: dict[str, Any], xy: Any, fill: tuple[int, int, int]) -> None:
+def _copper(
+    pen: ImageDraw.ImageDraw, layer: dict[str, Any], xy: Any, fill: tuple[int, int, int]
+) -> None:
     for polygon in layer["zones"]:
         points = [xy(*p[:2]) for p in polygon]
         if len(points) >= 3:
             hole = len(polygon[0]) == 3
             pen.polygon(points, fill=BOARD if hole and fill != LAYER_COLOURS.get("F") and
-                        fill != LAYER_COLOURS.get("B") else (BACKGROUND if hole else fill))  # fmt: skip
+                        fill != LAYER_COLOURS.get("B") else (BACKGROUND if hole else fill))  # fmt: skip  # noqa: E501
     for x1, y1, x2, y2, width in layer["tracks"]:
         pen.line([xy(x1, y1), xy(x2, y2)], fill=fill, width=max(1, round(width * SCALE)))
         for x, y in ((x1, y1), (x2, y2)):
@@ -74,11 +78,17 @@ def _copper(pen: ImageDraw.ImageDraw, layer: dict[str, Any], xy: Any, fill: tupl
             pen.ellipse((cx - r, cy - r, cx + r, cy + r), fill=fill)
 
 
-def _holes(pen: ImageDraw.ImageDraw, copper: dict[str, Any], xy: Any, fill: tuple[int, int, int] = HOLE) -> None:
+def _holes(
+    pen: ImageDraw.ImageDraw, copper: dict[str, Any], xy: Any, fill: tuple[int, int, int] = HOLE
+) -> None:
     for x, y in copper["vias"]:
         cx, cy = xy(x, y)
-        pen.ellipse((cx - 0.3 * SCALE, cy - 0.3 * SCALE, cx + 0.3 * SCALE, cy + 0.3 * SCALE), fill=PAD)
-        pen.ellipse((cx - 0.15 * SCALE, cy - 0.15 * SCALE, cx + 0.15 * SCALE, cy + 0.15 * SCALE), fill=fill)
+        pen.ellipse(
+            (cx - 0.3 * SCALE, cy - 0.3 * SCALE, cx + 0.3 * SCALE, cy + 0.3 * SCALE), fill=PAD
+        )
+        pen.ellipse(
+            (cx - 0.15 * SCALE, cy - 0.15 * SCALE, cx + 0.15 * SCALE, cy + 0.15 * SCALE), fill=fill
+        )
     for x, y, drill in copper["holes"]:
         cx, cy = xy(x, y)
         r = drill / 2 * SCALE

@@ -33,6 +33,10 @@ VIA_COST = 8.0
 WRONG_WAY = 2.5
 
 
+Track = tuple[float, float, float, float, float, str, str]  # x1, y1, x2, y2, width, layer, net
+Via = tuple[float, float, str]
+
+
 @dataclass(frozen=True, slots=True)
 class Pad:
     """A pad's copper, placed: its box on the board (mm, y down), its layers and its net."""
@@ -146,7 +150,8 @@ class Grid:
         foreign = np.where(self.near_net[layer] == net, self.other[layer], self.near[layer])
         if net == NO_NET:
             foreign = self.near[layer]
-        return foreign >= radius + MARGIN
+        ok: np.ndarray = foreign >= radius + MARGIN
+        return ok
 
 
 class Router:
@@ -158,10 +163,14 @@ class Router:
         self.fan_copper: dict[tuple[str, int], tuple[int, int]] = {}  # its track's, via's index
         self.ends: dict[str, set[tuple[int, int]]] = {}  # each net's paths' first and last states
         self.used: dict[str, set[tuple[int, int]]] = {}  # every state a net's copper passes
-        self.stubs: list[tuple[tuple[int, int], tuple]] = []  # a pad's stub, by its node
+        self.stubs: list[tuple[tuple[int, int], Track]] = []  # a pad's stub, by its node
 
     def route(
-        self, nets: dict[str, list[Pad]], widths: dict[str, float], order: list[str], rounds: int = 12
+        self,
+        nets: dict[str, list[Pad]],
+        widths: dict[str, float],
+        order: list[str],
+        rounds: int = 12,
     ) -> Routed:
         """Every net of ``order``; where one cannot be finished, the nets in its way are taken
         up, it is laid first, and they are laid again (up to ``rounds`` times)."""
@@ -173,8 +182,8 @@ class Router:
                 grid.add_copper(pad.layers, pad.box, grid.net_id(pad.net or ""), round_=pad.round)
         terminals = {name: [self._terminal(pad, widths.get(name)) for pad in pads]
                      for name, pads in nets.items()}  # fmt: skip
-        self.copper: dict[str, tuple[list, list, list]] = {}
-        self.fanned: dict[str, tuple[list, list, list]] = {}
+        self.copper: dict[str, tuple[list[Track], list[Via], list[None]]] = {}
+        self.fanned: dict[str, tuple[list[Track], list[Via], list[None]]] = {}
         for name in order:
             self._escape(name, terminals[name])
         for name in order:
@@ -189,13 +198,15 @@ class Router:
         for _ in range(rounds):
             if not failed:
                 break
-            name, misses = next(iter(failed.items()))
+            name, misses = next(iter(failed.items()))  # noqa: RUF059
             in_way = self._in_way(name, terminals[name]) - {name}
             for other in (name, *in_way):
                 self._take_up(other)
                 failed.pop(other, None)
             for other in (name, *sorted(in_way, key=order.index)):
-                failed_here = self._net(other, terminals[other], widths.get(other, grid.rules.track))
+                failed_here = self._net(
+                    other, terminals[other], widths.get(other, grid.rules.track)
+                )
                 if failed_here:
                     failed[other] = failed_here
         routed = self.routed
@@ -203,7 +214,7 @@ class Router:
         unused = {(name, kind, position) for (name, index), (track, via) in self.fan_copper.items()
                   if not self.extra[(name, index)] & self.used.get(name, set())
                   for kind, position in ((0, track), (1, via))}  # fmt: skip
-        for (name, index), (track, _) in self.fan_copper.items():
+        for (name, index), (track, _) in self.fan_copper.items():  # noqa: B007
             if (name, 0, track) not in unused:
                 x1, y1 = self.fanned[name][0][track][:2]
                 flat = round(y1 / grid.pitch) * grid.nx + round(x1 / grid.pitch)
@@ -234,7 +245,11 @@ class Router:
                         grid.owner[k, b, a] = net
 
     def _fan_out(
-        self, name: str, pads: list[Pad], terminals: list[tuple[int, int, tuple[int, ...]]], width: float
+        self,
+        name: str,
+        pads: list[Pad],
+        terminals: list[tuple[int, int, tuple[int, ...]]],
+        width: float,
     ) -> None:
         """Take each surface pad's net out to a via a few nodes away, straight out from its
         part, so both layers reach it: a small part's pads (an LED's four) are otherwise walled
@@ -245,7 +260,7 @@ class Router:
         radius = grid.rules.clearance + width / 2
         via_radius = max(radius, grid.rules.clearance + grid.rules.via_diameter / 2)
         self.fanned[name] = ([], [], [])
-        for index, (pad, (i, j, layers)) in enumerate(zip(pads, terminals)):
+        for index, (pad, (i, j, layers)) in enumerate(zip(pads, terminals)):  # noqa: B905
             if layers != (0,):
                 continue
             di, dj = pad.outward
@@ -254,7 +269,8 @@ class Router:
                 a, b = i + di * reach, j + dj * reach
                 run = [(i + di * step, j + dj * step) for step in range(reach + 1)]
                 if all(self._free_for(0, net, x, y, radius) for x, y in run) and all(
-                    self._free_for(k, net, x, y, via_radius, claims=True) for k in (0, 1)
+                    self._free_for(k, net, x, y, via_radius, claims=True)
+                    for k in (0, 1)
                     for x, y in [(a, b)]
                 ):
                     pitch = grid.pitch
@@ -280,7 +296,9 @@ class Router:
         digits = "".join(ch for ch in pad.number if ch.isdigit())
         return int(digits) if digits else 0
 
-    def _free_for(self, k: int, net: int, i: int, j: int, radius: float, claims: bool = False) -> bool:
+    def _free_for(  # noqa: PLR0917
+        self, k: int, net: int, i: int, j: int, radius: float, claims: bool = False
+    ) -> bool:
         grid = self.grid
         if not (1 <= i < grid.nx - 1 and 1 <= j < grid.ny - 1):
             return False
@@ -299,9 +317,13 @@ class Router:
         ids = {v: k for k, v in grid.nets.items()}
         found: set[str] = set()
         reach = 6
-        for i, j, layers in terminals:
-            window = grid.owner[:, max(0, j - reach) : j + reach + 1, max(0, i - reach) : i + reach + 1]
-            fixed = self.fixed[:, max(0, j - reach) : j + reach + 1, max(0, i - reach) : i + reach + 1]
+        for i, j, layers in terminals:  # noqa: B007
+            window = grid.owner[
+                :, max(0, j - reach) : j + reach + 1, max(0, i - reach) : i + reach + 1
+            ]
+            fixed = self.fixed[
+                :, max(0, j - reach) : j + reach + 1, max(0, i - reach) : i + reach + 1
+            ]
             laid = window[(window != fixed) & (window >= 0)]
             found.update(ids[int(v)] for v in np.unique(laid) if int(v) in ids)
         return found
@@ -336,13 +358,15 @@ class Router:
             if not (0 <= i < grid.nx and 0 <= j < grid.ny):
                 continue
             ok = [k for k in layers if grid.owner[k, j, i] in (FREE, net)
-                  and self._stub_clear(k, net, radius, (cx, cy), (i * grid.pitch, j * grid.pitch))]  # fmt: skip
+                  and self._stub_clear(k, net, radius, (cx, cy), (i * grid.pitch, j * grid.pitch))]  # fmt: skip  # noqa: E501
             if not ok:
                 continue
             x, y = i * grid.pitch, j * grid.pitch
             if math.hypot(x - cx, y - cy) > 0.001:
                 for k in ok:
-                    self.stubs.append(((k, j * grid.nx + i), (cx, cy, x, y, w, LAYERS[k], pad.net or "")))
+                    self.stubs.append(
+                        ((k, j * grid.nx + i), (cx, cy, x, y, w, LAYERS[k], pad.net or ""))
+                    )
                 half = w / 2
                 box = (min(cx, x) - half, min(cy, y) - half, max(cx, x) + half, max(cy, y) + half)
                 grid.add_copper(tuple(LAYERS[k] for k in ok), box, net)
@@ -361,7 +385,7 @@ class Router:
             t = step / 4
             x, y = a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t
             i, j = round(x / half), round(y / half)
-            if grid.near_net[k, j, i] == net:
+            if grid.near_net[k, j, i] == net:  # noqa: SIM108
                 foreign = grid.other[k, j, i]
             else:
                 foreign = grid.near[k, j, i]
@@ -477,11 +501,11 @@ class Router:
                 position + 1 < len(path) and path[position + 1][0] != layer
             ) or (position > 0 and path[position - 1][0] != layer)  # fmt: skip
             if claim:
-                for k in ((0, 1) if not wide else (layer,)):
+                for k in (0, 1) if not wide else (layer,):
                     for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-                        a, b = i + di, j + dj
-                        if 0 <= a < nx and 0 <= b < grid.ny and grid.owner[k, b, a] == FREE:
-                            grid.owner[k, b, a] = net
+                        ci, cj = i + di, j + dj
+                        if 0 <= ci < nx and 0 <= cj < grid.ny and grid.owner[k, cj, ci] == FREE:
+                            grid.owner[k, cj, ci] = net
                     if grid.owner[k, j, i] == FREE:
                         grid.owner[k, j, i] = net
 
@@ -510,13 +534,14 @@ def _prim_order(terminals: list[tuple[int, int, tuple[int, ...]]]) -> list[int]:
         left.discard(k)
         reached.append(k)
         for other in left:
-            d = abs(terminals[k][0] - terminals[other][0]) + abs(terminals[k][1] - terminals[other][1])
-            if d < best[other]:
-                best[other] = d
+            d = abs(terminals[k][0] - terminals[other][0]) + abs(
+                terminals[k][1] - terminals[other][1]
+            )
+            best[other] = min(best[other], d)
     return reached[1:]
 
 
-def _astar(
+def _astar(  # noqa: PLR0917
     tree: set[tuple[int, int]],
     goal: set[tuple[int, int]],
     target: tuple[int, int],
