@@ -268,8 +268,10 @@ def _rot(part: Part) -> int:
 
 def _labels(layout: Layout, profile: BoardProfile, game: Game, cell_mm: float) -> None:
     owner = profile.sensing is Sensing.OWNER
+    mark = "N: first, S: second" if owner else "N down"  # the pieces' magnets' pole
     for name, (x, y) in layout.cells.items():
         layout.texts.append({"text": name, "x": x, "y": y + 9.0, "size": 2.0})
+        layout.texts.append({"text": mark, "x": x, "y": y + 11.5, "size": 1.2})
     pole = ("N: first player's pieces, S: second's" if owner
             else "every piece's magnet north pole down")  # fmt: skip
     layout.texts.append({
