@@ -41,10 +41,15 @@ def make(profile: str, folder: Path) -> str:
     return done.stdout
 
 
-@pytest.fixture(scope="module")
-def goats(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    folder = tmp_path_factory.mktemp("pcb")
-    return folder, make(FAST, folder)
+def test_goats_wintering_pcb_end_to_end(tmp_path: Path) -> None:
+    """One board made once (it takes a while, and xdist would make it once a worker for a
+    fixture), every check over it."""
+    goats = tmp_path, make(FAST, tmp_path)
+    the_pcb_is_the_circuit_and_kicads_check_passes(goats)
+    sensors_and_leds_stand_where_the_physics_puts_them(goats)
+    the_fabrication_files_read_back(goats)
+    bom_and_placement_cover_every_part(goats)
+    the_pictures_are_drawn(goats)
 
 
 def board_pads(text: str) -> tuple[dict[str, str], dict[str, tuple[float, float, int]]]:
@@ -76,7 +81,7 @@ def check_board(folder: Path, profile_id: str) -> None:
     assert netlist and pads == netlist  # every pin of the circuit, on its net, and no other
 
 
-def test_the_pcb_is_the_circuit_and_kicads_check_passes(goats: tuple[Path, str]) -> None:
+def the_pcb_is_the_circuit_and_kicads_check_passes(goats: tuple[Path, str]) -> None:
     folder, out = goats
     assert "0 violations, 0 unconnected pads" in out
     check_board(folder, FAST)
@@ -89,7 +94,7 @@ def test_the_pcb_is_the_circuit_and_kicads_check_passes(goats: tuple[Path, str])
     }
 
 
-def test_sensors_and_leds_stand_where_the_physics_puts_them(goats: tuple[Path, str]) -> None:
+def sensors_and_leds_stand_where_the_physics_puts_them(goats: tuple[Path, str]) -> None:
     folder, _ = goats
     game = load_game(profile_game(FAST))
     profile = load_profile(FAST, game)
@@ -125,8 +130,9 @@ def test_sensors_and_leds_stand_where_the_physics_puts_them(goats: tuple[Path, s
         )
 
 
-def test_the_fabrication_files_read_back(goats: tuple[Path, str]) -> None:
-    gerbonara = pytest.importorskip("gerbonara")
+def the_fabrication_files_read_back(goats: tuple[Path, str]) -> None:
+    import gerbonara
+
     folder, _ = goats
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # KiCad's Excellon repeats G90 after its header
@@ -151,7 +157,7 @@ def test_the_fabrication_files_read_back(goats: tuple[Path, str]) -> None:
     assert unplated >= 4  # the corners' mounting holes
 
 
-def test_bom_and_placement_cover_every_part(goats: tuple[Path, str]) -> None:
+def bom_and_placement_cover_every_part(goats: tuple[Path, str]) -> None:
     folder, _ = goats
     game = load_game(profile_game(FAST))
     circuit = board_circuit(load_profile(FAST, game), game)
@@ -167,7 +173,7 @@ def test_bom_and_placement_cover_every_part(goats: tuple[Path, str]) -> None:
     assert all(row["Mid X"].endswith("mm") and row["Layer"] == "Top" for row in cpl)
 
 
-def test_the_pictures_are_drawn(goats: tuple[Path, str]) -> None:
+def the_pictures_are_drawn(goats: tuple[Path, str]) -> None:
     from PIL import Image
 
     folder, _ = goats

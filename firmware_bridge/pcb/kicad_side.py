@@ -17,11 +17,14 @@ import os
 import re
 import sys
 
-import pcbnew  # type: ignore[import-not-found]
+try:
+    import pcbnew
+except ImportError:  # imported elsewhere (the package's own import check): run only beside KiCad
+    pcbnew = None
 
 LIBRARY = os.environ.get("KICAD6_FOOTPRINT_DIR", "/usr/share/kicad/footprints")
 NM = 1_000_000
-COPPER = {"F": pcbnew.F_Cu, "B": pcbnew.B_Cu}
+COPPER = {"F": pcbnew.F_Cu, "B": pcbnew.B_Cu} if pcbnew else {}
 
 
 def nm(mm):
@@ -366,6 +369,8 @@ def copper_drawing(board):
 
 
 def main(argv):
+    if pcbnew is None:
+        raise SystemExit("KiCad's pcbnew is not installed for this python3")
     command, source, target = argv[1:4]
     with open(source) as handle:
         request = json.load(handle)

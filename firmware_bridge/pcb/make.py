@@ -119,7 +119,20 @@ def netlist_pins(text: str) -> dict[str, str]:
     return found
 
 
+def _require() -> None:
+    """numpy (the router) and Pillow (the pictures): the board tools' extra."""
+    for module in ("numpy", "PIL"):
+        try:
+            __import__(module)
+        except ImportError:
+            raise PcbError(
+                f"firmware pcb needs {module}: pip install 'board-referee[board]' "
+                "(make test installs it)"
+            ) from None
+
+
 def make_pcb(profile: BoardProfile, game: Game, out: Path, *, fab: Fab = JLCPCB) -> Result:
+    _require()
     stack = parse_build(profile)
     circuit = board_circuit(profile, game)
     design = Design()

@@ -7,8 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, ImageDraw
-
 from firmware_bridge.pcb.layout import Layout
 
 SCALE = 4.0  # px a millimetre
@@ -18,12 +16,16 @@ PAD = (214, 178, 92)
 HOLE = (30, 30, 30)
 SILK = (240, 240, 240)
 BACKGROUND = (255, 255, 255)
-LAYER_COLOURS = {"F": (200, 60, 50), "B": (50, 90, 200)}
+TRACK_UNDER_MASK = (120, 190, 110)
+LAYER_COLOURS = {"F": (200, 40, 30), "B": (30, 70, 200)}
+PLANE_COLOURS = {"F": (245, 200, 195), "B": (200, 212, 245)}  # the ground plane, pale
 
 
 def draw(
     copper: dict[str, Any], layout: Layout, out: Path, name: str, origin: float
 ) -> dict[str, Path]:
+    from PIL import Image, ImageDraw  # the board tools' extra: imported when drawn
+
     size = (int(layout.width * SCALE) + 1, int(layout.height * SCALE) + 1)
 
     def xy(x: float, y: float) -> tuple[float, float]:
@@ -33,7 +35,7 @@ def draw(
     for side in ("F", "B"):
         image = Image.new("RGB", size, BOARD)
         pen = ImageDraw.Draw(image)
-        _copper(pen, copper[side], xy, COPPER_UNDER_MASK)
+        _copper(pen, copper[side], xy, TRACK_UNDER_MASK, plane=COPPER_UNDER_MASK, gap=BOARD)
         for polygon in copper[side]["pads"]:
             pen.polygon([xy(*p[:2]) for p in polygon], fill=PAD)
         _holes(pen, copper, xy)
@@ -51,7 +53,8 @@ def draw(
         written["top" if side == "F" else "bottom"] = path
         layer = Image.new("RGB", size, BACKGROUND)
         pen = ImageDraw.Draw(layer)
-        _copper(pen, copper[side], xy, LAYER_COLOURS[side])
+        _copper(pen, copper[side], xy, LAYER_COLOURS[side], plane=PLANE_COLOURS[side],
+                gap=BACKGROUND)  # fmt: skip
         for polygon in copper[side]["pads"]:
             pen.polygon([xy(*p[:2]) for p in polygon], fill=LAYER_COLOURS[side])
         _holes(pen, copper, xy, fill=BACKGROUND)
@@ -62,14 +65,20 @@ def draw(
 
 
 def _copper(
-    pen: ImageDraw.ImageDraw, layer: dict[str, Any], xy: Any, fill: tuple[int, int, int]
+    pen: Any,
+    layer: dict[str, Any],
+    xy: Any,
+    fill: tuple[int, int, int],
+    *,
+    plane: tuple[int, int, int],
+    gap: tuple[int, int, int],
 ) -> None:
+    """The ground plane in ``plane`` (its holes, the clearance round other nets, in ``gap``),
+    then the tracks in ``fill`` over it, so a track reads apart from the plane."""
     for polygon in layer["zones"]:
         points = [xy(*p[:2]) for p in polygon]
         if len(points) >= 3:
-            hole = len(polygon[0]) == 3
-            pen.polygon(points, fill=BOARD if hole and fill != LAYER_COLOURS.get("F") and
-                        fill != LAYER_COLOURS.get("B") else (BACKGROUND if hole else fill))  # fmt: skip  # noqa: E501
+            pen.polygon(points, fill=gap if len(polygon[0]) == 3 else plane)
     for x1, y1, x2, y2, width in layer["tracks"]:
         pen.line([xy(x1, y1), xy(x2, y2)], fill=fill, width=max(1, round(width * SCALE)))
         for x, y in ((x1, y1), (x2, y2)):
@@ -78,9 +87,7 @@ def _copper(
             pen.ellipse((cx - r, cy - r, cx + r, cy + r), fill=fill)
 
 
-def _holes(
-    pen: ImageDraw.ImageDraw, copper: dict[str, Any], xy: Any, fill: tuple[int, int, int] = HOLE
-) -> None:
+def _holes(pen: Any, copper: dict[str, Any], xy: Any, fill: tuple[int, int, int] = HOLE) -> None:
     for x, y in copper["vias"]:
         cx, cy = xy(x, y)
         pen.ellipse(

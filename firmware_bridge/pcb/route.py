@@ -22,8 +22,12 @@ import heapq
 import math
 from dataclasses import dataclass, field
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:  # the board tools' extra (magpylib brings it): a club's install has none
+    np = None  # type: ignore[assignment]
 
+MISSING = "the PCB's router needs numpy: pip install 'board-referee[board]' (make test installs it)"
 FREE = -1
 BLOCKED = -2
 NO_NET = -3  # a pad on no net (an unused pin, a mounting hole): every net keeps clear of it
@@ -74,6 +78,8 @@ class Grid:
     """The board's nodes, what holds each, and every pad's distance to each sample point."""
 
     def __init__(self, width: float, height: float, rules: Rules, keepouts: list[Pad]) -> None:
+        if np is None:
+            raise RouteError(MISSING)
         self.rules = rules
         self.pitch = rules.pitch
         self.nx = int(width / rules.pitch) + 1
