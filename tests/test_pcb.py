@@ -131,7 +131,7 @@ def sensors_and_leds_stand_where_the_physics_puts_them(goats: tuple[Path, str]) 
 
 
 def the_fabrication_files_read_back(goats: tuple[Path, str]) -> None:
-    import gerbonara
+    import gerbonara  # type: ignore[import-untyped]
 
     folder, _ = goats
     with warnings.catch_warnings():
