@@ -430,14 +430,19 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         outcome = self.outcome()
         if outcome is not None:
             raise IllegalMoveError(f"the game is over ({outcome.describe(self.game.player_names)})")
-        if move.kind is MoveKind.RESIGN and move.piece not in ("1", "2"):
-            raise IllegalMoveError(f"{move.piece!r}: a resignation is player 1's or player 2's")
+        one_side = move.kind in (MoveKind.RESIGN, MoveKind.TIME)
+        if one_side and move.piece not in ("1", "2"):
+            raise IllegalMoveError(
+                f"{move.piece!r}: a resignation or a flag fall is player 1's or player 2's"
+            )
         known = (self._lazy, self._moves, self._legal)
-        player = Player(int(move.piece)) if move.kind is MoveKind.RESIGN else self.to_move
+        player = Player(int(move.piece)) if one_side else self.to_move
         record = MoveRecord(move, player, self._snapshot(), known)
         self._record = record
         if move.kind is MoveKind.RESIGN:
             self._win(player.other, f"{self.game.player_names[player.index]} resigned")
+        elif move.kind is MoveKind.TIME:
+            self._win(player.other, f"{self.game.player_names[player.index]} lost on time")
         else:
             self._draw("agreed by the players")
         self._record = None

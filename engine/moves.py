@@ -23,6 +23,9 @@ class MoveKind(Enum):
     # a draw is agreed by both. Never among a position's legal moves; a take-back withdraws it.
     RESIGN = "resign"
     DRAW = "draw"
+    # A flag fall: ``piece`` holds the player whose time ran out ("1" or "2"). Declared by the
+    # referee's clock, not by a player; it ends the game as a resignation does.
+    TIME = "time"
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +65,11 @@ class Move:
         return cls(MoveKind.RESIGN, piece=str(int(player)))
 
     @classmethod
+    def lost_on_time(cls, player: int) -> Move:
+        """Player ``player``'s (1 or 2) time ran out."""
+        return cls(MoveKind.TIME, piece=str(int(player)))
+
+    @classmethod
     def agreed_draw(cls) -> Move:
         return AGREED_DRAW
 
@@ -71,8 +79,8 @@ class Move:
 
     @property
     def is_declared(self) -> bool:
-        """A result the players declare (a resignation, an agreed draw), not a move."""
-        return self.kind in (MoveKind.RESIGN, MoveKind.DRAW)
+        """A result declared (a resignation, an agreed draw, a flag fall), not a move."""
+        return self.kind in (MoveKind.RESIGN, MoveKind.DRAW, MoveKind.TIME)
 
 
 PASS = Move(MoveKind.PASS)

@@ -1,7 +1,8 @@
 """Moves as text: ``a1-a4``, ``a1-a3xb2`` (a move that captures off its landing cell),
-``S@c1`` (a placement), ``c2xd3`` and ``xd4+f4`` (decisions), ``pass``, and the players' own
-results ``resign:1``, ``resign:2``, ``draw``. A move's text needs the board's cell names, so
-``Game.move_text`` and ``Game.parse_move`` hand the game in. (Split from game.py.)"""
+``S@c1`` (a placement), ``c2xd3`` and ``xd4+f4`` (decisions), ``pass``, the players' own
+results ``resign:1``, ``resign:2``, ``draw``, and a flag fall ``time:1``, ``time:2`` (whose
+time ran out). A move's text needs the board's cell names, so ``Game.move_text`` and
+``Game.parse_move`` hand the game in. (Split from game.py.)"""
 
 from __future__ import annotations
 
@@ -42,6 +43,8 @@ def move_text(game: Game, move: Move) -> str:
         return "x" + "+".join(names[c] for c in move.cells)
     if kind is MoveKind.RESIGN:
         return f"resign:{move.piece}"
+    if kind is MoveKind.TIME:
+        return f"time:{move.piece}"
     if kind is MoveKind.DRAW:
         return "draw"
     return "pass"
@@ -54,7 +57,7 @@ def declared(text: str) -> int | None:
     raw = text.strip().lower()
     if raw == "draw":
         return 0
-    if raw in ("resign:1", "resign:2"):
+    if raw in ("resign:1", "resign:2", "time:1", "time:2"):  # a flag fall: whose time ran out
         return int(raw[-1])
     return None
 
@@ -73,6 +76,8 @@ def parse_move(game: Game, text: str) -> Move:
         return Move.agreed_draw()
     if raw.lower() in ("resign:1", "resign:2"):
         return Move.resign(int(raw[-1]))
+    if raw.lower() in ("time:1", "time:2"):
+        return Move.lost_on_time(int(raw[-1]))
     if match := _PLACE.match(raw):
         symbol = match.group(1).upper()
         if symbol not in game.kind_by_symbol:

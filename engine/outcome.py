@@ -25,8 +25,9 @@ class Outcome:
             return f"Draw ({self.reason})"
         reason = self.reason
         loser = self.winner.other
-        if reason == f"{player_names[loser.index]} resigned":  # the person who resigned
-            reason = f"{player_label(player_names, loser, people)} resigned"
+        for how in ("resigned", "lost on time"):  # the person who resigned, or whose flag fell
+            if reason == f"{player_names[loser.index]} {how}":
+                reason = f"{player_label(player_names, loser, people)} {how}"
         return f"{player_label(player_names, self.winner, people)} wins: {reason}"
 
 

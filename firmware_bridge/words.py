@@ -99,6 +99,8 @@ def move_words(game: Game, move: Move, effect: Effect | None = None,
         return f"removes {join(names[c] for c in move.cells)}"
     if kind is MoveKind.RESIGN:  # said after who resigns: "Black: resigns"
         return "resigns"
+    if kind is MoveKind.TIME:  # said after whose flag fell: "Black: loses on time"
+        return "loses on time"
     if kind is MoveKind.DRAW:
         return "draw agreed"
     return "pass"
@@ -111,6 +113,8 @@ def took_back(game: Game, moves: list[tuple[Move, str]], people: People = NOBODY
         return "the resignation is withdrawn: play on"
     if len(moves) == 1 and moves[0][0].kind is MoveKind.DRAW:
         return "the agreed draw is withdrawn: play on"
+    if len(moves) == 1 and moves[0][0].kind is MoveKind.TIME:
+        return "the loss on time is withdrawn: play on"
     said = join(move_words(game, m, people=people, moved=kind) for m, kind in moves)
     return f"took back {said}: put the board back"
 
@@ -265,10 +269,11 @@ def result(outcome: Outcome, names: tuple[str, str], people: People = NOBODY) ->
 
 def declared_result(move: Move, names: tuple[str, str], people: People) -> str:
     """What the kiosk says once a resignation or an agreed draw is recorded."""
-    if move.kind is MoveKind.RESIGN:
+    if move.kind in (MoveKind.RESIGN, MoveKind.TIME):
         player = Player(int(move.piece))
         winner = person(names, people, player.other)
-        return f"{person(names, people, player)} resigned: {winner} wins"
+        how = "resigned" if move.kind is MoveKind.RESIGN else "lost on time"
+        return f"{person(names, people, player)} {how}: {winner} wins"
     return "draw agreed and recorded"
 
 

@@ -204,7 +204,8 @@ def test_arbitrary_moves_are_rejected_cleanly(game_id: str, options: dict[str, s
 def test_declared_results_end_the_game_and_a_take_back_withdraws_them(
     game_id: str, options: dict[str, str]
 ) -> None:
-    """A resignation (either player's, whoever is to move) and an agreed draw, declared at a
+    """A resignation (either player's, whoever is to move), an agreed draw and a flag fall
+    (either player's), declared at a
     random ply of a playout: the game is over with that result, nothing moves, its text round-
     trips, and undo gives back exactly the position before (its moves too)."""
     game = catalog.load_game(game_id, options)
@@ -219,7 +220,8 @@ def test_declared_results_end_the_game_and_a_take_back_withdraws_them(
         return
     before, legal = state.to_json(), sorted(state.legal_moves(), key=game.move_text)
     names = game.player_names
-    for declared, winner in (("resign:1", 2), ("resign:2", 1), ("draw", None)):
+    results = (("resign:1", 2), ("resign:2", 1), ("draw", None), ("time:1", 2), ("time:2", 1))
+    for declared, winner in results:
         move = state.parse(declared)
         assert game.move_text(move) == declared and move.is_declared
         assert move not in legal
@@ -230,7 +232,8 @@ def test_declared_results_end_the_game_and_a_take_back_withdraws_them(
         assert list(state.legal_moves()) == [] and effect.footprint().result == {}
         assert state.to_json()["layout"] == before["layout"]
         if winner is not None:
-            assert outcome.reason == f"{names[2 - winner]} resigned"
+            how = "lost on time" if declared.startswith("time:") else "resigned"
+            assert outcome.reason == f"{names[2 - winner]} {how}"
         with pytest.raises(IllegalMoveError):
             state.apply(state.parse("draw"))  # over: nothing more to declare
         assert state.undo() == move

@@ -33,7 +33,7 @@ def move_entry(
     who = words.person(names, people, effect.player)
     if move.kind is MoveKind.DRAW:  # agreed by both: never one player's
         who = "Both players"
-    elif move.kind is MoveKind.RESIGN:  # the player who resigned, whoever was to move
+    elif move.kind in (MoveKind.RESIGN, MoveKind.TIME):  # who resigned, or whose flag fell
         who = words.person(names, people, Player(int(move.piece)))
     view = MoveView(number, names[effect.player.index], text, at, tuple(events),
                     words.move_words(game, move, effect, people), who)  # fmt: skip

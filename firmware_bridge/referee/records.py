@@ -114,7 +114,8 @@ def record_text(
     for move, at in record.moves:
         by = declared(move)
         if by is not None:  # a result the players declared: no move, and the declarer's
-            said = "draw agreed" if by == 0 else f"{names[by - 1]} resigned"
+            how = "lost on time" if move.startswith("time:") else "resigned"
+            said = "draw agreed" if by == 0 else f"{names[by - 1]} {how}"
             lines.append(f"   {move:<12} # {said} {at[11:19]}".rstrip())
             continue
         number += 1
