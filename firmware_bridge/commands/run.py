@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine import ConfigError, Game, State
+from engine.clock import TimeControl
 from firmware_bridge.commands import logs
 from firmware_bridge.commands.common import (
     DEFAULT_GAME,
@@ -165,6 +166,12 @@ def add_parser(sub: Subparsers, common: argparse.ArgumentParser) -> None:
     run.add_argument("--review-playouts", type=int, default=None, metavar="N",
                      help="a fixed amount of analysis a position instead of --review-ms "
                      "(the same review whatever else the machine does)")  # fmt: skip
+    run.add_argument(
+        "--time-control", default=os.environ.get("BOARD_REFEREE_TIME_CONTROL"), metavar="TC",
+        help="play new games under this clock (PGN's TimeControl, seconds: 600, 300+3, "
+        "40/5400+30:1800+30; delays 300d5 simple, 300b5 Bronstein; a handicap 300+3,240+3; "
+        "docs/clocks.md; default: $BOARD_REFEREE_TIME_CONTROL, else no clock)",
+    )  # fmt: skip
     run.add_argument("--verbose", action="store_true", help="log every frame")
     run.set_defaults(handler=_cmd_run)
 
@@ -203,6 +210,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UserError(f"--review-ms is milliseconds, 0 to 60000, not {args.review_ms}")
     if not 0 <= args.record_cap <= 100_000:
         raise UserError(f"--record-cap is megabytes, 0 to 100000, not {args.record_cap}")
+    try:
+        control = TimeControl.parse(args.time_control) if args.time_control else None
+    except ConfigError as exc:
+        raise UserError(f"--time-control: {exc}") from exc
     journal = Journal(journal_file, record_cap=args.record_cap * 1_000_000 or None)
     recorder = Recorder(journal.record_chunk, software_version()) if args.record_cap else None
     faces = Faces(args, directory=directory, journal_path=journal_file, log=log)
@@ -238,7 +249,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         try:
             daemon = Daemon(game, profile, journal, port, log=log, start=start,
                             new_game=args.new, opened=opened, link_factory=link_factory,
-                            recorder=recorder)  # fmt: skip
+                            recorder=recorder, time_control=control)  # fmt: skip
         except BaseException:
             if opened is not None:
                 opened.close()

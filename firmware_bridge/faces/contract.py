@@ -109,6 +109,13 @@ _TEXTS = _list(_text)
 PICTURE = _object({"key": _text, "cells": _list(_CELL), "links": _list(_list(_whole, 2)),
                    "kinds": _list(_mapping(_text)), "terrain": _list(_mapping(_text))},
                   ("key", "cells"))  # fmt: skip
+# The game's clocks (referee/clocks.py), where it is played under a time control.
+CLOCKS = _object(
+    {"control": _text, "left_ms": _list(_whole, 2), "text": _list(_text, 2),
+     "running": _maybe(_player), "paused": _flag, "held": _flag, "flagged": _maybe(_player),
+     "low": _list(_flag, 2), "started": _flag},
+    ("control", "left_ms", "running"),
+)  # fmt: skip
 STATE = _object(
     {
         "schema": _one_of(1),
@@ -192,6 +199,7 @@ STATE = _object(
         "buttons": _TEXTS,
         "lost": _list(_text, 2),
         "started": _text,
+        "clocks": _maybe(CLOCKS),
     },
     ("schema", "game", "board", "pieces", "status", "moves"),
 )

@@ -156,6 +156,7 @@ class Playing:
     journal: Any
     game_start: Any  # the position the game began from (None: the game's own start)
     moves: Any  # the move list (history.MoveList), kept in step with the game
+    clocks: Any  # the game's clocks (clocks.GameClocks): the computer's stops when it answers
 
     def _post_answer(self, answer: Answer) -> None:
         raise NotImplementedError
@@ -324,6 +325,7 @@ class Playing:
         # Journaled before it is shown: a referee that goes down before the players have
         # carried it out shows the same move when it starts again (_resume_plan).
         self.journal.record_plan(self.game_id, move)
+        self.clocks.answered(self.now)
         self.rec.plan(chosen)
         self._process(self.rec.evaluate(self.now))
         return f"the computer plays {move}"

@@ -28,6 +28,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine import Effect, Game, State
+from engine.clock import TimeControl
+from engine.moves import Move
 from firmware_bridge import words
 from firmware_bridge.link.leds import Signal, led_frame
 from firmware_bridge.link.profile import BoardProfile, Token
@@ -48,6 +50,7 @@ from firmware_bridge.link.serial_link import (
 )
 from firmware_bridge.referee.check import BoardCheck
 from firmware_bridge.referee.checking import Checking
+from firmware_bridge.referee.clocks import GameClocks
 from firmware_bridge.referee.command import Command, CommandResult
 from firmware_bridge.referee.computer import DEFAULT_MOVETIME_MS, Answer, Computer, Playing
 from firmware_bridge.referee.health import SensorHealth, hand_explains
@@ -103,6 +106,7 @@ class Daemon(Checking, BoardSession, Showing, Playing):
         opened: Link | None = None,
         clock: Callable[[], float] = time.monotonic,
         recorder: Recorder | None = None,
+        time_control: TimeControl | None = None,
     ) -> None:
         self.game = game
         self.profile = profile
@@ -135,6 +139,8 @@ class Daemon(Checking, BoardSession, Showing, Playing):
         self.rec = Reconciler(state, profile)
         self.rec.people = self.people
         self.rec.resumed = self.resumed
+        self.time_control = time_control  # each new game's, until a New game says another
+        self.clocks = GameClocks(time_control)
         # The computer opponent (computer.py): asked only where ``thinks`` (run.py sets it).
         self.thinks = False
         self.computer: Computer | None = None
@@ -324,6 +330,9 @@ class Daemon(Checking, BoardSession, Showing, Playing):
             wakes.append(self.refused_until)
         if self.link is None:
             wakes.append(self.next_connect)
+        tick = self.clocks.next_change(now)
+        if tick is not None:
+            wakes.append(tick)
         return min(wakes)
 
     def _observe(self, now: float) -> None:
@@ -381,6 +390,8 @@ class Daemon(Checking, BoardSession, Showing, Playing):
                 settings = dict(p.split(":", 1) for p in command.what.split(";") if ":" in p)
                 self.movetime_ms = int(settings.get("movetime", DEFAULT_MOVETIME_MS))
                 self.hints = settings.get("hints", "on") != "off"
+                clock = settings.get("clock", "")  # checked by the face that sent it
+                self.time_control = TimeControl.parse(clock) if clock else None
                 self._switch(command.game, profile)
                 result = CommandResult(True, words.NEW_GAME.format(title=command.game.title))
             elif command.action == "declare":
@@ -453,6 +464,7 @@ class Daemon(Checking, BoardSession, Showing, Playing):
         state = game.new_state()
         self.rec = Reconciler(state, profile)
         self.rec.people = self.people
+        self.clocks = GameClocks(self.time_control)
         self._seat_computer()
         self.rec.start_setup()
         self.game_id = self.journal.start_game(game, profile.id, None, self.people)
@@ -571,6 +583,12 @@ class Daemon(Checking, BoardSession, Showing, Playing):
         if self.recorder is not None:
             self._record_decision(record)
         if isinstance(record, Committed):
+            if record.effect.move.is_declared:
+                self.clocks.ended(self.now)
+            else:
+                self.clocks.moved(self.now)
+                if record.effect.outcome is not None:
+                    self.clocks.ended(self.now)
             self.journal.record_move(self.game_id, record.text, record.effect.outcome)
             footprint = record.effect.footprint()
             self.health.moved({*footprint.hand, *footprint.result})
@@ -589,6 +607,7 @@ class Daemon(Checking, BoardSession, Showing, Playing):
                 self.log.info("game over: %s", record.effect.outcome.describe(
                     self.game.player_names, self.people))  # fmt: skip
         elif isinstance(record, TookBack):
+            self.clocks.took_back(len(record.moves), self.now)
             self.journal.record_takeback(self.game_id, len(record.moves), reopen=record.reopened)
             del self.moves[len(self.moves) - len(record.moves) :]
             self.log.info("took back %s", " ".join(reversed(record.moves)))
@@ -596,6 +615,7 @@ class Daemon(Checking, BoardSession, Showing, Playing):
             # The same people play on (the New game control names new ones).
             self.game_id = self.journal.start_game(self.game, self.profile.id, None, self.people)
             self.moves = []
+            self.clocks = GameClocks(self.time_control)
             self.log.info("new game %d: %s", self.game_id, self.game.title)
 
     def _record_decision(self, record: Record) -> None:
@@ -636,7 +656,27 @@ class Daemon(Checking, BoardSession, Showing, Playing):
             self._process(self.rec.evaluate(now))
         if self.refused_until is not None and now >= self.refused_until:
             self._process([])  # the flash is over
+        self._clock_timers(now)
         self._link_timers(now)
+
+    def _clock_timers(self, now: float) -> None:
+        """Start the clock once the board shows the game; a flag fall ends the game at once."""
+        clocks = self.clocks
+        if not clocks.active or self.state.outcome() is not None or self.check is not None:
+            return
+        if not clocks.started:
+            if self.board_live and self.rec.shows_position():
+                clocks.start(self.state.to_move.index + 1, now)
+                self.dirty = True
+            return
+        flagged = clocks.flag(now)
+        if flagged is not None:
+            self.log.info("%s's flag fell", self.game.player_names[flagged - 1])
+            self._process(self.rec.declare(Move.lost_on_time(flagged), now))
+            self.notice = words.declared_result(Move.lost_on_time(flagged),
+                                                self.game.player_names, self.people)  # fmt: skip
+        elif clocks.next_change(now) is not None:
+            self.dirty = True  # the running clock's figure moves on
 
 
 __all__ = ["Attach", "Command", "CommandResult", "Daemon", "Listener"]

@@ -32,6 +32,7 @@ class Showing:
     profile: BoardProfile
     journal: Any
     rec: Reconciler
+    clocks: Any  # clocks.GameClocks
     have_scan: bool
     moves: Any
     serial: int
@@ -143,6 +144,7 @@ class Showing:
             captured=(tuple(captured[0]), tuple(captured[1])),
             lost=(words.lost(lost[0]), words.lost(lost[1])),
             started=self._started(),
+            clocks=self.clocks.view(self.now),
             outcome=None
             if outcome is None
             else words.result(outcome, game.player_names, self.people),

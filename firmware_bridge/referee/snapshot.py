@@ -18,6 +18,7 @@ from typing import Any
 from engine import Game
 from engine.moves import NO_CELL
 from firmware_bridge.referee.check import CheckView
+from firmware_bridge.referee.clocks import ClocksView
 from firmware_bridge.referee.health import SensorWarning
 
 SCHEMA_VERSION = 1
@@ -190,6 +191,7 @@ class Snapshot:
     buttons: tuple[str, ...] = ()  # the board's buttons the game can use now (pass, confirm, …)
     lost: tuple[str, str] = ("", "")  # each player's captured pieces, in words
     started: str = ""  # when the game was started (set up), ISO 8601 UTC: its one start time
+    clocks: ClocksView | None = None  # the game's clocks, where it has a time control
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form a face sends (docs/kiosk.md). ``board`` is left out: faces splice in
@@ -231,6 +233,7 @@ class Snapshot:
                 }
                 for p in self.ghosts
             ],
+            "clocks": None if self.clocks is None else self.clocks.to_json(),
             "misplaced": [
                 {
                     "cell": p.cell,

@@ -1,0 +1,159 @@
+"""The game's clock as the referee presses it (engine/clock.py keeps the time).
+
+Who presses it and when (docs/clocks.md):
+- the player to move's clock starts when the board first shows the game's position, as an
+  arbiter starts it once the pieces are set up;
+- it switches when the referee accepts a move: the moment the board shows the finished, legal
+  move (the settle window, which waits for hands to be still, counts to the mover: it is part
+  of making the move on the board);
+- the computer's clock runs while it thinks; it is pressed when its answer comes, and the
+  human's clock starts only once the board shows the computer's move carried out (a person
+  moving the computer's piece is not spending their own time);
+- a take-back puts both clocks back as they were before the moves taken back;
+- a result (a resignation, an agreed draw, a flag fall) stops them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.clock import Clock, ClockValue, TimeControl, clock_text
+
+MS = 1000
+LOW_MS = 20 * MS  # a clock this low shows its warning
+
+
+@dataclass(frozen=True, slots=True)
+class ClocksView:
+    """What a face shows of the clocks (the snapshot's ``clocks``)."""
+
+    control: str
+    left_ms: tuple[int, int]
+    text: tuple[str, str]
+    running: int | None
+    paused: bool
+    held: bool  # the computer has answered: no one's clock runs until its move is on the board
+    flagged: int | None
+    low: tuple[bool, bool]
+    started: bool
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "control": self.control,
+            "left_ms": list(self.left_ms),
+            "text": list(self.text),
+            "running": self.running,
+            "paused": self.paused,
+            "held": self.held,
+            "flagged": self.flagged,
+            "low": list(self.low),
+            "started": self.started,
+        }
+
+
+class GameClocks:
+    """One game's clocks, pressed by the referee; ``now`` in seconds (the loop's clock)."""
+
+    def __init__(self, control: TimeControl | None) -> None:
+        self.control = control
+        self.new_game()
+
+    def new_game(self) -> None:
+        self.clock = Clock(self.control) if self.control is not None else None
+        self.started = False
+        self.held = False
+        self.pending: ClockValue | None = None  # before the computer's answer was pressed
+        self.history: list[ClockValue] = []  # the value before each journaled entry
+
+    @property
+    def active(self) -> bool:
+        return self.clock is not None
+
+    @staticmethod
+    def ms(now: float) -> int:
+        return round(now * MS)
+
+    def start(self, player: int, now: float) -> None:
+        if self.clock is None or self.started:
+            return
+        self.started = True
+        self.clock.start(player, self.ms(now))
+
+    def answered(self, now: float) -> None:
+        """The computer's answer: its clock stops, and no one's runs until it is carried out."""
+        clock = self.clock
+        if clock is None or not self.started or self.held:
+            return
+        self.pending = clock.value(self.ms(now))
+        clock.press(self.ms(now))
+        clock.pause(self.ms(now))
+        self.held = True
+
+    def moved(self, now: float) -> None:
+        """A move was accepted (the board shows it)."""
+        clock = self.clock
+        if clock is None or not self.started:
+            return
+        if self.held and self.pending is not None:
+            self.history.append(self.pending)
+            self.held, self.pending = False, None
+            clock.resume(self.ms(now))
+            return
+        self.history.append(clock.value(self.ms(now)))
+        clock.press(self.ms(now))
+
+    def ended(self, now: float) -> None:
+        """A result was declared (a resignation, a draw, a flag fall): the clocks stop."""
+        clock = self.clock
+        if clock is None:
+            return
+        self.history.append(clock.value(self.ms(now)))
+        self.held, self.pending = False, None
+        clock.stop(self.ms(now))
+
+    def took_back(self, entries: int, now: float) -> None:
+        """``entries`` moves (or a result) taken back: the clocks as they were before them."""
+        clock = self.clock
+        if clock is None or not self.started or entries <= 0:
+            return
+        if self.held and self.pending is not None:  # the computer's answer is withdrawn too
+            clock.restore(self.pending, self.ms(now))
+            self.held, self.pending = False, None
+        if len(self.history) >= entries:
+            value = self.history[-entries]
+            del self.history[-entries:]
+            clock.restore(value, self.ms(now))
+
+    def flag(self, now: float) -> int | None:
+        """The player whose time has just run out, or None."""
+        if self.clock is None or not self.started or self.held:
+            return None
+        return self.clock.flag(self.ms(now))
+
+    def view(self, now: float) -> ClocksView | None:
+        clock = self.clock
+        if clock is None or self.control is None:
+            return None
+        at = self.ms(now)
+        left = (clock.remaining(1, at), clock.remaining(2, at))
+        return ClocksView(
+            str(self.control),
+            left,
+            (clock_text(left[0]), clock_text(left[1])),
+            clock.running if self.started else None,
+            clock.paused and not self.held,
+            self.held,
+            clock.flagged,
+            (left[0] <= LOW_MS, left[1] <= LOW_MS),
+            self.started,
+        )
+
+    def next_change(self, now: float) -> float | None:
+        """When the running clock's shown figure next changes or its flag falls (seconds on
+        the loop's clock): the loop wakes then to publish it."""
+        view = self.view(now)
+        if view is None or view.running is None or view.paused or view.held:
+            return None
+        left = view.left_ms[view.running - 1]
+        step = 100 if left < 10 * MS else 1000
+        return now + (left % step or step) / MS
