@@ -538,6 +538,14 @@ PAGE: dict[str, str] = {
     "conn_fault": "fault",
     "last_frame": "{seconds} s ago",
     "no_frame": "not yet",
+    # the clocks
+    "clock_running": "running",
+    "clock_paused": "clocks paused",
+    "clock_held": "the computer's move: no clock runs until it is on the board",
+    "clock_flag": "flag fell",
+    "clock_low": "low time",
+    "clock_control": "time control {control}",
+    "clock_not_started": "starts when the board is set up",
     # the players and the moves
     "to_move": "to move",
     "to_act": "to act",

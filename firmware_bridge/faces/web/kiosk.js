@@ -99,6 +99,7 @@ function render(s) {
   status.className = "status" + (s.outcome ? " over" : "") + (s.alert ? " alert" : "");
   renderNotice();
   renderPlayers(s);
+  renderClocks(s);
   $("details").textContent = (s.details || []).map(capitalise).join("\n");
   $("details").hidden = !(s.details || []).length;
   legend($("legend"), s.signals);
@@ -187,6 +188,50 @@ function renderButtons(s) {
   $("btn-resign").disabled = over || s.moves.length === 0 || Boolean(s.check);
   $("btn-draw").disabled = over || s.moves.length === 0 || Boolean(s.check);
 }
+
+// The clocks: the snapshot's figures, the running one counted down here between snapshots
+// (from when the snapshot arrived), as a clock shows them (tenths under ten seconds).
+let clocksAt = 0;
+function clockText(ms) {
+  ms = Math.max(0, Math.floor(ms));
+  if (ms < 10000) return `${Math.floor(ms / 1000)}.${Math.floor((ms % 1000) / 100)}`;
+  const all = Math.floor(ms / 1000);
+  const h = Math.floor(all / 3600), m = Math.floor((all % 3600) / 60), sec = all % 60;
+  const two = (n) => String(n).padStart(2, "0");
+  return h ? `${h}:${two(m)}:${two(sec)}` : `${m}:${two(sec)}`;
+}
+
+function renderClocks(s) {
+  const box = $("clocks");
+  const c = s.clocks;
+  box.hidden = !c;
+  if (!c) return;
+  clocksAt = performance.now();
+  tickClocks();
+}
+
+function tickClocks() {
+  const s = current;
+  const c = s && s.clocks;
+  if (!c) return;
+  const live = c.running && !c.paused && !c.held && !c.flagged && !s.outcome;
+  const spent = live ? performance.now() - clocksAt : 0;
+  for (const node of document.querySelectorAll("#clocks .clock")) {
+    const player = Number(node.dataset.player);
+    const left = c.left_ms[player - 1] - (live && c.running === player ? spent : 0);
+    node.querySelector(".side").textContent = sideAndPerson(s, player - 1);
+    node.querySelector(".time").textContent = clockText(left);
+    node.classList.toggle("running", c.running === player && !s.outcome);
+    node.classList.toggle("low", left <= 20000);
+    node.classList.toggle("flagged", c.flagged === player);
+    node.querySelector(".mark").title = c.flagged === player ? say("clock_flag")
+      : c.running === player ? say("clock_running") : "";
+  }
+  $("clock-note").textContent = c.paused ? say("clock_paused") : c.held ? say("clock_held")
+    : !c.started ? `${say("clock_control", { control: c.control })}: ${say("clock_not_started")}`
+    : say("clock_control", { control: c.control });
+}
+setInterval(tickClocks, 100);
 
 function renderPlayers(s) {
   const box = $("players");

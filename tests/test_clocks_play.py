@@ -1,0 +1,83 @@
+"""Clocks through the real path (issue 66): the built-in emulator's board, its serial line, the
+referee pressing the clock as it accepts moves, the kiosk in Chromium at 800x480, and the
+results. Times are short so a flag falls within the test; every wait is on an event."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from playwright.sync_api import Browser, expect
+
+from tests.test_integrity import board_action, results, wait_for
+from tests.test_kiosk import Referee, referees
+
+__all__ = ["referees"]
+SHOTS = os.environ.get("BOARD_REFEREE_SHOTS")
+
+
+def test_a_flag_falls_on_the_emulated_board_and_the_kiosk_says_lost_on_time(
+    referees: list[Referee], tmp_path: Path, browser: Browser
+) -> None:
+    """Goats Wintering under ``--time-control 60+2,6+2`` (a handicap: the second player has 6 s):
+    the first player's clock starts once the board shows the game; a move (a goat put down)
+    presses it: the increment is added and the second player's clock runs; they never move,
+    and their flag falls. The kiosk at 800x480
+    shows both clocks, then "lost on time"; the results count it."""
+    referee = Referee(tmp_path, "--game", "goats-wintering", "--new", "--time-control", "60+2,6+2")
+    referees.append(referee)
+    wait_for(lambda: (referee.state()["clocks"] or {}).get("running") == 1)
+    state = referee.state()
+    assert state["clocks"]["control"] == "60+2,6+2" and state["clocks"]["started"]
+    page = browser.new_page(viewport={"width": 800, "height": 480})
+    page.goto(referee.kiosk_url)
+    clock1 = page.locator('#clocks .clock[data-player="1"]')
+    expect(clock1).to_have_class(re.compile(r"\brunning\b"))
+    size = page.evaluate(
+        "() => parseFloat(getComputedStyle(document.querySelector('#clocks .time')).fontSize)"
+    )
+    assert size >= 32, size
+    # The first player puts a goat down (their own move, on their turn): the clock switches.
+    legal = [m["text"] for m in referee.state()["moves"]]
+    assert legal == []
+    assert board_action(referee, do="place", cell="A1", piece="G")[0] == 200
+    moved = referee.wait_state("to_move", 2)
+    clocks = moved["clocks"]
+    assert clocks["running"] == 2
+    # 60 s, less what the move took, plus the 2 s increment: never more than 62 s.
+    assert 0 < clocks["left_ms"][0] <= 62_000, clocks
+    assert clocks["left_ms"][1] <= 6000
+    expect(page.locator('#clocks .clock[data-player="2"]')).to_have_class(re.compile(r"\brunning\b"))
+    # Nobody moves for the second player: their flag falls at once when their time is out.
+    final = referee.wait_state("winner", 1, timeout=20)
+    assert "lost on time" in final["outcome"], final["outcome"]
+    assert final["clocks"]["flagged"] == 2 and final["clocks"]["left_ms"][1] == 0
+    assert final["moves"][-1]["text"] == "time:2"
+    expect(page.locator("#status")).to_contain_text("lost on time")
+    expect(page.locator('#clocks .clock[data-player="2"]')).to_have_class(
+        re.compile(r"\bflagged\b")
+    )
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / "flag-fall-800x480.png"))
+    page.screenshot(path=str(tmp_path / "flag-fall.png"))
+    rows = results(referee)
+    assert rows[-1]["result"].endswith("lost on time") or "lost on time" in str(rows[-1]), rows
+    page.close()
+
+
+def test_a_take_back_puts_both_clocks_back(referees: list[Referee], tmp_path: Path) -> None:
+    """A move and its take-back: the mover's clock shows again what it showed before the
+    move (less nothing: the time between is charged to no one), and it runs again."""
+    referee = Referee(tmp_path, "--game", "goats-wintering", "--new", "--time-control", "600+5")
+    referees.append(referee)
+    wait_for(lambda: (referee.state()["clocks"] or {}).get("running") == 1)
+    assert board_action(referee, do="place", cell="A1", piece="G")[0] == 200
+    after = referee.wait_state("to_move", 2)["clocks"]
+    assert after["left_ms"][0] > 600_000  # the 5 s increment, the move well under 5 s
+    code, answer = referee.post("/api/button", {"button": "takeback"})
+    assert code == 200, answer
+    back = referee.wait_state("to_move", 1)["clocks"]
+    assert back["running"] == 1
+    assert back["left_ms"][0] <= 600_000 < after["left_ms"][0]
+    assert back["left_ms"][1] == 600_000
