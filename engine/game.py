@@ -425,24 +425,20 @@ class GameState(ABC, Generic[GameT_co, ExtraT_co]):
         return self._record is not None
 
     def _declare(self, move: Move) -> Effect:
-        """A result the players declare: a resignation (of either player, whoever is to move)
-        or an agreed draw. The board stays as it is; ``undo`` withdraws it."""
+        """A declared result (a resignation, a flag fall, an agreed draw); ``undo`` withdraws it."""
         outcome = self.outcome()
         if outcome is not None:
             raise IllegalMoveError(f"the game is over ({outcome.describe(self.game.player_names)})")
         one_side = move.kind in (MoveKind.RESIGN, MoveKind.TIME)
         if one_side and move.piece not in ("1", "2"):
-            raise IllegalMoveError(
-                f"{move.piece!r}: a resignation or a flag fall is player 1's or player 2's"
-            )
+            raise IllegalMoveError(f"{move.piece!r}: a resignation or flag fall is a player's")
         known = (self._lazy, self._moves, self._legal)
         player = Player(int(move.piece)) if one_side else self.to_move
         record = MoveRecord(move, player, self._snapshot(), known)
         self._record = record
-        if move.kind is MoveKind.RESIGN:
-            self._win(player.other, f"{self.game.player_names[player.index]} resigned")
-        elif move.kind is MoveKind.TIME:
-            self._win(player.other, f"{self.game.player_names[player.index]} lost on time")
+        if one_side:
+            how = "resigned" if move.kind is MoveKind.RESIGN else "lost on time"
+            self._win(player.other, f"{self.game.player_names[player.index]} {how}")
         else:
             self._draw("agreed by the players")
         self._record = None

@@ -517,6 +517,11 @@ def check_finding(kind: str, **values: object) -> tuple[str, str]:
 
 # -- the pages' phrases ------------------------------------------------------------------------
 # Templates with {named} places, filled in by the page (web/say.js: say(key, values)).
+CLOCKS_RESTORED = (
+    "The clocks go on as they stood when the referee stopped: the time it was down is charged "
+    "to no one."
+)
+
 PAGE: dict[str, str] = {
     # the kiosk's frame
     "reconnecting": "Reconnecting to the referee…",

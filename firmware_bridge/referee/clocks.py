@@ -63,7 +63,10 @@ class GameClocks:
         self.started = False
         self.held = False
         self.pending: ClockValue | None = None  # before the computer's answer was pressed
+        self.pending_left = 0  # the computer's time left once its answer was pressed
         self.history: list[ClockValue] = []  # the value before each journaled entry
+        self.after: list[int] = []  # the mover's time left after each entry (PGN's [%clk])
+        self.restored = False  # the clocks were restored after a restart
 
     @property
     def active(self) -> bool:
@@ -74,10 +77,12 @@ class GameClocks:
         return round(now * MS)
 
     def start(self, player: int, now: float) -> None:
-        if self.clock is None or self.started:
+        clock = self.clock
+        if clock is None or self.started:
             return
         self.started = True
-        self.clock.start(player, self.ms(now))
+        if clock.flagged is None:
+            clock.start(player, self.ms(now))
 
     def answered(self, now: float) -> None:
         """The computer's answer: its clock stops, and no one's runs until it is carried out."""
@@ -85,7 +90,9 @@ class GameClocks:
         if clock is None or not self.started or self.held:
             return
         self.pending = clock.value(self.ms(now))
+        player = clock.running
         clock.press(self.ms(now))
+        self.pending_left = clock.remaining(player, self.ms(now)) if player else 0
         clock.pause(self.ms(now))
         self.held = True
 
@@ -96,11 +103,14 @@ class GameClocks:
             return
         if self.held and self.pending is not None:
             self.history.append(self.pending)
+            self.after.append(self.pending_left)
             self.held, self.pending = False, None
             clock.resume(self.ms(now))
             return
         self.history.append(clock.value(self.ms(now)))
+        mover = clock.running
         clock.press(self.ms(now))
+        self.after.append(clock.remaining(mover, self.ms(now)) if mover else 0)
 
     def ended(self, now: float) -> None:
         """A result was declared (a resignation, a draw, a flag fall): the clocks stop."""
@@ -108,6 +118,8 @@ class GameClocks:
         if clock is None:
             return
         self.history.append(clock.value(self.ms(now)))
+        mover = clock.flagged or clock.running
+        self.after.append(clock.remaining(mover, self.ms(now)) if mover else 0)
         self.held, self.pending = False, None
         clock.stop(self.ms(now))
 
@@ -119,10 +131,23 @@ class GameClocks:
         if self.held and self.pending is not None:  # the computer's answer is withdrawn too
             clock.restore(self.pending, self.ms(now))
             self.held, self.pending = False, None
+        del self.after[max(0, len(self.after) - entries) :]
         if len(self.history) >= entries:
             value = self.history[-entries]
             del self.history[-entries:]
             clock.restore(value, self.ms(now))
+        # (Moves from before a restart have no value kept: their take-back leaves the clocks.)
+
+    def restore(self, value: ClockValue, after: tuple[int, ...]) -> None:
+        """The clocks as the journal kept them before a restart: they go on, from the figures
+        they showed, once the board shows the game again (``start``)."""
+        clock = self.clock
+        if clock is None:
+            return
+        clock.restore(value, 0)
+        clock.running = None  # started again by ``start``, as the game goes on
+        self.after = list(after)
+        self.restored = True
 
     def flag(self, now: float) -> int | None:
         """The player whose time has just run out, or None."""

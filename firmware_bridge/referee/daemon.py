@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 from engine import Effect, Game, State
 from engine.clock import TimeControl
-from engine.moves import Move
 from firmware_bridge import words
 from firmware_bridge.link.leds import Signal, led_frame
 from firmware_bridge.link.profile import BoardProfile, Token
@@ -48,6 +47,7 @@ from firmware_bridge.link.serial_link import (
     Received,
     SerialLink,
 )
+from firmware_bridge.referee import clock_journal
 from firmware_bridge.referee.check import BoardCheck
 from firmware_bridge.referee.checking import Checking
 from firmware_bridge.referee.clocks import GameClocks
@@ -74,6 +74,7 @@ from firmware_bridge.referee.session import (
 )
 from firmware_bridge.referee.showing import Showing
 from firmware_bridge.referee.snapshot import Snapshot
+from firmware_bridge.referee.timekeeping import Timekeeping
 
 HEARTBEAT = 2.0  # seconds between snapshots that only refresh the last-frame time
 HELD_PRESSES = 4  # presses kept while the board is being scanned (a few; never a backlog)
@@ -91,7 +92,7 @@ class Attach:
     listener: Listener
 
 
-class Daemon(Checking, BoardSession, Showing, Playing):
+class Daemon(Checking, BoardSession, Showing, Playing, Timekeeping):
     def __init__(
         self,
         game: Game,
@@ -141,6 +142,12 @@ class Daemon(Checking, BoardSession, Showing, Playing):
         self.rec.resumed = self.resumed
         self.time_control = time_control  # each new game's, until a New game says another
         self.clocks = GameClocks(time_control)
+        self.clocks_saved = 0.0
+        if self.resumed:  # its clocks as the journal kept them: the time it was down is free
+            saved = clock_journal.load(journal, self.game_id)
+            if saved is not None:
+                self.clocks = GameClocks(saved.control)
+                self.clocks.restore(saved.value, saved.moves)
         # The computer opponent (computer.py): asked only where ``thinks`` (run.py sets it).
         self.thinks = False
         self.computer: Computer | None = None
@@ -606,8 +613,10 @@ class Daemon(Checking, BoardSession, Showing, Playing):
             if record.effect.outcome is not None:
                 self.log.info("game over: %s", record.effect.outcome.describe(
                     self.game.player_names, self.people))  # fmt: skip
+            self._save_clocks()
         elif isinstance(record, TookBack):
             self.clocks.took_back(len(record.moves), self.now)
+            self._save_clocks()
             self.journal.record_takeback(self.game_id, len(record.moves), reopen=record.reopened)
             del self.moves[len(self.moves) - len(record.moves) :]
             self.log.info("took back %s", " ".join(reversed(record.moves)))
@@ -658,25 +667,6 @@ class Daemon(Checking, BoardSession, Showing, Playing):
             self._process([])  # the flash is over
         self._clock_timers(now)
         self._link_timers(now)
-
-    def _clock_timers(self, now: float) -> None:
-        """Start the clock once the board shows the game; a flag fall ends the game at once."""
-        clocks = self.clocks
-        if not clocks.active or self.state.outcome() is not None or self.check is not None:
-            return
-        if not clocks.started:
-            if self.board_live and self.rec.shows_position():
-                clocks.start(self.state.to_move.index + 1, now)
-                self.dirty = True
-            return
-        flagged = clocks.flag(now)
-        if flagged is not None:
-            self.log.info("%s's flag fell", self.game.player_names[flagged - 1])
-            self._process(self.rec.declare(Move.lost_on_time(flagged), now))
-            self.notice = words.declared_result(Move.lost_on_time(flagged),
-                                                self.game.player_names, self.people)  # fmt: skip
-        elif clocks.next_change(now) is not None:
-            self.dirty = True  # the running clock's figure moves on
 
 
 __all__ = ["Attach", "Command", "CommandResult", "Daemon", "Listener"]
