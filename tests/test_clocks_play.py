@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import os
 import re
+import signal
+import subprocess
+import time
 from pathlib import Path
 
 from playwright.sync_api import Browser, expect
 
+from tests.e2e import PYTHON, DaemonProcess, EmulatorProcess
 from tests.test_integrity import board_action, results, wait_for
 from tests.test_kiosk import Referee, referees
 
@@ -48,7 +52,9 @@ def test_a_flag_falls_on_the_emulated_board_and_the_kiosk_says_lost_on_time(
     # 60 s, less what the move took, plus the 2 s increment: never more than 62 s.
     assert 0 < clocks["left_ms"][0] <= 62_000, clocks
     assert clocks["left_ms"][1] <= 6000
-    expect(page.locator('#clocks .clock[data-player="2"]')).to_have_class(re.compile(r"\brunning\b"))
+    expect(page.locator('#clocks .clock[data-player="2"]')).to_have_class(
+        re.compile(r"\brunning\b")
+    )
     # Nobody moves for the second player: their flag falls at once when their time is out.
     final = referee.wait_state("winner", 1, timeout=20)
     assert "lost on time" in final["outcome"], final["outcome"]
@@ -81,3 +87,39 @@ def test_a_take_back_puts_both_clocks_back(referees: list[Referee], tmp_path: Pa
     assert back["running"] == 1
     assert back["left_ms"][0] <= 600_000 < after["left_ms"][0]
     assert back["left_ms"][1] == 600_000
+
+
+def test_a_power_cut_costs_no_one_time(tmp_path: Path) -> None:
+    """``run --new --time-control 14+0``: the referee SIGKILLed 6 s into the game and started
+    again 6 s later. The clocks go on from what they showed (about 8 s left for the first
+    player), the 6 s it was down charged to no one: the flag falls about 8 s after the
+    restart, and ``records`` says the game was lost on time."""
+    emu = EmulatorProcess(tmp_path, "goats-wintering", "goats-wintering")
+    daemon = DaemonProcess(tmp_path, "goats-wintering", "goats-wintering", emu.link, "--new",
+                           "--time-control", "14+0")  # fmt: skip
+    try:
+        daemon.wait_log(r"clock started: White to move, 0:14 left")
+        time.sleep(6)  # the scenario: six seconds into the game, the power goes
+        daemon.kill(signal.SIGKILL)
+        time.sleep(6)  # ... and comes back six seconds later
+        daemon.command.remove("--new")  # the same game goes on
+        daemon.start()
+        line = daemon.wait_log(r"clock restored: White to move, (\S+) left")
+        restarted = time.monotonic()
+        shown = line.rpartition(", ")[2].removesuffix(" left")  # 8.6 (tenths under 10 s)
+        seconds = float(shown.replace("0:", "", 1)) if ":" in shown else float(shown)
+        assert 7.0 <= seconds <= 9.0, line  # 14 s less the 6 s played, within the last save
+        daemon.wait_log("White's flag fell", timeout=30)
+        after = time.monotonic() - restarted
+        assert 6.0 <= after <= 10.5, after
+        outcome = daemon.outcome()
+        assert outcome is not None and outcome["reason"] == "White lost on time"
+    finally:
+        daemon.stop()
+        emu.close()
+    records = subprocess.run(
+        [*PYTHON, "records", "--journal", str(daemon.journal)],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert records.returncode == 0, records.stderr
+    assert "lost on time" in records.stdout, records.stdout

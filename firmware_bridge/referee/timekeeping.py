@@ -57,7 +57,12 @@ class Timekeeping:
             return
         if not clocks.started:
             if self.board_live and self.rec.shows_position():
-                clocks.start(self.state.to_move.index + 1, now)
+                player = self.state.to_move.index + 1
+                clocks.start(player, now)
+                view = clocks.view(now)
+                left = view.text[player - 1] if view is not None else "?"
+                self.log.info("clock %s: %s to move, %s left", "restored" if clocks.restored
+                              else "started", self.game.player_names[player - 1], left)  # fmt: skip
                 if clocks.restored:
                     self.notice = words.CLOCKS_RESTORED
                 self._save_clocks()
