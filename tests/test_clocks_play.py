@@ -68,8 +68,15 @@ def test_a_flag_falls_on_the_emulated_board_and_the_kiosk_says_lost_on_time(
         page.screenshot(path=str(Path(SHOTS) / "flag-fall-800x480.png"))
     page.screenshot(path=str(tmp_path / "flag-fall.png"))
     rows = results(referee)
-    assert rows[-1]["result"].endswith("lost on time") or "lost on time" in str(rows[-1]), rows
+    assert "lost on time" in rows[-1]["result"], rows
     page.close()
+    text = subprocess.run(
+        [*PYTHON, "records", "--journal", str(tmp_path / "journal.sqlite3"), "--game-id", "1"],
+        capture_output=True, text=True, timeout=60, check=False,
+    ).stdout  # fmt: skip
+    played = [line for line in text.splitlines() if not line.startswith("#")]
+    assert len(played) == 2 and all(re.search(r"\[%clk \d:\d\d:\d\d\]$", m) for m in played), text
+    assert "# time control: 60+2,6+2" in text, text
 
 
 def test_a_take_back_puts_both_clocks_back(referees: list[Referee], tmp_path: Path) -> None:
@@ -123,3 +130,9 @@ def test_a_power_cut_costs_no_one_time(tmp_path: Path) -> None:
     )  # fmt: skip
     assert records.returncode == 0, records.stderr
     assert "lost on time" in records.stdout, records.stdout
+    text = subprocess.run(
+        [*PYTHON, "records", "--journal", str(daemon.journal), "--game-id", "1"],
+        capture_output=True, text=True, timeout=60, check=False,
+    ).stdout  # fmt: skip
+    assert "# time control: 14+0" in text, text
+    assert re.search(r"time:1 +# White lost on time \S+ \[%clk 0:00:00\]", text), text

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from engine import ConfigError, Game, Outcome, Player, declared, moves_played
+from engine.clock import pgn_clock
 from firmware_bridge.link import catalog
+from firmware_bridge.referee import clock_journal
 from firmware_bridge.referee.journal import GameRecord
 
 
@@ -104,6 +106,11 @@ def record_text(
     if record.hints:
         said = ", ".join(f"before move {n} ({move})" for n, move in record.hints)
         lines.append(f"# hints used: {len(record.hints)}: {said}")
+    clocks = clock_journal.read(Path(record.journal), record.id) if record.journal else None
+    after: tuple[int, ...] = ()
+    if clocks is not None:  # PGN's TimeControl, and each move's [%clk] (the mover's time left)
+        lines.append(f"# time control: {clocks.control.pgn()}")
+        after = clocks.moves
     state = None
     if game is not None:
         try:
@@ -111,12 +118,13 @@ def record_text(
         except ValueError:
             state = None
     number = 0
-    for move, at in record.moves:
+    for index, (move, at) in enumerate(record.moves):
+        clk = f" [%clk {pgn_clock(after[index])}]" if index < len(after) else ""
         by = declared(move)
         if by is not None:  # a result the players declared: no move, and the declarer's
             how = "lost on time" if move.startswith("time:") else "resigned"
             said = "draw agreed" if by == 0 else f"{names[by - 1]} {how}"
-            lines.append(f"   {move:<12} # {said} {at[11:19]}".rstrip())
+            lines.append(f"   {move:<12} # {said} {at[11:19]}{clk}".rstrip())
             continue
         number += 1
         who = ""
@@ -126,7 +134,7 @@ def record_text(
                 state.apply(state.parse(move))
             except ValueError:
                 state = None
-        lines.append(f"{number}. {move:<12} # {who} {at[11:19]}".rstrip())
+        lines.append(f"{number}. {move:<12} # {who} {at[11:19]}{clk}".rstrip())
     return "\n".join(lines) + "\n"
 
 
