@@ -551,6 +551,10 @@ PAGE: dict[str, str] = {
     "clock_low": "low time",
     "clock_control": "time control {control}",
     "clock_not_started": "starts when the board is set up",
+    "clock_field": "Clock",
+    "clock_none": "none (e.g. 600, 300+3)",
+    "clock_how": "PGN TimeControl in seconds: 600, 300+3, 40/5400+30:1800+30; delays 300d5 "
+    "(simple) or 300b5 (Bronstein); a handicap 300+3,240+3. Blank: no clock.",
     # the players and the moves
     "to_move": "to move",
     "to_act": "to act",

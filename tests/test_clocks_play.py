@@ -136,3 +136,23 @@ def test_a_power_cut_costs_no_one_time(tmp_path: Path) -> None:
     ).stdout  # fmt: skip
     assert "# time control: 14+0" in text, text
     assert re.search(r"time:1 +# White lost on time \S+ \[%clk 0:00:00\]", text), text
+
+
+def test_the_new_game_dialog_sets_the_clock_and_refuses_a_bad_one(
+    referees: list[Referee], tmp_path: Path
+) -> None:
+    """The New game control names the clock (kiosk and club view take the same body): a bad
+    one is refused with what is wrong, a good one starts the new game under it, blank is none."""
+    referee = Referee(tmp_path, "--game", "goats-wintering", "--new")
+    referees.append(referee)
+    assert referee.state()["clocks"] is None  # no clock by default
+    for bad in ("300+", "abc", 300, "9" * 70):
+        code, answer = referee.post("/api/new-game", {"game": "goats-wintering", "clock": bad})
+        assert code == 400 and ("time control" in answer["error"] or "clock" in
+                                answer["error"]), answer  # fmt: skip
+    code, answer = referee.post("/api/new-game", {"game": "goats-wintering", "clock": "300+3"})
+    assert code == 200, answer
+    wait_for(lambda: (referee.state()["clocks"] or {}).get("control") == "300+3")
+    code, answer = referee.post("/api/new-game", {"game": "goats-wintering", "clock": ""})
+    assert code == 200, answer
+    wait_for(lambda: referee.state()["clocks"] is None)

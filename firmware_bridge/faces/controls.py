@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import ConfigError
+from engine.clock import TimeControl
 from firmware_bridge import words
 from firmware_bridge.link import catalog
 from firmware_bridge.link.protocol import Button
@@ -80,6 +81,21 @@ def computer_players(
     return (names[0], names[1]), f"movetime:{_movetime(movetime)}{off}"
 
 
+def clock_setting(clock: object) -> str:
+    """The new game's clock as the command says it: ``;clock:TC``, ``;clock:none`` (blank),
+    or nothing (not said: the referee's own)."""
+    if clock is None:
+        return ""
+    if not isinstance(clock, str) or len(clock) > 60:
+        raise ControlError("the clock is a time control like 300+3 (blank: no clock)")
+    if not clock.strip():
+        return ";clock:none"
+    try:
+        return f";clock:{TimeControl.parse(clock)}"
+    except ConfigError as exc:
+        raise ControlError(str(exc)) from exc
+
+
 def _movetime(movetime: object) -> int:
     if movetime is None:
         return DEFAULT_MOVETIME_MS
@@ -102,6 +118,7 @@ def new_game_command(
     computer: object = None,
     movetime: object = None,
     hints: object = True,
+    clock: object = None,
 ) -> Command:
     """A new game of ``game_id``: on the board profile in use when it is the same game, else
     on the game's default profile. ``known``: the games the face offers. ``computer``: the
@@ -119,6 +136,7 @@ def new_game_command(
     if any(len(str(v)) > MAX_OPTION_TEXT for v in options.values()):
         raise ControlError(f"an option's value is at most {MAX_OPTION_TEXT} characters")
     people, what = computer_players(player_names(players), computer, movetime, hints)
+    what += clock_setting(clock)
     if game_id not in known:
         raise ControlError(f"unknown game {game_id!r} (known games: {', '.join(sorted(known))})")
     try:
@@ -152,7 +170,7 @@ def control_command(
     return new_game_command(body.get("game"), body.get("options"), config_dir=config_dir,
                             known=known, current=current, source=source,
                             players=body.get("players"), computer=body.get("computer"),
-                            movetime=body.get("movetime"),
+                            movetime=body.get("movetime"), clock=body.get("clock"),
                             hints=body.get("hints", True))  # fmt: skip
 
 

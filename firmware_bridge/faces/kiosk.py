@@ -375,6 +375,7 @@ class KioskServer(LiveServer):
                     computer=body.get("computer"),
                     movetime=body.get("movetime"),
                     hints=body.get("hints", True),
+                    clock=body.get("clock"),
                 )
             except ControlError as exc:
                 raise BadRequest(400, str(exc)) from exc

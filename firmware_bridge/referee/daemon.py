@@ -397,8 +397,9 @@ class Daemon(Checking, BoardSession, Showing, Playing, Timekeeping):
                 settings = dict(p.split(":", 1) for p in command.what.split(";") if ":" in p)
                 self.movetime_ms = int(settings.get("movetime", DEFAULT_MOVETIME_MS))
                 self.hints = settings.get("hints", "on") != "off"
-                clock = settings.get("clock", "")  # checked by the face that sent it
-                self.time_control = TimeControl.parse(clock) if clock else None
+                clock = settings.get("clock")  # checked by the face that sent it; none said:
+                if clock is not None:  # the referee's own (run --time-control) goes on
+                    self.time_control = None if clock == "none" else TimeControl.parse(clock)
                 self._switch(command.game, profile)
                 result = CommandResult(True, words.NEW_GAME.format(title=command.game.title))
             elif command.action == "declare":

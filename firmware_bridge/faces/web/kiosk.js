@@ -529,6 +529,7 @@ function fillOptions(same = false) {
   const sides = [...players.querySelectorAll("select.side")].map((i) => i.value);
   const thinks = players.querySelector("select.movetime")?.value;
   const hinting = players.querySelector("input.hints")?.checked;
+  const clocked = players.querySelector("input.clock")?.value;
   players.replaceChildren();
   if (!game) return;
   // Who plays each side: a person, or the computer at a level (docs/engine.md). The
@@ -563,6 +564,16 @@ function fillOptions(same = false) {
   allow.className = "hints";
   allow.checked = hinting ?? true;
   players.appendChild(labelled("option option-bool", say("hints_allowed"), allow));
+  // The clock (docs/clocks.md): the game on the board's time control offered, blank for none.
+  const clock = document.createElement("input");
+  clock.className = "clock";
+  clock.name = "clock";
+  clock.maxLength = 60;
+  clock.autocomplete = "off";
+  clock.placeholder = say("clock_none");
+  clock.title = say("clock_how");
+  clock.value = clocked ?? ((current && current.clocks && current.clocks.control) || "");
+  players.appendChild(labelled("option clock-control", say("clock_field"), clock));
   // Who plays which side: kept with the game, shown on the kiosk, in records and results.
   // The names of the game on the board are offered (shown, to keep or change); a game
   // without names typed here has none.
@@ -637,7 +648,8 @@ $("newgame-form").addEventListener("submit", async (event) => {
     if (select.value) computer[String(index + 1)] = Number(select.value);
   });
   const body = { game: $("ng-game").value, options, players: people,
-    hints: box.querySelector("input.hints").checked };
+    hints: box.querySelector("input.hints").checked,
+    clock: box.querySelector("input.clock").value.trim() };
   if (Object.keys(computer).length) {
     body.computer = computer;
     body.movetime = Number(box.querySelector("select.movetime").value);
