@@ -33,6 +33,7 @@ FRAME_GAP = 10.0  # mm between the cells and the controller's frame
 BLOCK_GAP = 6.0  # mm between blocks: room for the tracks between them
 PART_GAP = 2.0  # mm between the courtyards of one block's parts
 HOLE_INSET = 5.0
+LABELS_BELOW = 13.0  # mm below a cell's centre its name and pole mark reach (_labels)
 HOLE_SPREAD = 120.0  # mm at least between the mounting holes inside the board
 
 
@@ -200,6 +201,8 @@ def lay_out(  # noqa: PLR0917
     placed = [placer.place(circuit.parts[p.ref], p.x + shift_x, p.y + shift_y, p.rot)
               for p in placed]  # fmt: skip
     cells = {name: (x + shift_x, y + shift_y) for name, (x, y) in at.items()}
+    # The cells' labels (below each centre, _labels) are silkscreen too: the frame clears them.
+    cells_bottom = max(cells_bottom, max(y for _, y in cells.values()) + LABELS_BELOW)
     height, frame = _frame(placer, controller, width, cells_bottom + FRAME_GAP)
     layout = Layout(width=placer.snap(width + 0.5), height=placer.snap(height + 0.5))
     layout.parts = placed + frame
