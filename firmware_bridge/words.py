@@ -517,6 +517,25 @@ def check_finding(kind: str, **values: object) -> tuple[str, str]:
 
 # -- the pages' phrases ------------------------------------------------------------------------
 # Templates with {named} places, filled in by the page (web/say.js: say(key, values)).
+NO_CLOCK = "This game has no clock (New game sets one)."
+CLOCKS_PAUSED = "Clocks paused."
+CLOCKS_RESUMED = "Clocks running again."
+CLOCK_NOT_NOW = (
+    "Not now: the clocks have not started, are already so, or the computer's move is being "
+    "carried out."
+)
+
+
+def clock_adjusted(side: str, ms: int) -> str:
+    """An arbiter's change to a clock, as the kiosk and the log say it."""
+    seconds = abs(ms) // 1000
+    amount = f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
+    amount = amount.replace(" 0 s", "")
+    return (
+        f"{amount} added to {side}'s clock." if ms > 0 else f"{amount} taken from {side}'s clock."
+    )
+
+
 CLOCKS_RESTORED = (
     "The clocks go on as they stood when the referee stopped: the time it was down is charged "
     "to no one."
@@ -552,6 +571,12 @@ PAGE: dict[str, str] = {
     "clock_control": "time control {control}",
     "clock_not_started": "starts when the board is set up",
     "clock_field": "Clock",
+    "clock_arbiter": "Clocks (arbiter)",
+    "tip_clock": "Pause or resume the clocks, add or take time",
+    "clock_pause": "Pause clocks",
+    "clock_resume": "Resume clocks",
+    "clock_add": "+{n} min {side}",
+    "clock_take": "-{n} min {side}",
     "clock_none": "none (e.g. 600, 300+3)",
     "clock_how": "PGN TimeControl in seconds: 600, 300+3, 40/5400+30:1800+30; delays 300d5 "
     "(simple) or 300b5 (Bronstein); a handicap 300+3,240+3. Blank: no clock.",

@@ -9,13 +9,14 @@ import re
 import signal
 import subprocess
 import time
+import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import Browser, expect
 
 from tests.e2e import PYTHON, DaemonProcess, EmulatorProcess
 from tests.test_integrity import board_action, results, wait_for
-from tests.test_kiosk import Referee, referees
+from tests.test_kiosk import Referee, free_port, referees
 
 __all__ = ["referees"]
 SHOTS = os.environ.get("BOARD_REFEREE_SHOTS")
@@ -156,3 +157,44 @@ def test_the_new_game_dialog_sets_the_clock_and_refuses_a_bad_one(
     code, answer = referee.post("/api/new-game", {"game": "goats-wintering", "clock": ""})
     assert code == 200, answer
     wait_for(lambda: referee.state()["clocks"] is None)
+
+
+def test_the_arbiter_pauses_resumes_and_adds_time(referees: list[Referee], tmp_path: Path) -> None:
+    """Pause and resume (a dispute), add or take time (a penalty): from the kiosk, with its
+    token beyond loopback; refused without it and for a bad body; each one logged with where
+    it came from and shown in the game's timeline."""
+    port = free_port()
+    referee = Referee(tmp_path, "--game", "goats-wintering", "--new", "--time-control", "600",
+                      kiosk=f"0.0.0.0:{port}")  # fmt: skip
+    referees.append(referee)
+    referee.kiosk_url = f"http://127.0.0.1:{port}/"
+    token = (tmp_path / "kiosk-token").read_text().strip()
+    wait_for(lambda: (referee.state()["clocks"] or {}).get("running") == 1)
+    code, answer = referee.post("/api/clock", {"clock": "pause"}, forwarded=True)
+    assert code == 401, answer  # a proxy on this machine: the token is needed
+    code, answer = referee.post("/api/clock", {"clock": "pause"}, token=token, forwarded=True)
+    assert code == 200 and answer["message"] == "Clocks paused.", answer
+    paused = referee.wait_state("clocks", referee.state()["clocks"])["clocks"]
+    assert paused["paused"] and paused["running"] == 1
+    for bad in ({"clock": "stop"}, {"clock": "add", "player": 3, "seconds": 5},
+                {"clock": "add", "player": 1, "seconds": 0}, {"clock": "add", "player": True,
+                                                              "seconds": 5}):  # fmt: skip
+        code, answer = referee.post("/api/clock", bad, token=token)
+        assert code == 400, (bad, answer)
+    code, answer = referee.post("/api/clock", {"clock": "add", "player": 2, "seconds": 60},
+                                token=token)  # fmt: skip
+    assert code == 200 and answer["message"] == "1 min added to Black's clock.", answer
+    wait_for(lambda: referee.state()["clocks"]["left_ms"][1] == 660_000)
+    # Paused all along: the first player's time has not moved since the pause.
+    assert referee.state()["clocks"]["left_ms"][0] == paused["left_ms"][0]
+    code, answer = referee.post("/api/clock", {"clock": "resume"}, token=token)
+    assert code == 200, answer
+    wait_for(lambda: referee.state()["clocks"]["left_ms"][0] < paused["left_ms"][0])
+    referee.wait_log(r"Clocks paused\. \(kiosk\)")
+    referee.wait_log(r"1 min added to Black's clock\. \(kiosk\)")
+    assert board_action(referee, do="place", cell="A1", piece="G")[0] == 200
+    referee.wait_state("to_move", 2)  # a move: the flight recording is written with it
+    with urllib.request.urlopen(referee.kiosk_url + "api/timeline/1", timeout=10) as got:
+        timeline = got.read().decode()
+    assert "Clocks paused at the kiosk" in timeline, timeline[:2000]
+    assert "1 min added to player 2's clock at the kiosk" in timeline, timeline[:2000]

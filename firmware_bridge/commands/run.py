@@ -80,7 +80,8 @@ DEFAULT_EMULATOR_WEB = "127.0.0.1:8081"
 # run --emulate: the simulated boards, and the command that starts each
 EMULATED_BOARDS = {"python": ("emulate",), "firmware": ("firmware", "host"),
                    "chip": ("firmware", "chip")}  # fmt: skip
-MQTT_ACTIONS = frozenset({"takeback", "new-game"})  # what the club view may ask of a board
+# What the club view may ask of a board (the clock: its arbiter's pause, resume, add time).
+MQTT_ACTIONS = frozenset({"takeback", "new-game", "clock"})
 # The faces start once the board has its first LED frame, or after this many seconds without
 # one (no board yet: the kiosk then says to plug it in). Started together, the web server's
 # imports held the interpreter while the board waited: 850 ms to the first LED frame, 370 ms

@@ -2,9 +2,9 @@
 
 ``board-referee club --mqtt URL`` subscribes to ``PREFIX/+/state``, ``/status`` and ``/events``
 (docs/mqtt.md) and serves a page with every board as a small live picture, alerts, a results
-table, and each board's full live page (the kiosk page, fed from its retained state). New game
-and take back on a board's page are published to that board's ``command`` topic; the broker's
-credentials and ACLs decide whether the board hears them.
+table, and each board's full live page (the kiosk page, fed from its retained state). New game,
+take back and the arbiter's clock controls on a board's page are published to that board's
+``command`` topic; the broker's credentials and ACLs decide whether the board hears them.
 
 paho-mqtt's network thread only hands messages to the web server's event loop, which owns all
 the club's state; a message that is not what the contract says is ignored with a log line.
@@ -32,7 +32,7 @@ from engine import moves_played
 from firmware_bridge.faces.broker import BOARD_NAME, MAX_BOARDS, Broker
 from firmware_bridge.faces.broker_log import KEPT as REFUSALS_KEPT
 from firmware_bridge.faces.broker_log import BrokerLog, Refusal
-from firmware_bridge.faces.club_board import BoardEntry
+from firmware_bridge.faces.club_board import BoardEntry, game_of
 from firmware_bridge.faces.club_review import ClubReviews
 from firmware_bridge.faces.contract import (
     event_problem,
@@ -336,28 +336,6 @@ class ClubServer(LiveServer):
         task.add_done_callback(self._tasks.discard)
 
     # -- results --------------------------------------------------------------------------
-    @staticmethod
-    def _game_of(name: str, number: int, state: dict[str, Any]) -> dict[str, Any]:
-        """A game as the results and the records keep it, from a board's state."""
-        game = state.get("game") or {}
-        moves = state.get("moves") or []
-        outcome = state.get("outcome")
-        return {
-            "board": name,
-            "game_number": number,
-            "game": game.get("id", ""),
-            "title": game.get("title", ""),
-            "options": game.get("options", {}),
-            "profile": game.get("profile", ""),
-            "players": game.get("players", []),
-            "people": game.get("people", ["", ""]),
-            "outcome": outcome,
-            "winner": state.get("winner"),
-            "moves": [[m.get("text", ""), m.get("at", "")] for m in moves],
-            "started": state.get("started") or (moves[0].get("at", "") if moves else ""),
-            "ended": moves[-1].get("at", "") if moves and outcome else None,
-        }
-
     def _take_results(self, name: str, body: dict[str, Any]) -> None:
         """A board's results: from game ``since`` on, the club keeps exactly these (a result
         the board withdrew, a take-back that reopened the game, goes; the game's final result
@@ -425,7 +403,7 @@ class ClubServer(LiveServer):
             state = entry.state if entry is not None else None
             if state is None or state.get("game_number") != number:
                 raise BadRequest(404, f"no game {number} of board {name} is known here")
-            found = self._game_of(name, number, state)
+            found = game_of(name, number, state)
         moves = tuple((str(m), str(at)) for m, at in found["moves"])
         record = GameRecord(
             f"board {name}", number, str(found["game"]), dict(found["options"]),
@@ -456,6 +434,7 @@ class ClubServer(LiveServer):
         app.router.add_post("/board/{name}/api/takeback", self._takeback)
         app.router.add_post("/board/{name}/api/new-game", self._new_game)
         app.router.add_post("/board/{name}/api/button", self._button)
+        app.router.add_post("/board/{name}/api/clock", self._clock)
 
     def _club_json(self) -> dict[str, Any]:
         return {
@@ -653,6 +632,12 @@ class ClubServer(LiveServer):
     async def _button(self, request: web.Request) -> web.Response:
         raise BadRequest(400, "the club view can start a new game or take a move back; the "
                          "other buttons are the players' own")  # fmt: skip
+
+    async def _clock(self, request: web.Request) -> web.Response:  # the arbiter's (controls.py)
+        self.authorise(request)
+        body = await self.body(request)
+        keys = ("clock", "player", "seconds")
+        return await self._send(request, {"action": "clock", **{k: body.get(k) for k in keys}})
 
     async def _takeback(self, request: web.Request) -> web.Response:
         self.authorise(request)

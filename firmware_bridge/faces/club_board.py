@@ -133,3 +133,25 @@ def _seconds(iso: object) -> float | None:
 
 
 __all__ = ["SUMMARY_KEYS", "BoardEntry"]
+
+
+def game_of(name: str, number: int, state: dict[str, Any]) -> dict[str, Any]:
+    """A game as the results and the records keep it, from a board's state."""
+    game = state.get("game") or {}
+    moves = state.get("moves") or []
+    outcome = state.get("outcome")
+    return {
+        "board": name,
+        "game_number": number,
+        "game": game.get("id", ""),
+        "title": game.get("title", ""),
+        "options": game.get("options", {}),
+        "profile": game.get("profile", ""),
+        "players": game.get("players", []),
+        "people": game.get("people", ["", ""]),
+        "outcome": outcome,
+        "winner": state.get("winner"),
+        "moves": [[m.get("text", ""), m.get("at", "")] for m in moves],
+        "started": state.get("started") or (moves[0].get("at", "") if moves else ""),
+        "ended": moves[-1].get("at", "") if moves and outcome else None,
+    }

@@ -150,6 +150,27 @@ def new_game_command(
                    what=what)  # fmt: skip
 
 
+MAX_ADJUST_S = 3600
+
+
+def clock_command(body: dict[str, Any], source: str) -> Command:
+    """The arbiter's clock control: pause or resume the clocks (a dispute), or add time to a
+    player's clock (negative: take it; a penalty)."""
+    what = body.get("clock")
+    if what in ("pause", "resume"):
+        return Command("clock", what=str(what), source=source)
+    if what == "add":
+        player, seconds = body.get("player"), body.get("seconds")
+        if player not in (1, 2) or isinstance(player, bool):
+            raise ControlError("the player whose clock changes is 1 or 2")
+        if (isinstance(seconds, bool) or not isinstance(seconds, int) or seconds == 0
+                or abs(seconds) > MAX_ADJUST_S):  # fmt: skip
+            raise ControlError(f"seconds to add (negative: to take) is 1 to {MAX_ADJUST_S}")
+        return Command("clock", what=f"add:{player}:{seconds * 1000}", source=source)
+    raise ControlError('clock: {"clock": "pause"}, {"clock": "resume"}, or {"clock": "add", '
+                       '"player": 1, "seconds": 60} (negative seconds take time)')  # fmt: skip
+
+
 def control_command(
     body: dict[str, Any],
     *,
@@ -167,6 +188,8 @@ def control_command(
         return Command("press", button=Button.TAKEBACK, source=source)
     if action == "button":
         return button_command(body.get("button"), source)
+    if action == "clock":
+        return clock_command(body, source)
     return new_game_command(body.get("game"), body.get("options"), config_dir=config_dir,
                             known=known, current=current, source=source,
                             players=body.get("players"), computer=body.get("computer"),

@@ -23,7 +23,12 @@ from typing import Any, TypeVar
 from aiohttp import web
 
 from engine import ConfigError
-from firmware_bridge.faces.controls import ControlError, button_command, new_game_command
+from firmware_bridge.faces.controls import (
+    ControlError,
+    button_command,
+    clock_command,
+    new_game_command,
+)
 from firmware_bridge.faces.record_page import record_page
 from firmware_bridge.faces.review_page import Shown, problem_page, review_page, review_view
 from firmware_bridge.faces.webserver import BadRequest, LiveServer
@@ -135,6 +140,7 @@ class KioskServer(LiveServer):
         app.router.add_post("/api/computer-restart", self._computer_restart)
         app.router.add_post("/api/check", self._check)
         app.router.add_post("/api/result", self._result)
+        app.router.add_post("/api/clock", self._clock)
         app.router.add_get("/api/record/{number}", self._record)
         app.router.add_get("/record/{number}", self._record_page)
         app.router.add_get("/api/timeline/{number}", self._timeline)
@@ -332,6 +338,16 @@ class KioskServer(LiveServer):
             raise BadRequest(400, 'result: {"result": "resign", "player": 1 or 2}, or '
                              '{"result": "draw"}')  # fmt: skip
         return await self._command(Command("declare", what=what, source="kiosk"))
+
+    async def _clock(self, request: web.Request) -> web.Response:
+        """The arbiter's clock control (controls.clock_command): pause, resume, add time."""
+        self.authorise(request)
+        body = await self.body(request)
+        try:
+            command = clock_command(body, "kiosk")
+        except ControlError as exc:
+            raise BadRequest(400, str(exc)) from exc
+        return await self._command(command)
 
     async def _check(self, request: web.Request) -> web.Response:
         """The board check: start it (all cells, or those named), answer its step, or stop it."""

@@ -149,6 +149,29 @@ class GameClocks:
         self.after = list(after)
         self.restored = True
 
+    def pause(self, now: float) -> bool:
+        """An arbiter stops both clocks (a dispute); False when there is nothing to pause."""
+        clock = self.clock
+        if clock is None or not self.started or self.held or clock.paused:
+            return False
+        clock.pause(self.ms(now))
+        return True
+
+    def resume(self, now: float) -> bool:
+        clock = self.clock
+        if clock is None or not self.started or self.held or not clock.paused:
+            return False
+        clock.resume(self.ms(now))
+        return True
+
+    def adjust(self, player: int, ms: int, now: float) -> bool:
+        """An arbiter adds time to ``player``'s clock (negative: takes it; a penalty)."""
+        clock = self.clock
+        if clock is None or not self.started or clock.flagged is not None:
+            return False
+        clock.adjust(player, ms, self.ms(now))
+        return True
+
     def flag(self, now: float) -> int | None:
         """The player whose time has just run out, or None."""
         if self.clock is None or not self.started or self.held:

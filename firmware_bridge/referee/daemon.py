@@ -404,6 +404,8 @@ class Daemon(Checking, BoardSession, Showing, Playing, Timekeeping):
                 result = CommandResult(True, words.NEW_GAME.format(title=command.game.title))
             elif command.action == "declare":
                 result = self._declare(command.what, now)
+            elif command.action == "clock":
+                result = self._clock_command(command.what, command.source, now)
             elif command.action == "computer" and command.cells is not None:
                 key, error = command.cells
                 result = CommandResult(not error, self._computer_answer(key, command.what, error))

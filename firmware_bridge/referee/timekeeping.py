@@ -12,6 +12,7 @@ from engine.moves import Move
 from firmware_bridge import words
 from firmware_bridge.referee import clock_journal
 from firmware_bridge.referee.clocks import GameClocks
+from firmware_bridge.referee.command import CommandResult
 from firmware_bridge.referee.history import iso_now
 
 
@@ -78,3 +79,26 @@ class Timekeeping:
                                                 self.game.player_names, self.people)  # fmt: skip
         elif clocks.next_change(now) is not None:
             self.dirty = True  # the running clock's figure moves on
+
+    def _clock_command(self, what: str, source: str, now: float) -> CommandResult:
+        """The arbiter's control: pause, resume, or ``add:PLAYER:MS`` (negative takes time).
+        Logged with where it came from; the flight recording keeps it for the timeline."""
+        clocks = self.clocks
+        if not clocks.active:
+            return CommandResult(False, words.NO_CLOCK)
+        if self.state.outcome() is not None:
+            return CommandResult(False, words.GAME_OVER_ALREADY)
+        if what == "pause":
+            done, said = clocks.pause(now), words.CLOCKS_PAUSED
+        elif what == "resume":
+            done, said = clocks.resume(now), words.CLOCKS_RESUMED
+        else:
+            _, player, ms = what.split(":")
+            done = clocks.adjust(int(player), int(ms), now)
+            said = words.clock_adjusted(self.game.player_names[int(player) - 1], int(ms))
+        if not done:
+            return CommandResult(False, words.CLOCK_NOT_NOW)
+        self.log.info("%s (%s)", said, source)
+        self._save_clocks()
+        self.dirty = True
+        return CommandResult(True, said)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -414,6 +415,13 @@ def _command_words(said: dict[str, Any], state: State | None, people: words.Peop
             f"The resignation of player {what.rpartition(':')[2]} recorded")  # fmt: skip
     elif action == "hint":
         text = "A hint asked for"
+    elif action == "clock":
+        added = re.fullmatch(r"add:([12]):(-?\d+)", what)
+        text = {"pause": "Clocks paused", "resume": "Clocks running again"}.get(what) or (
+            words.clock_adjusted(f"player {added[1]}", int(added[2])).rstrip(".").capitalize()
+            if added
+            else "A clock control"
+        )
     elif action == "computer-restart":
         text = "Restart computer pressed"
     elif action == "check":

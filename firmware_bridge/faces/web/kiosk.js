@@ -205,6 +205,7 @@ function renderClocks(s) {
   const box = $("clocks");
   const c = s.clocks;
   box.hidden = !c;
+  $("btn-clock").hidden = !c;
   if (!c) return;
   clocksAt = performance.now();
   tickClocks();
@@ -416,6 +417,28 @@ function openDialog(id) {
   if ($("menu").open) $("menu").close();
   $(id).showModal();
 }
+// The arbiter's clock controls (a dispute, a penalty): journaled with where they came from.
+for (const button of document.querySelectorAll("[data-clock]")) {
+  button.addEventListener("click", async () => {
+    const body = { clock: button.dataset.clock };
+    if (button.dataset.player) {
+      body.player = Number(button.dataset.player);
+      body.seconds = Number(button.dataset.seconds);
+    }
+    const result = await post(`${API}/clock`, body);
+    $("clock-error").textContent = result.ok ? "" : capitalise(result.message);
+    if (result.ok) tell(result.message, false, result.serial);
+  });
+}
+$("btn-clock").addEventListener("click", () => {
+  $("clock-error").textContent = "";
+  for (const button of document.querySelectorAll("[data-clock=add]")) {
+    const side = current ? sideAndPerson(current, Number(button.dataset.player) - 1) : "";
+    const seconds = Number(button.dataset.seconds);
+    button.textContent = say(seconds > 0 ? "clock_add" : "clock_take", { side, n: Math.abs(seconds) / 60 });
+  }
+  openDialog("clockdialog");
+});
 for (const [button, dialog] of [["btn-menu", "menu"], ["conn", "conndialog"], ["btn-connection", "conndialog"], ["btn-key", "keydialog"]]) {
   $(button).addEventListener("click", () => {
     if (dialog === "conndialog" && current) renderConnection(current.connection);
@@ -423,7 +446,7 @@ for (const [button, dialog] of [["btn-menu", "menu"], ["conn", "conndialog"], ["
   });
 }
 for (const [button, dialog] of [["menu-close", "menu"], ["key-close", "keydialog"], ["conn-close", "conndialog"],
-  ["resign-cancel", "resign"], ["draw-cancel", "draw"], ["takeback-cancel", "takeback"], ["check-cancel", "checkdialog"], ["ng-cancel", "newgame"]]) {
+  ["resign-cancel", "resign"], ["draw-cancel", "draw"], ["clock-close", "clockdialog"], ["takeback-cancel", "takeback"], ["check-cancel", "checkdialog"], ["ng-cancel", "newgame"]]) {
   $(button).addEventListener("click", () => $(dialog).close());
 }
 for (const link of ["record-link", "results-link", "review-link"]) $(link).addEventListener("click", () => $("menu").close());
