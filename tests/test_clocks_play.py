@@ -15,8 +15,9 @@ from pathlib import Path
 from playwright.sync_api import Browser, expect
 
 from tests.e2e import PYTHON, DaemonProcess, EmulatorProcess
+from tests.mosquitto import free_port
 from tests.test_integrity import board_action, results, wait_for
-from tests.test_kiosk import Referee, free_port, referees
+from tests.test_kiosk import Referee, referees
 
 __all__ = ["referees"]
 SHOTS = os.environ.get("BOARD_REFEREE_SHOTS")

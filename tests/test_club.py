@@ -766,3 +766,31 @@ def test_a_directors_evening_three_boards_agree_everywhere(
             capsys.readouterr()
             assert cli.main(["replay", str(report), "--quiet"]) == 0
             assert "decided identically" in capsys.readouterr().out
+
+
+def test_the_club_view_shows_each_boards_clocks_and_its_arbiter_pauses_them(
+    cleanup: list[Any], tmp_path: Path, browser: Any
+) -> None:
+    """A board under a clock: its card in the club view shows both clocks (the running one
+    arrowed), and the director pauses them from the board's page through its MQTT command,
+    as the documented broker's logins and ACL allow."""
+    users = {"club": "club-secret", "table1": "t1-secret"}
+    broker, club, _ = club_with_logins(tmp_path, cleanup, users, ACL, conf=CONF)
+    one = referee(tmp_path, f"mqtt://table1:t1-secret@127.0.0.1:{broker.port}", "table1",
+                  "--game", "three-dragons", "--new", "--time-control", "900+5",
+                  "--mqtt-commands")  # fmt: skip
+    cleanup.append(one)
+    club.wait_board("table1", lambda b: (b.get("clocks") or {}).get("running") == 1)
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.goto(club.url)
+    clocks = page.locator('.card[data-board="table1"] .clocks')
+    expect(clocks).to_contain_text("White 14:")
+    expect(clocks).to_contain_text("◀")
+    code, answer = club.post("/board/table1/api/clock", {"clock": "pause"})
+    assert (code, answer["ok"]) == (200, True), answer
+    club.wait_board("table1", lambda b: (b.get("clocks") or {}).get("paused") is True)
+    expect(clocks).to_contain_text("(paused)")
+    code, answer = club.post("/board/table1/api/clock", {"clock": "add", "player": 9})
+    assert code == 400 or answer.get("ok") is False, answer
+    one.wait_log(r"Clocks paused\. \(club \(MQTT\)\)")
+    page.close()

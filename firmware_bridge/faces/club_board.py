@@ -15,7 +15,8 @@ from engine import declared
 SUMMARY_KEYS = ("game_number", "pieces", "signals", "last_move", "lifted", "unexpected", "ghosts",
                 "misplaced",
                 "status", "notice", "to_move", "phase", "scores", "outcome", "winner",
-                "alert", "alert_since", "at", "sensor_warnings", "sensor_brief")  # fmt: skip
+                "alert", "alert_since", "at", "sensor_warnings", "sensor_brief",
+                "clocks")  # fmt: skip
 
 
 @dataclass

@@ -197,11 +197,9 @@ class GameClocks:
         )
 
     def next_change(self, now: float) -> float | None:
-        """When the running clock's shown figure next changes or its flag falls (seconds on
-        the loop's clock): the loop wakes then to publish it."""
+        """When the running clock's flag would fall (seconds on the loop's clock): the loop
+        wakes then. The faces count the figures down themselves between snapshots."""
         view = self.view(now)
         if view is None or view.running is None or view.paused or view.held:
             return None
-        left = view.left_ms[view.running - 1]
-        step = 100 if left < 10 * MS else 1000
-        return now + (left % step or step) / MS
+        return now + view.left_ms[view.running - 1] / MS

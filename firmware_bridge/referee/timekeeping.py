@@ -77,8 +77,7 @@ class Timekeeping:
             self._process(self.rec.declare(Move.lost_on_time(flagged), now))
             self.notice = words.declared_result(Move.lost_on_time(flagged),
                                                 self.game.player_names, self.people)  # fmt: skip
-        elif clocks.next_change(now) is not None:
-            self.dirty = True  # the running clock's figure moves on
+        # Between changes the faces count the running clock down themselves: no snapshot a second.
 
     def _clock_command(self, what: str, source: str, now: float) -> CommandResult:
         """The arbiter's control: pause, resume, or ``add:PLAYER:MS`` (negative takes time).

@@ -99,7 +99,7 @@ function card(name) {
   a.href = `/board/${encodeURIComponent(name)}/`;
   a.dataset.board = name;
   a.innerHTML = `<div class="head"><span class="name"></span><span class="game"></span></div>
-    <div class="people"></div><svg class="board" aria-hidden="true"></svg><div class="status"></div>
+    <div class="people"></div><div class="clocks" hidden></div><svg class="board" aria-hidden="true"></svg><div class="status"></div>
     <div class="foot"><span class="turn"></span><span class="badge"></span></div>`;
   c = { a, view: new BoardView(a.querySelector("svg")), key: null };
   a.querySelector(".name").textContent = name;
@@ -107,9 +107,38 @@ function card(name) {
   return c;
 }
 
+// Each board's clocks on its card, counted down here between its states (as on the kiosk).
+function clockText(ms) {
+  ms = Math.max(0, Math.floor(ms));
+  if (ms < 10000) return `${Math.floor(ms / 1000)}.${Math.floor((ms % 1000) / 100)}`;
+  const all = Math.floor(ms / 1000);
+  const h = Math.floor(all / 3600), m = Math.floor((all % 3600) / 60), sec = all % 60;
+  const two = (n) => String(n).padStart(2, "0");
+  return h ? `${h}:${two(m)}:${two(sec)}` : `${m}:${two(sec)}`;
+}
+
+function drawClocks(b) {
+  const box = card(b.name).a.querySelector(".clocks");
+  const c = b.clocks;
+  box.hidden = !c;
+  if (!c) return;
+  const live = c.running && !c.paused && !c.held && !c.flagged && !b.outcome;
+  const spent = live ? performance.now() - (b.clocksAt || performance.now()) : 0;
+  const sides = b.players || ["1", "2"];
+  box.textContent = [1, 2].map((p) => {
+    const left = c.left_ms[p - 1] - (live && c.running === p ? spent : 0);
+    const mark = c.flagged === p ? " ⚑" : c.running === p && !b.outcome ? " ◀" : "";
+    return `${sides[p - 1]} ${clockText(left)}${mark}`;
+  }).join("  ·  ") + (c.paused ? " (paused)" : "");
+  box.classList.toggle("low", (c.low || []).some(Boolean));
+}
+setInterval(() => { for (const b of boards.values()) if (b.clocks) drawClocks(b); }, 250);
+
 async function draw(b) {
   const c = card(b.name);
   const a = c.a;
+  b.clocksAt = performance.now();
+  drawClocks(b);
   a.querySelector(".game").textContent = b.title;
   a.querySelector(".game").title = `${b.title} · game ${b.game_number} · ${Object.entries(b.options || {}).map(([k, v]) => `${k}=${v}`).join(", ")}`;
   const status = a.querySelector(".status");
