@@ -155,3 +155,36 @@ def test_how_a_clock_shows_time() -> None:
     assert clock_text(65_000) == "1:05"
     assert clock_text(3_907_000) == "1:05:07"
     assert pgn_clock(3_907_000) == "1:05:07" and pgn_clock(400) == "0:00:01"
+
+
+def test_the_referee_presses_for_the_computer_and_holds_while_its_move_is_carried_out() -> None:
+    """referee/clocks.py: the computer's clock stops when it answers; no clock runs while a
+    person carries its move out; the human's starts once the board shows it. A take-back of
+    that move gives both clocks back as they were."""
+    from firmware_bridge.referee.clocks import GameClocks
+
+    clocks = GameClocks(TimeControl.parse("60+2"))
+    clocks.start(1, 0.0)
+    clocks.moved(5.0)  # the human (player 1) moved in 5 s: 57 s left
+    clocks.answered(8.0)  # the computer thought 3 s: 59 s left with its increment
+    view = clocks.view(20.0)  # 12 s of carrying out its move: charged to no one
+    assert view is not None and view.held and not view.paused
+    assert view.left_ms == (57_000, 59_000)
+    clocks.moved(20.0)  # the board shows the computer's move: the human's clock runs
+    assert clocks.view(21.0).left_ms == (56_000, 59_000)  # type: ignore[union-attr]
+    assert clocks.after == [57_000, 59_000]  # each move's [%clk]
+    clocks.took_back(1, 30.0)  # the computer's move taken back: its clock runs again, from
+    view = clocks.view(31.0)  # the 57 s it showed when it answered (before the increment)
+    assert view is not None and view.running == 2 and view.left_ms == (57_000, 56_000)
+
+
+def test_the_computers_time_a_move_comes_from_its_clock() -> None:
+    from firmware_bridge.referee.clocks import GameClocks
+
+    assert GameClocks(None).budget_ms(2, 0.0) is None
+    clocks = GameClocks(TimeControl.parse("300+3"))
+    assert clocks.budget_ms(2, 0.0) == int((300_000 / 30 + 0.8 * 3000) * 0.7)
+    clocks = GameClocks(TimeControl.parse("40/5400"))
+    assert clocks.budget_ms(2, 0.0) == int(5_400_000 / 40 * 0.7)
+    clocks = GameClocks(TimeControl.parse("1"))
+    assert clocks.budget_ms(1, 0.0) == 50  # never less than its least

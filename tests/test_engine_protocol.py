@@ -125,6 +125,25 @@ def test_bestmove_comes_within_the_time_asked_plus_100_ms(engine: EngineProcess)
         assert answer.move
 
 
+def test_a_first_go_keeps_to_its_time_in_vanguard() -> None:
+    """Issue 66: a game's first ``go`` keeps to its time like any other: what the game needs
+    once (Vanguard's solved hunt) is made by ``game``, before the referee's clock runs (the
+    referee loads the game when the computer is seated, Computer.prepare). The first go's
+    processor time stays within the time asked plus 100 ms, measured as the engine's own (a
+    loaded machine's wall time is the machine's to give)."""
+    fresh = EngineProcess(engine_command("--seed", "3"))
+    try:
+        fresh.ask("game vanguard")
+        fresh.level(5)
+        fresh.position()
+        used = _cpu_seconds(fresh.pid)
+        answer = fresh.go(movetime_ms=200)
+        spent = _cpu_seconds(fresh.pid) - used
+        assert answer.move and spent <= 0.3, spent
+    finally:
+        fresh.close()
+
+
 def test_the_same_seed_position_and_nodes_give_the_same_move() -> None:
     answers = []
     for _ in range(2):

@@ -3,9 +3,9 @@ own: a ``time_up`` callable and a seeded ``random.Random`` are passed in)."""
 
 from engine.search.baselines import flat_monte_carlo, greedy_move, random_move
 from engine.search.levels import LEVELS, Level, level_of, think_at
-from engine.search.mcts import Settings, Thought, think
+from engine.search.mcts import Settings, Thought, prepare, think
 
 __all__ = [
     "LEVELS", "Level", "Settings", "Thought", "flat_monte_carlo", "greedy_move", "level_of",
-    "random_move", "think", "think_at",
+    "prepare", "random_move", "think", "think_at",
 ]  # fmt: skip

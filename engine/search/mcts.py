@@ -145,6 +145,16 @@ JUDGE: dict[str, Callable[[State], Callable[[State], float]]] = {"vanguard": fla
 ORACLE: dict[str, Callable[[State], alphabeta.Oracle]] = {
     "vanguard": lambda state: hunt.hunt_of(state).score,
 }
+
+
+def prepare(state: State) -> None:
+    """Make what a game's search needs once (Vanguard's solved hunt, a few hundred ms) before
+    any clock runs: a first ``go`` then keeps to its time like every other."""
+    oracle = ORACLE.get(state.game.id)
+    if oracle is not None:
+        oracle(state)
+
+
 # A game's check of a step that only gives its piece away, for ``careful`` playouts.
 CARELESS: dict[str, Callable[[State, Move], bool]] = {
     "protect_the_goat": threats.goat_loses_piece,

@@ -22,7 +22,15 @@ from pathlib import Path
 from typing import TextIO
 
 from engine import ConfigError, Game, IllegalMoveError, InvalidMoveError, Move, State
-from engine.search import LEVELS, Thought, flat_monte_carlo, greedy_move, random_move, think_at
+from engine.search import (
+    LEVELS,
+    Thought,
+    flat_monte_carlo,
+    greedy_move,
+    prepare,
+    random_move,
+    think_at,
+)
 from firmware_bridge.link import catalog
 from firmware_bridge.opponent.protocol import (
     Info,
@@ -95,6 +103,7 @@ class Engine:
         except ConfigError as exc:
             raise ProtocolError(str(exc)) from None
         self.game, self.state, self.moves = game, game.new_state(), ()
+        prepare(self.state)  # the game's once-only tables now, not inside a timed go
         self.say("ok")
 
     def _position(self, moves: tuple[str, ...]) -> None:

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.clock import Clock, ClockValue, TimeControl, clock_text
+from engine.clock import Clock, ClockValue, Delay, TimeControl, clock_text
 
 MS = 1000
 LOW_MS = 20 * MS  # a clock this low shows its warning
+MIN_THINK_MS = 50  # the computer's least time for a move, whatever its clock shows
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +178,21 @@ class GameClocks:
         if self.clock is None or not self.started or self.held:
             return None
         return self.clock.flag(self.ms(now))
+
+    def budget_ms(self, player: int, now: float) -> int | None:
+        """The computer's time for its move under this clock (None: no clock): its time left
+        shared over the moves still to make in the period (30 in a game's last period), and
+        most of its increment, at most a fifth of what is left; asked for with 30% in hand
+        (a loaded machine's search overshoots, and its answer travels)."""
+        clock = self.clock
+        if clock is None:
+            return None
+        left = clock.remaining(player, self.ms(now))
+        period = clock.current(player)
+        to_make = (period.moves - clock.moves[player - 1]) if period.moves else 30
+        extra = period.delay * MS if period.kind is not Delay.NONE else 0
+        share = min(left / max(to_make, 10) + 0.8 * extra, left / 5)
+        return int(max(MIN_THINK_MS, share * 0.7))
 
     def view(self, now: float) -> ClocksView | None:
         clock = self.clock

@@ -44,6 +44,9 @@ def computer_sides(people: tuple[str, str]) -> dict[Player, int]:
     return sides
 
 
+PREPARE = "prepare|"  # a question that only loads the game (Computer.prepare)
+
+
 @dataclass(frozen=True, slots=True)
 class Ask:
     """One question for the engine: the game, its moves so far, the level and the time."""
@@ -104,6 +107,9 @@ class Computer:
             if not self._asks.empty():  # a newer question waits: this one is stale
                 continue
             try:
+                if question.key == PREPARE:  # the game loaded before its clock runs
+                    self._load(question.game)
+                    continue
                 move = self._think(question)
                 self.post(Answer(question.key, move))
             except EngineError as exc:
@@ -116,7 +122,9 @@ class Computer:
                 self.log.exception("the computer's engine failed")
                 self.post(Answer(question.key, "", str(exc)))
 
-    def _think(self, question: Ask) -> str:
+    def _load(self, game: Game) -> Any:
+        """The engine, started if it is not, with ``game`` loaded (its once-only tables made:
+        the engine's ``game`` makes them, so no timed ``go`` does)."""
         from firmware_bridge.opponent.client import EngineProcess
 
         engine = self._engine
@@ -124,15 +132,22 @@ class Computer:
             engine = self._engine = EngineProcess(self.command, name="the computer's engine")
             self._loaded = None
             self.log.info("the computer's engine started (process %d)", engine.pid)
-        game = question.game
         options = {k: str(v) for k, v in game.options.items()}
         loaded = (game.id, repr(sorted(options.items())))
         if self._loaded != loaded:
             engine.new_game(game.id, options, timeout=30)
             self._loaded = loaded
+        return engine
+
+    def prepare(self, game: Game) -> None:
+        """Start the engine and load ``game`` now, before the game's clock runs."""
+        self._asks.put(Ask(PREPARE, game, (), 0, 0))
+
+    def _think(self, question: Ask) -> str:
+        engine = self._load(question.game)
         engine.level(question.level)
         engine.position(question.moves)
-        return engine.go(movetime_ms=question.movetime_ms).move
+        return str(engine.go(movetime_ms=question.movetime_ms).move)
 
 
 class Playing:
@@ -185,6 +200,10 @@ class Playing:
             sides = {}
         self.rec.computer = frozenset(sides)
         self.computer_asked = ""
+        if sides and self.thinks and self.clocks.active:  # its once-only work before its clock
+            if self.computer is None:
+                self.computer = Computer(self._post_answer, self.log)
+            self.computer.prepare(self.game)
 
     def _resume_plan(self) -> None:
         """A move the computer chose before this referee started (its journaled plan, with
@@ -230,7 +249,10 @@ class Playing:
         if self.computer is None:
             self.computer = Computer(self._post_answer, self.log)
         level = computer_sides(self.people).get(rec.state.to_move, 5)
-        self.computer.ask(Ask(key, self.game, self._game_moves(), level, self.movetime_ms))
+        # Under a clock, its time a move comes from its clock (clocks.GameClocks.budget_ms).
+        budget = self.clocks.budget_ms(rec.state.to_move.index + 1, self.now)
+        movetime = self.movetime_ms if budget is None else min(self.movetime_ms, budget)
+        self.computer.ask(Ask(key, self.game, self._game_moves(), level, movetime))
         self.dirty = True
 
     def _ask_hint(self) -> tuple[bool, str]:
