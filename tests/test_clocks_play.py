@@ -79,6 +79,13 @@ def test_a_flag_falls_on_the_emulated_board_and_the_kiosk_says_lost_on_time(
     played = [line for line in text.splitlines() if not line.startswith("#")]
     assert len(played) == 2 and all(re.search(r"\[%clk \d:\d\d:\d\d\]$", m) for m in played), text
     assert "# time control: 60+2,6+2" in text, text
+    referee.stop()  # its recording written as it stops; replayed with the clocks, the flag
+    replayed = subprocess.run(  # falls at the same turn
+        [*PYTHON, "replay", str(tmp_path / "journal.sqlite3")],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert replayed.returncode == 0 and "decided identically" in replayed.stdout, (
+        replayed.stdout + replayed.stderr)  # fmt: skip
 
 
 def test_a_take_back_puts_both_clocks_back(referees: list[Referee], tmp_path: Path) -> None:
@@ -137,6 +144,14 @@ def test_a_power_cut_costs_no_one_time(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=60, check=False,
     ).stdout  # fmt: skip
     assert "# time control: 14+0" in text, text
+    # The flight recording, run again through this referee, with its clocks: the flag falls
+    # in the replay at the same turn. (The killed session had no move: the recorder had not
+    # written it yet; the session after the restart starts from the restored figures.)
+    replayed = subprocess.run([*PYTHON, "replay", str(daemon.journal)], capture_output=True,
+                              text=True, timeout=300, check=False)  # fmt: skip
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "result: Black wins: White lost on time" in replayed.stdout, replayed.stdout
+    assert "decided identically" in replayed.stdout, replayed.stdout
     assert re.search(r"time:1 +# White lost on time \S+ \[%clk 0:00:00\]", text), text
 
 

@@ -179,6 +179,21 @@ class GameClocks:
             return None
         return self.clock.flag(self.ms(now))
 
+    def session(self, new_games: TimeControl | None) -> dict[str, object] | None:
+        """The clocks as a flight recording's session begins (replay.py starts from them):
+        this game's control and figures (as restored, for a game that goes on), and the
+        control new games get."""
+        clock = self.clock
+        if clock is None and new_games is None:
+            return None
+        return {
+            "control": None if self.control is None else str(self.control),
+            "value": None if clock is None else clock.value(0).to_json(),
+            "moves": list(self.after),
+            "restored": self.restored,
+            "new_games": None if new_games is None else str(new_games),
+        }
+
     def budget_ms(self, player: int, now: float) -> int | None:
         """The computer's time for its move under this clock (None: no clock): its time left
         shared over the moves still to make in the period (30 in a game's last period), and

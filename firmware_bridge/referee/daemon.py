@@ -294,6 +294,7 @@ class Daemon(Checking, BoardSession, Showing, Playing, Timekeeping):
             "early": self.clock is time.monotonic,
             "entries": [[a, t] for a, t, _ in self.journal.timed_entries(self.game_id)],
             "outcome": None if outcome is None else outcome.to_json(),
+            "clocks": self.clocks.session(self.time_control),
         })  # fmt: skip
 
     def _record_after_turn(self) -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import ConfigError
+from engine.clock import ClockValue, TimeControl
 from firmware_bridge.link import catalog
 from firmware_bridge.link.protocol import (
     LED_OFF,
@@ -45,6 +46,7 @@ from firmware_bridge.link.serial_link import (
     PortError,
     Received,
 )
+from firmware_bridge.referee import clock_journal
 from firmware_bridge.referee.daemon import Command, Daemon
 from firmware_bridge.referee.errors import DaemonError
 from firmware_bridge.referee.journal import Journal
@@ -268,6 +270,7 @@ def _replay_session(
         journal = Journal(Path(tmp) / "replay.sqlite3", lock=False)
         try:
             journal.seed(int(info["game"]), game, profile.id, info)
+            new_games = _seed_clocks(journal, int(info["game"]), info.get("clocks"))
             captured: list[Entry] = []
             recorder = Recorder(lambda _game, entries: captured.extend(entries), "replay")
             clock = [float(head[1])]
@@ -279,7 +282,7 @@ def _replay_session(
                 daemon = Daemon(
                     game, profile, journal, "replay", log=QUIET, start=start,
                     link_factory=lambda events: ReplayLink(events, outcomes, writes),
-                    clock=lambda: clock[0], recorder=recorder,
+                    clock=lambda: clock[0], recorder=recorder, time_control=new_games,
                 )  # fmt: skip
             except DaemonError as exc:
                 raise RecordingError(f"session of game {info.get('game')}: {exc}") from exc
@@ -290,6 +293,23 @@ def _replay_session(
             _compare(session, captured, float(head[1]), result)
         finally:
             journal.close()
+
+
+def _seed_clocks(journal: Journal, game_id: int, clocks: object) -> TimeControl | None:
+    """The clocks as the recorded session began (GameClocks.session): a game that went on
+    gets its restored figures in the replay's journal; returns the control new games got."""
+    if not isinstance(clocks, dict):
+        return None
+    try:
+        new_games = TimeControl.parse(clocks["new_games"]) if clocks.get("new_games") else None
+        if clocks.get("restored") and clocks.get("control") and clocks.get("value"):
+            moves = [int(ms) for ms in clocks.get("moves") or []]
+            clock_journal.save(journal, game_id, control=TimeControl.parse(clocks["control"]),
+                               value=ClockValue.from_json(clocks["value"]), moves=moves,
+                               at="")  # fmt: skip
+    except (ConfigError, KeyError, TypeError, ValueError) as exc:
+        raise RecordingError(f"session of game {game_id}: its clocks do not read ({exc})") from exc
+    return new_games
 
 
 def _event(entry: Entry, daemon: Daemon, config_dir: Path | None) -> LinkEvent | Command | None:
