@@ -345,6 +345,7 @@ LIGHT_WORDS: dict[str, str] = {
     "held": "may not move now:",
     "charged": "charging:",
     "refused": "the button does nothing now:",
+    "flag": "time ran out for the pieces on",
 }
 
 

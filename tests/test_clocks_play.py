@@ -4,6 +4,7 @@ results. Times are short so a flag falls within the test; every wait is on an ev
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -214,3 +215,43 @@ def test_the_arbiter_pauses_resumes_and_adds_time(referees: list[Referee], tmp_p
         timeline = got.read().decode()
     assert "Clocks paused at the kiosk" in timeline, timeline[:2000]
     assert "1 min added to player 2's clock at the kiosk" in timeline, timeline[:2000]
+
+
+def test_a_flag_fall_lights_the_losers_pieces(referees: list[Referee], tmp_path: Path) -> None:
+    """Both players have a goat down; the arbiter takes all but 2 s from White (a penalty):
+    White's flag falls, and the LEDs say "lost on time" on White's pieces (Signal.FLAG), on
+    the board's own lights, until a take-back withdraws the loss."""
+    referee = Referee(tmp_path, "--game", "goats-wintering", "--new", "--time-control", "600")
+    referees.append(referee)
+    wait_for(lambda: (referee.state()["clocks"] or {}).get("running") == 1)
+    assert board_action(referee, do="place", cell="A1", piece="G")[0] == 200
+    referee.wait_state("to_move", 2)
+    assert board_action(referee, do="place", cell="E5", piece="g")[0] == 200
+    left = referee.wait_state("to_move", 1)["clocks"]["left_ms"][0]
+    code, answer = referee.post("/api/clock", {"clock": "add", "player": 1,
+                                               "seconds": -(left // 1000 - 2)})  # fmt: skip
+    assert code == 200, answer
+    final = referee.wait_state("winner", 2, timeout=20)
+    assert final["outcome"] == "Black wins: White lost on time", final["outcome"]
+    assert final["signals"] == {"A1": "flag"}, final["signals"]
+
+    # ... as the board shows them: its lights, decoded by the emulated board from the frames
+    # the referee sent over the serial line.
+    def lit() -> dict[str, str]:
+        with urllib.request.urlopen(referee.board_url + "api/state", timeout=10) as got:
+            shown: dict[str, str] = json.loads(got.read())["signals"]
+            return shown
+
+    wait_for(lambda: lit() == {"A1": "flag"})
+    code, answer = referee.post("/api/button", {"button": "takeback"})
+    assert code == 200, answer
+    wait_for(lambda: referee.state()["outcome"] is None)
+    state = referee.state()
+    assert state["signals"] == {} and state["clocks"]["paused"], state["clocks"]
+    # White's clock at nought waits, paused, for the arbiter: time added, then resumed.
+    code, answer = referee.post("/api/clock", {"clock": "add", "player": 1, "seconds": 60})
+    assert code == 200, answer
+    code, answer = referee.post("/api/clock", {"clock": "resume"})
+    assert code == 200, answer
+    wait_for(lambda: not referee.state()["clocks"]["paused"])
+    assert referee.state()["outcome"] is None

@@ -26,6 +26,7 @@ class Signal(Enum):
     HELD = "held"  # this piece may not move now (stuck, immobilised): state no sensor sees
     CHARGED = "charged"  # this piece carries momentum into its next move (a charge)
     REFUSED = "refused"  # the button just pressed does nothing now (a brief flash)
+    FLAG = "flag"  # this side's time ran out: its pieces, until the next game or a take-back
 
 
 VOCABULARY: Mapping[Signal, LedPattern] = {
@@ -40,6 +41,7 @@ VOCABULARY: Mapping[Signal, LedPattern] = {
     Signal.HELD: LedPattern(60, 0, 0, 0xFE),  # dim red, on with a short gap (not hint's)
     Signal.CHARGED: LedPattern(60, 30, 0, 0xF8),  # dim amber, long on, short off
     Signal.REFUSED: LedPattern(255, 40, 0, 0xE0),  # orange-red, one long flash
+    Signal.FLAG: LedPattern(255, 0, 0, 0xFF),  # red, steady
 }
 
 TAGS: Mapping[Signal, str] = {
@@ -54,6 +56,7 @@ TAGS: Mapping[Signal, str] = {
     Signal.HELD: "==",
     Signal.CHARGED: ">>",
     Signal.REFUSED: "NO",
+    Signal.FLAG: "TM",
 }
 
 

@@ -137,6 +137,12 @@ class GameClocks:
             value = self.history[-entries]
             del self.history[-entries:]
             clock.restore(value, self.ms(now))
+            running = clock.running
+            if running is not None and clock.remaining(running, self.ms(now)) <= 0:
+                # A loss on time withdrawn: its clock at nought would fall again at once. The
+                # clocks wait, paused, for the arbiter to add time and resume them.
+                clock.flagged = None
+                clock.pause(self.ms(now))
         # (Moves from before a restart have no value kept: their take-back leaves the clocks.)
 
     def restore(self, value: ClockValue, after: tuple[int, ...]) -> None:

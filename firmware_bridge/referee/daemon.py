@@ -541,7 +541,7 @@ class Daemon(Checking, BoardSession, Showing, Playing, Timekeeping):
         if self.rec.status != self.last_status:
             self.last_status = self.rec.status
             self.log.info("%s", self.rec.status)
-        signals = self.rec.signals
+        signals = self.rec.signals or self._flag_signals()
         asked = [c for c, s in signals.items() if s is Signal.ILLEGAL]
         if asked and hand_explains(signals, self.state):
             asked = []  # a piece missing elsewhere, or one in hand: a player's move, not a sensor

@@ -33,6 +33,7 @@ class Showing:
     journal: Any
     rec: Reconciler
     clocks: Any  # clocks.GameClocks
+    _flag_signals: Any  # timekeeping.Timekeeping's: a game lost on time, on the LEDs
     have_scan: bool
     moves: Any
     serial: int
@@ -126,7 +127,11 @@ class Showing:
             signals=tuple(
                 (names[c], s.value)
                 for c, s in sorted(
-                    (rec.signals if self.check is None else self.check.signals()).items()
+                    (
+                        (rec.signals or self._flag_signals())
+                        if self.check is None
+                        else self.check.signals()
+                    ).items()
                 )
             ),
             last_move=last,

@@ -10,6 +10,7 @@ from typing import Any
 from engine import Game
 from engine.moves import Move
 from firmware_bridge import words
+from firmware_bridge.link.leds import Signal
 from firmware_bridge.referee import clock_journal
 from firmware_bridge.referee.clocks import GameClocks
 from firmware_bridge.referee.command import CommandResult
@@ -78,6 +79,18 @@ class Timekeeping:
             self.notice = words.declared_result(Move.lost_on_time(flagged),
                                                 self.game.player_names, self.people)  # fmt: skip
         # Between changes the faces count the running clock down themselves: no snapshot a second.
+
+    def _flag_signals(self) -> dict[int, Signal]:
+        """Once a game is lost on time, the LEDs say so on the loser's pieces (Signal.FLAG)."""
+        clock = self.clocks.clock
+        outcome = self.state.outcome()
+        if clock is None or clock.flagged is None or outcome is None:
+            return {}
+        if not outcome.reason.endswith("lost on time"):
+            return {}
+        loser = clock.flagged
+        return {cell: Signal.FLAG for cell, piece in self.state.layout().items()
+                if int(piece.owner) == loser}  # fmt: skip
 
     def _clock_command(self, what: str, source: str, now: float) -> CommandResult:
         """The arbiter's control: pause, resume, or ``add:PLAYER:MS`` (negative takes time).

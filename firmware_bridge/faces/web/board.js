@@ -17,6 +17,7 @@ export const SIGNALS = {
   held: { tag: "==", words: "may not move now", shape: "bar" },
   charged: { tag: ">>", words: "charging", shape: "arrow" },
   refused: { tag: "NO", words: "that button does nothing now", shape: "dotted" },
+  flag: { tag: "TM", words: "lost on time", shape: "bar" },
 };
 
 function el(name, attrs = {}, parent = null) {
