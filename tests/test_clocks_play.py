@@ -255,3 +255,27 @@ def test_a_flag_fall_lights_the_losers_pieces(referees: list[Referee], tmp_path:
     assert code == 200, answer
     wait_for(lambda: not referee.state()["clocks"]["paused"])
     assert referee.state()["outcome"] is None
+
+
+def test_the_computers_clock_runs_while_it_thinks_and_no_one_pays_for_carrying_it_out(
+    referees: list[Referee], tmp_path: Path
+) -> None:
+    """Vanguard against the computer under ``60+0``: the human's move presses the clock; the
+    computer's runs while it thinks (its time a move from its clock); when it answers, no
+    clock runs until its move is on the board."""
+    referee = Referee(tmp_path, "--game", "vanguard", "--new", "--computer", "2", "--level",
+                      "1", "--time-control", "60")  # fmt: skip
+    referees.append(referee)
+    wait_for(lambda: (referee.state()["clocks"] or {}).get("running") == 1)
+    code, said = board_action(referee, do="lift", cell="C2")
+    assert code == 200, said
+    assert board_action(referee, do="place", cell="C3")[0] == 200
+    wait_for(lambda: (referee.state()["clocks"] or {}).get("held") is True, timeout=60)
+    held = referee.state()["clocks"]
+    assert held["running"] is None and not held["paused"], held  # no clock runs
+    thought = 60_000 - held["left_ms"][1]
+    assert 0 < thought < 60_000 / 10, held  # a small share of its minute: its clock's budget
+    referee.wait_log(r"the computer chose")
+    # Nobody carries the move out here: nothing runs, so the figures stay as they are.
+    again = referee.wait_state("clocks", held)["clocks"]
+    assert again["left_ms"] == held["left_ms"]

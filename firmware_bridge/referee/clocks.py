@@ -225,7 +225,7 @@ class GameClocks:
             str(self.control),
             left,
             (clock_text(left[0]), clock_text(left[1])),
-            clock.running if self.started else None,
+            clock.running if self.started and not self.held else None,
             clock.paused and not self.held,
             self.held,
             clock.flagged,

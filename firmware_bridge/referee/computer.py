@@ -44,6 +44,7 @@ def computer_sides(people: tuple[str, str]) -> dict[Player, int]:
     return sides
 
 
+NICE = 10  # the engine's niceness, without a clock
 PREPARE = "prepare|"  # a question that only loads the game (Computer.prepare)
 
 
@@ -70,14 +71,18 @@ class Computer:
 
     def __init__(
         self, post: Callable[[Answer], None], log: logging.Logger,
-        command: Sequence[str] | None = None,
+        command: Sequence[str] | None = None, *, nice: int = NICE,
     ) -> None:  # fmt: skip
         from firmware_bridge.opponent.client import engine_command
 
         self.post = post
         self.log = log
-        # At a lower priority: on a busy Pi the referee's loop comes first.
-        self.command = list(command or engine_command("--nice", "10"))
+        # At a lower priority: on a busy Pi the referee's loop comes first. Under a clock at
+        # the referee's own (0): there its time is the computer's clock, and a search starved
+        # of the processor answers late (tools/bench_clock.py: a 200 ms go took up to 396 ms at
+        # nice 10 beside two busy processes on two cores, 209 ms at nice 0).
+        self.nice = nice
+        self.command = list(command or engine_command(*(("--nice", str(nice)) if nice else ())))
         self._asks: queue.Queue[Ask | None] = queue.Queue()
         self._engine: EngineProcess | None = None
         self._loaded: tuple[str, str] | None = None  # the game and options the engine has
@@ -188,6 +193,10 @@ class Playing:
         """The position as the engine is asked about it: the game and its moves."""
         return f"{self.game_id}|{' '.join(self._game_moves())}"
 
+    def _new_computer(self) -> Computer:
+        """The engine's thread and process, at the priority the game's clock wants."""
+        return Computer(self._post_answer, self.log, nice=0 if self.clocks.active else NICE)
+
     def _seat_computer(self) -> None:
         """Which sides the computer plays in the game as it now stands. The engine knows a
         game by its moves from the start: a game begun from a position has no computer."""
@@ -200,9 +209,13 @@ class Playing:
             sides = {}
         self.rec.computer = frozenset(sides)
         self.computer_asked = ""
+        nice = 0 if self.clocks.active else NICE
+        if self.computer is not None and self.computer.nice != nice:  # a clock came or went
+            self.computer.close()
+            self.computer = None
         if sides and self.thinks and self.clocks.active:  # its once-only work before its clock
             if self.computer is None:
-                self.computer = Computer(self._post_answer, self.log)
+                self.computer = self._new_computer()
             self.computer.prepare(self.game)
 
     def _resume_plan(self) -> None:
@@ -247,7 +260,7 @@ class Playing:
             return
         self.computer_asked = key
         if self.computer is None:
-            self.computer = Computer(self._post_answer, self.log)
+            self.computer = self._new_computer()
         level = computer_sides(self.people).get(rec.state.to_move, 5)
         # Under a clock, its time a move comes from its clock (clocks.GameClocks.budget_ms).
         budget = self.clocks.budget_ms(rec.state.to_move.index + 1, self.now)
@@ -277,7 +290,7 @@ class Playing:
             return False, refusal
         self.computer_failed = ""
         if self.computer is None:
-            self.computer = Computer(self._post_answer, self.log)
+            self.computer = self._new_computer()
         key = HINT_KEY + self._position_key()
         self.computer.ask(Ask(key, self.game, self._game_moves(), 5, self.movetime_ms))
         return True, "looking for a good move…"
