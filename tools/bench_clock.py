@@ -60,8 +60,8 @@ def main() -> None:
     budget = args.movetime / (1 - IN_HAND)
     ordered = sorted(walls)
     p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    print(f"{args.game}, level {args.level}, go movetime {args.movetime} at nice {args.nice}, beside "
-          f"{args.load} busy processes on {os.cpu_count()} cores")  # fmt: skip
+    print(f"{args.game}, level {args.level}, go movetime {args.movetime} at nice {args.nice}, "
+          f"beside {args.load} busy processes on {os.cpu_count()} cores")  # fmt: skip
     print(f"  game loaded (before the clock runs): {loaded * 1000:.0f} ms")
     print(f"  first go: {walls[0]:.0f} ms")
     print(f"  all {len(walls)}: median {statistics.median(walls):.0f} ms, 95th percentile "
