@@ -794,3 +794,8 @@ def test_the_club_view_shows_each_boards_clocks_and_its_arbiter_pauses_them(
     assert code == 400 or answer.get("ok") is False, answer
     one.wait_log(r"Clocks paused\. \(club \(MQTT\)\)")
     page.close()
+    # The club view's New game names the clock too.
+    code, answer = club.post("/board/table1/api/new-game", {"game": "three-dragons",
+                                                          "clock": "120+1"})  # fmt: skip
+    assert (code, answer["ok"]) == (200, True), answer
+    club.wait_board("table1", lambda b: (b.get("clocks") or {}).get("control") == "120+1")

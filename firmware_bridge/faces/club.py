@@ -648,7 +648,8 @@ class ClubServer(LiveServer):
         body = await self.body(request)
         return await self._send(request, {"action": "new-game", "game": body.get("game"),
                                           "options": body.get("options", {}),
-                                          "players": body.get("players")})  # fmt: skip
+                                          "players": body.get("players"),
+                                          "clock": body.get("clock")})  # fmt: skip
 
     async def _send(self, request: web.Request, control: dict[str, Any]) -> web.Response:
         entry = self._entry(request)

@@ -41,7 +41,7 @@ VOCABULARY: Mapping[Signal, LedPattern] = {
     Signal.HELD: LedPattern(60, 0, 0, 0xFE),  # dim red, on with a short gap (not hint's)
     Signal.CHARGED: LedPattern(60, 30, 0, 0xF8),  # dim amber, long on, short off
     Signal.REFUSED: LedPattern(255, 40, 0, 0xE0),  # orange-red, one long flash
-    Signal.FLAG: LedPattern(255, 0, 0, 0xFF),  # red, steady
+    Signal.FLAG: LedPattern(255, 0, 0, 0xEE),  # red, long flashes (2 Hz): mono boards by rhythm
 }
 
 TAGS: Mapping[Signal, str] = {
