@@ -191,7 +191,8 @@ def test_the_arbiter_pauses_resumes_and_adds_time(referees: list[Referee], tmp_p
     assert code == 401, answer  # a proxy on this machine: the token is needed
     code, answer = referee.post("/api/clock", {"clock": "pause"}, token=token, forwarded=True)
     assert code == 200 and answer["message"] == "Clocks paused.", answer
-    paused = referee.wait_state("clocks", referee.state()["clocks"])["clocks"]
+    wait_for(lambda: referee.state()["clocks"]["paused"])  # its state comes after its answer
+    paused = referee.state()["clocks"]
     assert paused["paused"] and paused["running"] == 1
     for bad in ({"clock": "stop"}, {"clock": "add", "player": 3, "seconds": 5},
                 {"clock": "add", "player": 1, "seconds": 0}, {"clock": "add", "player": True,
