@@ -31,7 +31,7 @@ def _q(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _ref_key(ref: str) -> tuple[str, int]:
+def ref_key(ref: str) -> tuple[str, int]:
     prefix = ref.rstrip("0123456789")
     return prefix, int(ref[len(prefix) :] or 0)
 
@@ -44,7 +44,7 @@ def kicad_netlist(circuit: Circuit, source: str) -> str:
         f'  (design (source {_q(source)}) (tool "board-referee firmware circuit"))',
         "  (components",
     ]
-    for part in sorted(circuit.parts.values(), key=lambda p: _ref_key(p.ref)):
+    for part in sorted(circuit.parts.values(), key=lambda p: ref_key(p.ref)):
         value = part.value or part.spec.name
         lines.append(
             f"    (comp (ref {_q(part.ref)}) (value {_q(value)}) "
@@ -57,7 +57,7 @@ def kicad_netlist(circuit: Circuit, source: str) -> str:
     lines += ["  )", "  (nets"]
     for code, (name, nodes) in enumerate(sorted(circuit.nets.items()), 1):
         lines.append(f'    (net (code "{code}") (name {_q(name)})')
-        for node in sorted(nodes, key=lambda n: (_ref_key(n.ref), n.pin)):
+        for node in sorted(nodes, key=lambda n: (ref_key(n.ref), n.pin)):
             pin = circuit.parts[node.ref].spec.pin(node.pin)
             lines.append(
                 f"      (node (ref {_q(node.ref)}) (pin {_q(pin.number)}) "
@@ -73,7 +73,7 @@ def connections_text(circuit: Circuit) -> str:
     rows = []
     for name, nodes in sorted(circuit.nets.items()):
         where = ", ".join(
-            _say(circuit, node) for node in sorted(nodes, key=lambda n: (_ref_key(n.ref), n.pin))
+            _say(circuit, node) for node in sorted(nodes, key=lambda n: (ref_key(n.ref), n.pin))
         )
         rows.append(f"{name}: {where}")
     return "\n".join(rows) + "\n"
@@ -87,14 +87,14 @@ def _say(circuit: Circuit, node: Node) -> str:
 
 def _groups(circuit: Circuit) -> list[list[Part]]:
     groups: dict[tuple[str, str, str], list[Part]] = {}
-    for part in sorted(circuit.parts.values(), key=lambda p: _ref_key(p.ref)):
+    for part in sorted(circuit.parts.values(), key=lambda p: ref_key(p.ref)):
         groups.setdefault((part.spec.name, part.value, part.spec.describe), []).append(part)
     return list(groups.values())
 
 
 def _refs(parts: Iterable[Part]) -> str:
     """U2-U6 for a run of references, listed otherwise."""
-    keys = [_ref_key(p.ref) for p in parts]
+    keys = [ref_key(p.ref) for p in parts]
     said: list[str] = []
     start = previous = keys[0]
     for key in [*keys[1:], ("", -1)]:

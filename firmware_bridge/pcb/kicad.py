@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -39,8 +38,6 @@ def run(command: str, request: dict[str, Any], *, timeout: float = 900) -> Any:
     with tempfile.TemporaryDirectory(prefix="board-referee-kicad-") as scratch:
         source, target = Path(scratch, "in.json"), Path(scratch, "out.json")
         source.write_text(json.dumps(request))
-        if os.environ.get("BOARD_REFEREE_KICAD_KEEP"):
-            shutil.copy(source, os.environ["BOARD_REFEREE_KICAD_KEEP"])
         done = subprocess.run(  # noqa: PLW1510
             [python, str(SIDE), command, str(source), str(target)],
             capture_output=True,
@@ -60,11 +57,3 @@ def footprints(fpids: list[str]) -> dict[str, Any]:
     if not Path(os.environ.get("KICAD6_FOOTPRINT_DIR", "/usr/share/kicad/footprints")).is_dir():
         raise KicadError(f"KiCad's footprint library is not installed: {INSTALL}")
     return dict(run("pads", {"footprints": sorted(set(fpids))}))
-
-
-def available() -> bool:
-    try:
-        system_python()
-    except KicadError:
-        return False
-    return shutil.which("pcbnew") is not None or True

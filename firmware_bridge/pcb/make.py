@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import io
 import re
-import shutil
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ from engine import Game
 from firmware_bridge.circuit import components as c
 from firmware_bridge.circuit.board import board_circuit
 from firmware_bridge.circuit.model import Circuit
-from firmware_bridge.circuit.outputs import kicad_netlist
+from firmware_bridge.circuit.outputs import kicad_netlist, ref_key
 from firmware_bridge.link.profile import BoardProfile
 from firmware_bridge.link.wiring import rail_3v3
 from firmware_bridge.pcb import kicad
@@ -258,12 +257,9 @@ def _write(  # noqa: PLR0917
     from firmware_bridge.pcb.pictures import draw
 
     pictures = draw(answer["copper"], layout, out, profile.id, ORIGIN)
-    shutil.copy(answer["report"], out / f"{profile.id}-drc.rpt") if Path(
-        answer["report"]
-    ) != out / f"{profile.id}-drc.rpt" else None
     return {
         "board": Path(answer["board"]),
-        "report": out / f"{profile.id}-drc.rpt",
+        "report": Path(answer["report"]),  # KiCad writes it into ``out``
         "gerbers": archive,
         "bom": out / f"{profile.id}-bom.csv",
         "cpl": out / f"{profile.id}-cpl.csv",
@@ -274,12 +270,12 @@ def _write(  # noqa: PLR0917
 
 # The distributor's part numbers for SMT assembly (LCSC, which JLCPCB assembles from), where
 # the part is one they stock; the rest are soldered by hand (the Pico, the through-hole parts).
+# By the part as the circuit names it: (its name, its footprint).
 LCSC = {
-    "WS2812B-2020": "C965555",
-    "WS2812B": "C2761795",
-    "100 nF 0603": "C14663",
-    "CD74HC4067": "C98457",
-}
+    (spec.name, spec.footprint): number
+    for spec, number in ((c.WS2812B_2020, "C965555"), (c.WS2812B, "C2761795"),
+                         (c.CAP_LED, "C14663"), (c.MUX, "C98457"))
+}  # fmt: skip
 
 
 def assembly(circuit: Circuit, layout: Layout) -> tuple[str, str]:
@@ -294,21 +290,12 @@ def assembly(circuit: Circuit, layout: Layout) -> tuple[str, str]:
     writer = csv.writer(bom, lineterminator="\n")
     writer.writerow(["Comment", "Designator", "Footprint", "LCSC Part #"])
     for (value, footprint), refs in sorted(groups.items()):
-        lcsc = LCSC.get(value) or LCSC.get(f"{value} {footprint.rsplit('_', 1)[0][-4:]}", "")
-        if c.is_led(next(p.spec for p in circuit.parts.values() if p.ref == refs[0])):
-            lcsc = LCSC.get(value, lcsc)
-        writer.writerow(
-            [value, ",".join(sorted(refs, key=_ref_key)), footprint.split(":")[1], lcsc]
-        )
+        lcsc = LCSC.get((value, footprint), "")
+        writer.writerow([value, ",".join(sorted(refs, key=ref_key)), footprint.split(":")[1], lcsc])
     cpl = io.StringIO()
     writer = csv.writer(cpl, lineterminator="\n")
     writer.writerow(["Designator", "Mid X", "Mid Y", "Layer", "Rotation"])
-    for placed in sorted(layout.parts, key=lambda p: _ref_key(p.ref)):
+    for placed in sorted(layout.parts, key=lambda p: ref_key(p.ref)):
         writer.writerow([placed.ref, f"{placed.x:.3f}mm", f"{layout.height - placed.y:.3f}mm",
                          "Top", placed.rot])  # fmt: skip
     return bom.getvalue(), cpl.getvalue()
-
-
-def _ref_key(ref: str) -> tuple[str, int]:
-    prefix = ref.rstrip("0123456789")
-    return prefix, int(ref[len(prefix) :] or 0)

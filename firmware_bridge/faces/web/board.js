@@ -368,3 +368,14 @@ export function legend(container, signals, cells = null) {
     container.appendChild(item);
   }
 }
+
+// A clock's figure as a clock shows it (engine/clock.py's clock_text): 1:05:07, 4:59, and
+// tenths under ten seconds (9.4). The kiosk and the club view count clocks down with it.
+export function clockText(ms) {
+  ms = Math.max(0, Math.floor(ms));
+  if (ms < 10000) return `${Math.floor(ms / 1000)}.${Math.floor((ms % 1000) / 100)}`;
+  const all = Math.floor(ms / 1000);
+  const h = Math.floor(all / 3600), m = Math.floor((all % 3600) / 60), sec = all % 60;
+  const two = (n) => String(n).padStart(2, "0");
+  return h ? `${h}:${two(m)}:${two(sec)}` : `${m}:${two(sec)}`;
+}

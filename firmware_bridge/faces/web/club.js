@@ -1,7 +1,7 @@
 // The club view: every board as a small live picture, alerts for what needs the director,
 // and the results. Fed by the club server's stream (Server-Sent Events); a board's card opens
 // its full live page.
-import { BoardView } from "/static/board.js";
+import { BoardView, clockText } from "/static/board.js";
 import "/static/token.js"; // keeps a ?token= for the board pages' controls
 
 const $ = (id) => document.getElementById(id);
@@ -108,15 +108,6 @@ function card(name) {
 }
 
 // Each board's clocks on its card, counted down here between its states (as on the kiosk).
-function clockText(ms) {
-  ms = Math.max(0, Math.floor(ms));
-  if (ms < 10000) return `${Math.floor(ms / 1000)}.${Math.floor((ms % 1000) / 100)}`;
-  const all = Math.floor(ms / 1000);
-  const h = Math.floor(all / 3600), m = Math.floor((all % 3600) / 60), sec = all % 60;
-  const two = (n) => String(n).padStart(2, "0");
-  return h ? `${h}:${two(m)}:${two(sec)}` : `${m}:${two(sec)}`;
-}
-
 function drawClocks(b) {
   const box = card(b.name).a.querySelector(".clocks");
   const c = b.clocks;

@@ -3,7 +3,7 @@
 // Made for a 7" 800x480 touchscreen: text of 14 px and more, targets of 44 px and more, the
 // latest moves always in view, and every control that fails saying why on the screen.
 // Its words come from the referee (/words.js, made from firmware_bridge/words.py).
-import { BoardView, legend, boardKey } from "/static/board.js";
+import { BoardView, legend, boardKey, clockText } from "/static/board.js";
 import { token } from "/static/token.js";
 import { say, applyWords } from "/static/say.js";
 
@@ -192,14 +192,6 @@ function renderButtons(s) {
 // The clocks: the snapshot's figures, the running one counted down here between snapshots
 // (from when the snapshot arrived), as a clock shows them (tenths under ten seconds).
 let clocksAt = 0;
-function clockText(ms) {
-  ms = Math.max(0, Math.floor(ms));
-  if (ms < 10000) return `${Math.floor(ms / 1000)}.${Math.floor((ms % 1000) / 100)}`;
-  const all = Math.floor(ms / 1000);
-  const h = Math.floor(all / 3600), m = Math.floor((all % 3600) / 60), sec = all % 60;
-  const two = (n) => String(n).padStart(2, "0");
-  return h ? `${h}:${two(m)}:${two(sec)}` : `${m}:${two(sec)}`;
-}
 
 function renderClocks(s) {
   const box = $("clocks");
